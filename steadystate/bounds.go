@@ -1,0 +1,171 @@
+package steadystate
+
+import (
+	"fmt"
+	"time"
+)
+
+// Phase names a part of a run. Callers mark phases while a run goes on, and
+// bounds are evaluated per phase.
+type Phase string
+
+// The phases of a chaos experiment.
+const (
+	PhaseBaseline Phase = "baseline"
+	PhaseFault    Phase = "fault"
+	PhaseRecovery Phase = "recovery"
+	PhaseAfter    Phase = "after"
+)
+
+// Bounds are the limits one phase must stay within. A zero field is not
+// checked.
+type Bounds struct {
+	// MinThroughput is the least acknowledged records/s over the phase.
+	MinThroughput float64 `json:"minThroughput,omitempty"`
+	// MinThroughputRatio is the least throughput as a fraction of the
+	// baseline phase's; skipped when the run has no baseline phase.
+	MinThroughputRatio float64 `json:"minThroughputRatio,omitempty"`
+	// MaxP99Ack bounds the p99 of send -> ack latency.
+	MaxP99Ack time.Duration `json:"maxP99Ack,omitempty"`
+	// MaxP99E2E bounds the p99 of intended send -> consumed latency.
+	MaxP99E2E time.Duration `json:"maxP99E2E,omitempty"`
+	// MaxUnavailable bounds the longest time with no successful ack.
+	MaxUnavailable time.Duration `json:"maxUnavailable,omitempty"`
+}
+
+// merge returns b with every zero field taken from o.
+func (b Bounds) merge(o Bounds) Bounds {
+	if b.MinThroughput == 0 {
+		b.MinThroughput = o.MinThroughput
+	}
+	if b.MinThroughputRatio == 0 {
+		b.MinThroughputRatio = o.MinThroughputRatio
+	}
+	if b.MaxP99Ack == 0 {
+		b.MaxP99Ack = o.MaxP99Ack
+	}
+	if b.MaxP99E2E == 0 {
+		b.MaxP99E2E = o.MaxP99E2E
+	}
+	if b.MaxUnavailable == 0 {
+		b.MaxUnavailable = o.MaxUnavailable
+	}
+	return b
+}
+
+// Hypothesis is the steady-state hypothesis: bounds per phase, and the
+// record invariants (lost = 0, reordered = 0, and duplicates = 0 when the
+// producer is idempotent), which always hold.
+type Hypothesis struct {
+	// All applies to every phase.
+	All Bounds `json:"all"`
+	// Phases adds or overrides bounds for one phase; its non-zero fields win
+	// over All's.
+	Phases map[Phase]Bounds `json:"phases,omitempty"`
+}
+
+// DefaultHypothesis checks the record invariants, and that throughput after
+// a fault is back to at least 90% of the baseline's.
+func DefaultHypothesis() Hypothesis {
+	return Hypothesis{Phases: map[Phase]Bounds{PhaseAfter: {MinThroughputRatio: 0.9}}}
+}
+
+// For returns the bounds in force for phase p.
+func (h Hypothesis) For(p Phase) Bounds { return h.Phases[p].merge(h.All) }
+
+func (h Hypothesis) validate() error {
+	check := func(name string, b Bounds) error {
+		if b.MinThroughput < 0 || b.MinThroughputRatio < 0 || b.MaxP99Ack < 0 || b.MaxP99E2E < 0 || b.MaxUnavailable < 0 {
+			return fmt.Errorf("%w: bounds for %s must not be negative", ErrInvalidConfig, name)
+		}
+		return nil
+	}
+	if err := check("all phases", h.All); err != nil {
+		return err
+	}
+	for p, b := range h.Phases {
+		if err := check(string(p), b); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Violation is one bound that did not hold.
+type Violation struct {
+	Phase    Phase     `json:"phase,omitempty"`
+	Bound    string    `json:"bound"`
+	Limit    string    `json:"limit"`
+	Observed string    `json:"observed"`
+	At       time.Time `json:"at"`
+}
+
+func (v Violation) String() string {
+	where := "run"
+	if v.Phase != "" {
+		where = "phase " + string(v.Phase)
+	}
+	return fmt.Sprintf("%s: %s observed %s, limit %s (at %s)", where, v.Bound, v.Observed, v.Limit, v.At.Format(time.RFC3339Nano))
+}
+
+// Verdict is one bound's outcome, for the report.
+type Verdict struct {
+	Phase    Phase  `json:"phase,omitempty"`
+	Bound    string `json:"bound"`
+	Limit    string `json:"limit"`
+	Observed string `json:"observed"`
+	Passed   bool   `json:"passed"`
+}
+
+// evaluate checks h against the phases and records of a run.
+func (h Hypothesis) evaluate(phases []PhaseStats, rec Records, idempotent bool, end time.Time) ([]Verdict, []Violation) {
+	var verdicts []Verdict
+	var violations []Violation
+	check := func(ph Phase, bound, limit, observed string, ok bool, at time.Time) {
+		verdicts = append(verdicts, Verdict{Phase: ph, Bound: bound, Limit: limit, Observed: observed, Passed: ok})
+		if !ok {
+			violations = append(violations, Violation{Phase: ph, Bound: bound, Limit: limit, Observed: observed, At: at})
+		}
+	}
+
+	baseline := -1.0
+	for _, ps := range phases {
+		if ps.Phase == PhaseBaseline && ps.Duration() > 0 {
+			baseline = ps.Throughput
+			break
+		}
+	}
+	for _, ps := range phases {
+		b := h.For(ps.Phase)
+		if b.MinThroughput > 0 {
+			check(ps.Phase, "min throughput", fmt.Sprintf("%.1f records/s", b.MinThroughput),
+				fmt.Sprintf("%.1f records/s", ps.Throughput), ps.Throughput >= b.MinThroughput, ps.From)
+		}
+		if b.MinThroughputRatio > 0 && baseline > 0 && ps.Phase != PhaseBaseline {
+			ratio := ps.Throughput / baseline
+			check(ps.Phase, "min throughput ratio to baseline", fmt.Sprintf("%.2f", b.MinThroughputRatio),
+				fmt.Sprintf("%.2f (%.1f of %.1f records/s)", ratio, ps.Throughput, baseline), ratio >= b.MinThroughputRatio, ps.From)
+		}
+		if b.MaxP99Ack > 0 {
+			got := time.Duration(ps.Ack.P99) * time.Microsecond
+			check(ps.Phase, "max p99 ack latency", b.MaxP99Ack.String(), got.String(), got <= b.MaxP99Ack, ps.WorstAckAt)
+		}
+		if b.MaxP99E2E > 0 {
+			got := time.Duration(ps.E2E.P99) * time.Microsecond
+			check(ps.Phase, "max p99 end-to-end latency", b.MaxP99E2E.String(), got.String(), got <= b.MaxP99E2E, ps.WorstE2EAt)
+		}
+		if b.MaxUnavailable > 0 {
+			check(ps.Phase, "max unavailability", b.MaxUnavailable.String(), ps.Unavailable.String(),
+				ps.Unavailable <= b.MaxUnavailable, ps.UnavailableFrom)
+		}
+	}
+	count := func(bound string, n uint64) {
+		check("", bound, "0", fmt.Sprint(n), n == 0, end)
+	}
+	count("lost records", rec.Lost)
+	if idempotent {
+		count("duplicate records", rec.Duplicates)
+	}
+	count("reordered records", rec.Reordered)
+	return verdicts, violations
+}

@@ -1,0 +1,88 @@
+package steadystate
+
+import (
+	"context"
+	"sync/atomic"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kgo"
+)
+
+// consumer reads the workload topic in a consumer group of its own and feeds
+// the verifier.
+type consumer struct {
+	cl     *kgo.Client
+	ver    *verifier // owned by run's goroutine
+	rec    *recorder // owned by run's goroutine
+	target chan []int64
+}
+
+func (r *Runner) newConsumer(start time.Time, partitions int32, startOffsets []int64) (*consumer, error) {
+	c := r.cfg
+	cl, err := kgo.NewClient(append(r.baseOpts(),
+		kgo.ConsumerGroup(fmtGroup(c.RunID)),
+		kgo.ConsumeTopics(c.Topic),
+		// A new group starts at the first record of this run; records of
+		// earlier runs are never read.
+		kgo.ConsumeResetOffset(kgo.NewOffset().AfterMilli(start.Add(-time.Second).UnixMilli())),
+	)...)
+	if err != nil {
+		return nil, err
+	}
+	v := newVerifier(c.RunID, int(partitions), c.Producers)
+	copy(v.nextOffset, startOffsets)
+	return &consumer{cl: cl, ver: v, rec: newRecorder(start, 0), target: make(chan []int64, 1)}, nil
+}
+
+func fmtGroup(run uint64) string { return "kafkachaos-" + hex16(run) }
+
+func hex16(v uint64) string {
+	const digits = "0123456789abcdef"
+	var b [16]byte
+	for i := 15; i >= 0; i-- {
+		b[i] = digits[v&0xf]
+		v >>= 4
+	}
+	return string(b[:])
+}
+
+// setTarget tells the consumer to stop once it has read every offset below
+// end in each partition.
+func (c *consumer) setTarget(end []int64) { c.target <- end }
+
+// run consumes until the target is reached or ctx ends.
+func (c *consumer) run(ctx context.Context, consumed *atomic.Int64) {
+	var target []int64
+	for {
+		select {
+		case target = <-c.target:
+		default:
+		}
+		if target != nil && c.ver.consumedThrough(target) {
+			return
+		}
+		if ctx.Err() != nil {
+			return
+		}
+		pollCtx, cancel := context.WithTimeout(ctx, consumerPoll)
+		fetches := c.cl.PollFetches(pollCtx)
+		cancel()
+		now := time.Now()
+		fetches.EachError(func(_ string, _ int32, err error) {
+			if pollCtx.Err() == nil || ctx.Err() != nil {
+				c.rec.failed("consume: "+errKind(err), now)
+			}
+		})
+		fetches.EachRecord(func(rec *kgo.Record) {
+			h, err := decodeHeader(rec.Value)
+			if err != nil {
+				c.ver.foreign(rec.Partition, rec.Offset)
+				return
+			}
+			if c.ver.consume(rec.Partition, rec.Offset, h) {
+				c.rec.consumed(time.Unix(0, h.Intended), now)
+				consumed.Add(1)
+			}
+		})
+	}
+}

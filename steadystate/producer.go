@@ -1,0 +1,126 @@
+package steadystate
+
+import (
+	"context"
+	"fmt"
+	"sync/atomic"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kgo"
+)
+
+// producer is one producer client and the goroutine that schedules its sends.
+type producer struct {
+	id         uint32
+	runID      uint64
+	cl         *kgo.Client
+	partitions int32
+	size       int
+	start      time.Time
+	interval   time.Duration // 0 for an unlimited rate
+
+	rec    *recorder // owned by the sending goroutine
+	ackRec *recorder // owned by the promise (franz-go runs promises serially)
+	acks   *ackLog   // owned by the promise
+
+	ackedCtr, failedCtr *atomic.Int64
+}
+
+func (r *Runner) newProducer(id uint32, start time.Time, partitions int32, gapMin time.Duration) (*producer, error) {
+	c := r.cfg
+	opts := append(r.baseOpts(),
+		kgo.RecordPartitioner(kgo.ManualPartitioner()),
+		kgo.RecordDeliveryTimeout(c.ProduceTimeout),
+		kgo.MaxBufferedRecords(max(10_000, c.Rate*10/c.Producers)),
+	)
+	switch c.Acks {
+	case AcksAll:
+		opts = append(opts, kgo.RequiredAcks(kgo.AllISRAcks()))
+	case AcksLeader:
+		opts = append(opts, kgo.RequiredAcks(kgo.LeaderAck()))
+	case AcksNone:
+		opts = append(opts, kgo.RequiredAcks(kgo.NoAck()))
+	}
+	if c.NoIdempotence {
+		opts = append(opts, kgo.DisableIdempotentWrite())
+	}
+	cl, err := kgo.NewClient(opts...)
+	if err != nil {
+		return nil, fmt.Errorf("steadystate: producer %d client: %w", id, err)
+	}
+	p := &producer{
+		id: id, runID: c.RunID, cl: cl, partitions: partitions, size: c.RecordSize, start: start,
+		rec:      newRecorder(start, 0),
+		ackRec:   newRecorder(start, gapMin),
+		acks:     newAckLog(int(partitions)),
+		ackedCtr: &r.acked, failedCtr: &r.failed,
+	}
+	if c.Rate > 0 {
+		p.interval = time.Duration(float64(time.Second) * float64(c.Producers) / float64(c.Rate))
+	}
+	return p, nil
+}
+
+// run sends records on the open-loop schedule until the runner stops, the
+// record budget is spent, or ctx ends. The schedule never waits for acks:
+// when sending falls behind, the next records are sent at once, and their
+// latency still counts from their intended time.
+func (p *producer) run(ctx context.Context, r *Runner) {
+	seqs := make([]uint64, p.partitions)
+	timer := time.NewTimer(time.Hour)
+	defer timer.Stop()
+	limit := r.cfg.NumRecords
+	for i := int64(0); ; i++ {
+		select {
+		case <-r.stop:
+			return
+		case <-ctx.Done():
+			return
+		default:
+		}
+		if limit > 0 && r.reserved.Add(1) > limit {
+			return
+		}
+		intended := time.Now()
+		if p.interval > 0 {
+			intended = p.start.Add(time.Duration(i) * p.interval)
+			if wait := time.Until(intended); wait > 0 {
+				timer.Reset(wait)
+				select {
+				case <-timer.C:
+				case <-r.stop:
+					return
+				case <-ctx.Done():
+					return
+				}
+			}
+		}
+		part := int32((i + int64(p.id)) % int64(p.partitions))
+		h := header{RunID: p.runID, Producer: p.id, Seq: seqs[part], Intended: intended.UnixNano()}
+		seqs[part]++
+		val := make([]byte, p.size)
+		h.encode(val)
+		sent := time.Now()
+		rec := &kgo.Record{Topic: r.cfg.Topic, Partition: part, Value: val, Timestamp: sent}
+		p.rec.sent(intended, sent)
+		r.sent.Add(1)
+		p.cl.Produce(ctx, rec, p.promise)
+	}
+}
+
+// promise runs once per record, serially, on franz-go's promise goroutine.
+func (p *producer) promise(rec *kgo.Record, err error) {
+	now := time.Now()
+	if err != nil {
+		p.ackRec.failed(errKind(err), now)
+		p.failedCtr.Add(1)
+		return
+	}
+	h, herr := decodeHeader(rec.Value)
+	if herr != nil {
+		return // cannot happen: we wrote the value
+	}
+	p.acks.ack(rec.Partition, h.Seq)
+	p.ackRec.acked(time.Unix(0, h.Intended), rec.Timestamp, now, len(rec.Value))
+	p.ackedCtr.Add(1)
+}

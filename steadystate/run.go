@@ -1,0 +1,333 @@
+package steadystate
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kadm"
+	"github.com/twmb/franz-go/pkg/kerr"
+	"github.com/twmb/franz-go/pkg/kgo"
+	"github.com/twmb/franz-go/pkg/sasl/plain"
+	"github.com/twmb/franz-go/pkg/sasl/scram"
+)
+
+// Timeouts of a run's set-up steps.
+const (
+	topicReadyTimeout = 60 * time.Second
+	topicPollInterval = 200 * time.Millisecond
+	consumerPoll      = 250 * time.Millisecond
+	// abortFlushTimeout bounds the flush after ctx was cancelled.
+	abortFlushTimeout = 5 * time.Second
+)
+
+// Runner runs one steady-state workload. Create it with New, run it with Run,
+// and, from other goroutines, mark phases with Mark and end the load with
+// Stop.
+type Runner struct {
+	cfg Config
+
+	stopOnce sync.Once
+	stop     chan struct{}
+
+	mu    sync.Mutex
+	marks []Mark
+	start time.Time
+
+	reserved atomic.Int64 // sends reserved against NumRecords
+	sent     atomic.Int64
+	acked    atomic.Int64
+	failed   atomic.Int64
+	consumed atomic.Int64
+}
+
+// New validates cfg and returns a Runner. Errors wrap ErrInvalidConfig.
+func New(cfg Config) (*Runner, error) {
+	cfg = cfg.withDefaults()
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	if cfg.RunID == 0 {
+		cfg.RunID = rand.Uint64() | 1
+	}
+	return &Runner{cfg: cfg, stop: make(chan struct{})}, nil
+}
+
+// Config returns the runner's configuration with defaults applied.
+func (r *Runner) Config() Config { return r.cfg }
+
+// Mark starts phase p now.
+func (r *Runner) Mark(p Phase) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.marks = append(r.marks, Mark{Phase: p, At: time.Now()})
+}
+
+// Stop ends the load: producers stop sending, flush, and the consumer drains.
+// It is safe to call more than once and from any goroutine.
+func (r *Runner) Stop() { r.stopOnce.Do(func() { close(r.stop) }) }
+
+// Progress is a live snapshot of a run.
+type Progress struct {
+	Elapsed  time.Duration
+	Sent     int64
+	Acked    int64
+	Failed   int64
+	Consumed int64
+}
+
+// Progress returns the counters so far; it is cheap and safe to call often.
+func (r *Runner) Progress() Progress {
+	r.mu.Lock()
+	start := r.start
+	r.mu.Unlock()
+	p := Progress{Sent: r.sent.Load(), Acked: r.acked.Load(), Failed: r.failed.Load(), Consumed: r.consumed.Load()}
+	if !start.IsZero() {
+		p.Elapsed = time.Since(start)
+	}
+	return p
+}
+
+// baseOpts are the franz-go options every client of the run shares.
+func (r *Runner) baseOpts() []kgo.Opt {
+	c := r.cfg
+	opts := []kgo.Opt{kgo.SeedBrokers(c.Bootstrap...)}
+	if c.TLS != nil {
+		opts = append(opts, kgo.DialTLSConfig(c.TLS.Clone()))
+	}
+	switch c.SASL.Mechanism {
+	case "PLAIN":
+		opts = append(opts, kgo.SASL(plain.Auth{User: c.SASL.Username, Pass: c.SASL.Password}.AsMechanism()))
+	case "SCRAM-SHA-256":
+		opts = append(opts, kgo.SASL(scram.Auth{User: c.SASL.Username, Pass: c.SASL.Password}.AsSha256Mechanism()))
+	case "SCRAM-SHA-512":
+		opts = append(opts, kgo.SASL(scram.Auth{User: c.SASL.Username, Pass: c.SASL.Password}.AsSha512Mechanism()))
+	}
+	return append(opts, c.ClientOpts...)
+}
+
+// Run creates the topic if needed, runs the load until the duration, the
+// record count or Stop ends it, drains the consumer and returns the report.
+// When ctx is cancelled the load ends at once, the drain is skipped, and the
+// partial report is returned with ctx's error.
+func (r *Runner) Run(ctx context.Context) (*Report, error) {
+	c := r.cfg
+	admCl, err := kgo.NewClient(r.baseOpts()...)
+	if err != nil {
+		return nil, fmt.Errorf("steadystate: admin client: %w", err)
+	}
+	defer admCl.Close()
+	adm := kadm.NewClient(admCl)
+
+	partitions, err := r.ensureTopic(ctx, adm)
+	if err != nil {
+		return nil, err
+	}
+	startOffsets, err := endOffsets(ctx, adm, c.Topic, partitions)
+	if err != nil {
+		return nil, err
+	}
+
+	start := time.Now()
+	r.mu.Lock()
+	r.start = start
+	r.mu.Unlock()
+	gapMin := 100 * time.Millisecond
+	if c.Rate > 0 {
+		gapMin = max(gapMin, 5*time.Duration(float64(time.Second)*float64(c.Producers)/float64(c.Rate)))
+	}
+
+	// The consumer runs until it has read everything up to the drain
+	// target, or drainCtx ends.
+	cons, err := r.newConsumer(start, partitions, startOffsets)
+	if err != nil {
+		return nil, err
+	}
+	drainCtx, cancelDrain := context.WithCancel(ctx)
+	defer cancelDrain()
+	consDone := make(chan struct{})
+	go func() {
+		defer close(consDone)
+		cons.run(drainCtx, &r.consumed)
+	}()
+
+	// Producers.
+	prods := make([]*producer, c.Producers)
+	for i := range prods {
+		p, err := r.newProducer(uint32(i), start, partitions, gapMin)
+		if err != nil {
+			r.Stop()
+			cancelDrain()
+			<-consDone
+			for _, p := range prods[:i] {
+				p.cl.Close()
+			}
+			return nil, err
+		}
+		prods[i] = p
+	}
+	if c.Duration > 0 {
+		t := time.AfterFunc(c.Duration, r.Stop)
+		defer t.Stop()
+	}
+	var wg sync.WaitGroup
+	for _, p := range prods {
+		wg.Go(func() { p.run(ctx, r) })
+	}
+	wg.Wait()
+	loadEnd := time.Now()
+	for _, p := range prods {
+		p.rec.finish(loadEnd)
+	}
+
+	// Flush: every promise has run when Flush returns.
+	flushCtx, cancelFlush := context.WithTimeout(context.WithoutCancel(ctx), c.ProduceTimeout+10*time.Second)
+	if ctx.Err() != nil {
+		flushCtx, cancelFlush = context.WithTimeout(context.WithoutCancel(ctx), abortFlushTimeout)
+	}
+	var flushErr error
+	for _, p := range prods {
+		if err := p.cl.Flush(flushCtx); err != nil {
+			flushErr = fmt.Errorf("steadystate: producer %d flush: %w", p.id, err)
+		}
+		p.cl.Close() // fails whatever is still buffered, calling its promise
+	}
+	cancelFlush()
+	end := time.Now()
+	for _, p := range prods {
+		p.ackRec.finish(end)
+	}
+
+	// Drain: read everything up to the end offsets after the flush.
+	var drainErr error
+	if ctx.Err() == nil {
+		target, err := endOffsets(ctx, adm, c.Topic, partitions)
+		if err != nil {
+			drainErr = err
+			cancelDrain()
+		} else {
+			cons.setTarget(target)
+			select {
+			case <-consDone:
+			case <-time.After(c.DrainTimeout):
+				drainErr = fmt.Errorf("steadystate: drain did not reach the end offsets within %s", c.DrainTimeout)
+			}
+		}
+	}
+	cancelDrain()
+	<-consDone
+	cons.cl.Close()
+	cons.rec.finish(end)
+
+	r.mu.Lock()
+	marks := append([]Mark(nil), r.marks...)
+	r.mu.Unlock()
+	d := runData{cfg: c, start: start, loadEnd: loadEnd, end: end, marks: marks}
+	acks := make([]*ackLog, len(prods))
+	for i, p := range prods {
+		d.recorders = append(d.recorders, p.rec, p.ackRec)
+		d.ackGaps = append(d.ackGaps, p.ackRec.gaps)
+		acks[i] = p.acks
+	}
+	d.recorders = append(d.recorders, cons.rec)
+	d.records = cons.ver.verdict(acks)
+	rep := buildReport(d)
+	if drainErr != nil {
+		rep.Violations = append(rep.Violations, Violation{Bound: "final drain", Limit: "all acked records read", Observed: drainErr.Error(), At: time.Now()})
+	}
+	return rep, errors.Join(ctx.Err(), flushErr)
+}
+
+// ensureTopic creates the workload topic if it is missing, waits until its
+// metadata is known, and returns its partition count.
+func (r *Runner) ensureTopic(ctx context.Context, adm *kadm.Client) (int32, error) {
+	c := r.cfg
+	minISR := fmt.Sprint(c.MinInsyncReplicas)
+	resp, err := adm.CreateTopic(ctx, c.Partitions, c.ReplicationFactor, map[string]*string{"min.insync.replicas": &minISR}, c.Topic)
+	if err == nil {
+		err = resp.Err
+	}
+	if err != nil && !errors.Is(err, kerr.TopicAlreadyExists) {
+		return 0, fmt.Errorf("steadystate: create topic %s: %w", c.Topic, err)
+	}
+	ctx, cancel := context.WithTimeout(ctx, topicReadyTimeout)
+	defer cancel()
+	var last error
+	for {
+		tds, err := adm.ListTopics(ctx, c.Topic)
+		if err == nil {
+			td := tds[c.Topic]
+			switch {
+			case td.Err != nil:
+				err = td.Err
+			case len(td.Partitions) == 0:
+				err = errors.New("no partitions in metadata yet")
+			default:
+				leaderless := 0
+				for _, p := range td.Partitions {
+					if p.Leader < 0 {
+						leaderless++
+					}
+				}
+				if leaderless == 0 {
+					return int32(len(td.Partitions)), nil
+				}
+				err = fmt.Errorf("%d of %d partitions have no leader", leaderless, len(td.Partitions))
+			}
+		}
+		last = err
+		select {
+		case <-ctx.Done():
+			return 0, fmt.Errorf("steadystate: topic %s not ready after %s: %w", c.Topic, topicReadyTimeout, last)
+		case <-time.After(topicPollInterval):
+		}
+	}
+}
+
+// endOffsets lists the high watermark of every partition.
+func endOffsets(ctx context.Context, adm *kadm.Client, topic string, partitions int32) ([]int64, error) {
+	lo, err := adm.ListEndOffsets(ctx, topic)
+	if err != nil {
+		return nil, fmt.Errorf("steadystate: list end offsets: %w", err)
+	}
+	if err := lo.Error(); err != nil {
+		return nil, fmt.Errorf("steadystate: list end offsets: %w", err)
+	}
+	out := make([]int64, partitions)
+	for p := range partitions {
+		o, ok := lo.Lookup(topic, p)
+		if !ok {
+			return nil, fmt.Errorf("steadystate: list end offsets: partition %d missing", p)
+		}
+		out[p] = o.Offset
+	}
+	return out, nil
+}
+
+// errKind names an error for the per-second error counts.
+func errKind(err error) string {
+	var ke *kerr.Error
+	switch {
+	case errors.As(err, &ke):
+		return ke.Message
+	case errors.Is(err, kgo.ErrRecordTimeout):
+		return "RECORD_TIMEOUT"
+	case errors.Is(err, kgo.ErrRecordRetries):
+		return "RECORD_RETRIES"
+	case errors.Is(err, kgo.ErrMaxBuffered):
+		return "MAX_BUFFERED"
+	case errors.Is(err, kgo.ErrClientClosed):
+		return "CLIENT_CLOSED"
+	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
+		return "CANCELLED"
+	}
+	s := err.Error()
+	if len(s) > 60 {
+		s = s[:60]
+	}
+	return s
+}

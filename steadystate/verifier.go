@@ -1,0 +1,191 @@
+package steadystate
+
+// maxExamples is how many examples of each anomaly a report keeps.
+const maxExamples = 10
+
+// Records is the verifier's verdict on a run.
+type Records struct {
+	Acked    uint64 `json:"acked"`
+	Consumed uint64 `json:"consumed"`
+	// Lost counts acknowledged records never consumed after the final drain.
+	Lost uint64 `json:"lost"`
+	// Duplicates counts records consumed more than once at different offsets.
+	Duplicates uint64 `json:"duplicates"`
+	// Reordered counts records consumed after a later record of the same
+	// producer in the same partition.
+	Reordered uint64 `json:"reordered"`
+	// UnackedSeen counts records consumed whose produce was never
+	// acknowledged (the producer saw an error or gave up): allowed.
+	UnackedSeen uint64 `json:"unackedSeen"`
+	// Redelivered counts offsets the consumer read again (after a rebalance
+	// or a retry); they are not duplicates in the log and are ignored.
+	Redelivered uint64 `json:"redelivered"`
+	// Foreign counts records on the topic that belong to another run or are
+	// not kafkachaos records.
+	Foreign uint64 `json:"foreign"`
+
+	LostExamples      []LostRange `json:"lostExamples,omitempty"`
+	DuplicateExamples []Anomaly   `json:"duplicateExamples,omitempty"`
+	ReorderExamples   []Anomaly   `json:"reorderExamples,omitempty"`
+}
+
+// Clean reports whether the run had no loss, duplicate or reordering.
+func (r Records) Clean() bool { return r.Lost == 0 && r.Duplicates == 0 && r.Reordered == 0 }
+
+// Anomaly names one record the verifier objected to.
+type Anomaly struct {
+	Partition int32  `json:"partition"`
+	Offset    int64  `json:"offset"`
+	Producer  uint32 `json:"producer"`
+	Seq       uint64 `json:"seq"`
+	// PrevSeq is, for a reordering, the higher sequence consumed before it.
+	PrevSeq uint64 `json:"prevSeq,omitempty"`
+}
+
+// LostRange is a run of consecutive sequences of one producer in one
+// partition that were acknowledged and never consumed. LastAckOffset is the
+// offset the broker acknowledged for the last record of the range.
+type LostRange struct {
+	Partition int32  `json:"partition"`
+	Producer  uint32 `json:"producer"`
+	FirstSeq  uint64 `json:"firstSeq"`
+	LastSeq   uint64 `json:"lastSeq"`
+	Count     uint64 `json:"count"`
+}
+
+// ackLog holds what one producer had acknowledged. It is owned by that
+// producer's promise goroutine (franz-go calls promises serially), so it
+// takes no locks.
+type ackLog struct {
+	parts []intervalSet // by partition
+	n     uint64
+}
+
+func newAckLog(partitions int) *ackLog {
+	return &ackLog{parts: make([]intervalSet, partitions)}
+}
+
+// ack records that seq was acknowledged in partition p.
+func (a *ackLog) ack(p int32, seq uint64) {
+	if int(p) >= len(a.parts) || p < 0 {
+		return
+	}
+	if !a.parts[p].add(seq) {
+		a.n++
+	}
+}
+
+// stream is the consumer-side state of one (partition, producer) stream.
+type stream struct {
+	consumed intervalSet
+	max      uint64
+	any      bool
+}
+
+// verifier checks consumed records. It is owned by the consumer goroutine.
+// Its memory is O(partitions x producers + anomalies): each stream is an
+// interval set, which stays one range while records arrive in order.
+type verifier struct {
+	run        uint64
+	producers  int
+	streams    [][]stream // [partition][producer]
+	nextOffset []int64    // by partition: one past the highest offset consumed
+	res        Records
+}
+
+func newVerifier(run uint64, partitions, producers int) *verifier {
+	v := &verifier{
+		run:        run,
+		producers:  producers,
+		streams:    make([][]stream, partitions),
+		nextOffset: make([]int64, partitions),
+	}
+	for p := range v.streams {
+		v.streams[p] = make([]stream, producers)
+	}
+	return v
+}
+
+// consume checks one consumed record and reports whether it was a new,
+// valid record of this run (so its latency should be recorded).
+func (v *verifier) consume(p int32, offset int64, h header) bool {
+	if p < 0 || int(p) >= len(v.streams) {
+		v.res.Foreign++
+		return false
+	}
+	if offset < v.nextOffset[p] {
+		v.res.Redelivered++
+		return false
+	}
+	v.nextOffset[p] = offset + 1
+	if h.RunID != v.run || int(h.Producer) >= v.producers {
+		v.res.Foreign++
+		return false
+	}
+	s := &v.streams[p][h.Producer]
+	if s.consumed.add(h.Seq) {
+		v.res.Duplicates++
+		if len(v.res.DuplicateExamples) < maxExamples {
+			v.res.DuplicateExamples = append(v.res.DuplicateExamples, Anomaly{Partition: p, Offset: offset, Producer: h.Producer, Seq: h.Seq})
+		}
+		return false
+	}
+	v.res.Consumed++
+	if s.any && h.Seq < s.max {
+		v.res.Reordered++
+		if len(v.res.ReorderExamples) < maxExamples {
+			v.res.ReorderExamples = append(v.res.ReorderExamples, Anomaly{Partition: p, Offset: offset, Producer: h.Producer, Seq: h.Seq, PrevSeq: s.max})
+		}
+		return true
+	}
+	s.max, s.any = h.Seq, true
+	return true
+}
+
+// foreign counts a record that is not a kafkachaos record, and moves past it.
+func (v *verifier) foreign(p int32, offset int64) {
+	v.res.Foreign++
+	if p >= 0 && int(p) < len(v.nextOffset) && offset >= v.nextOffset[p] {
+		v.nextOffset[p] = offset + 1
+	}
+}
+
+// consumedThrough reports whether the consumer has read every offset below
+// end in each partition.
+func (v *verifier) consumedThrough(end []int64) bool {
+	for p, e := range end {
+		if p < len(v.nextOffset) && v.nextOffset[p] < e {
+			return false
+		}
+	}
+	return true
+}
+
+// verdict compares what was consumed with what the producers had acked. It
+// must be called after every producer and the consumer have stopped.
+func (v *verifier) verdict(acks []*ackLog) Records {
+	res := v.res
+	res.LostExamples = nil
+	for prod, a := range acks {
+		if a == nil {
+			continue
+		}
+		res.Acked += a.n
+		for p := range a.parts {
+			if p >= len(v.streams) || prod >= v.producers {
+				continue
+			}
+			consumed := &v.streams[p][prod].consumed
+			a.parts[p].minus(consumed, func(lo, hi uint64) {
+				res.Lost += hi - lo
+				if len(res.LostExamples) < maxExamples {
+					res.LostExamples = append(res.LostExamples, LostRange{
+						Partition: int32(p), Producer: uint32(prod), FirstSeq: lo, LastSeq: hi - 1, Count: hi - lo,
+					})
+				}
+			})
+			consumed.minus(&a.parts[p], func(lo, hi uint64) { res.UnackedSeen += hi - lo })
+		}
+	}
+	return res
+}
