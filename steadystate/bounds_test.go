@@ -1,0 +1,167 @@
+package steadystate
+
+import (
+	"context"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kmsg"
+)
+
+func TestHypothesisEvaluate(t *testing.T) {
+	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	at := func(s int) time.Time { return t0.Add(time.Duration(s) * time.Second) }
+	phases := []PhaseStats{
+		{Phase: PhaseBaseline, From: at(0), To: at(10), Throughput: 1000, Ack: LatencyStats{P99: 5_000}, E2E: LatencyStats{P99: 8_000}},
+		{Phase: PhaseFault, From: at(10), To: at(20), Throughput: 400, Ack: LatencyStats{P99: 900_000}, E2E: LatencyStats{P99: 2_000_000},
+			WorstAckAt: at(13), WorstE2EAt: at(14), Unavailable: 3 * time.Second, UnavailableFrom: at(12)},
+		{Phase: PhaseAfter, From: at(20), To: at(30), Throughput: 950, Ack: LatencyStats{P99: 6_000}},
+	}
+	tests := []struct {
+		name    string
+		h       Hypothesis
+		rec     Records
+		idem    bool
+		want    []Violation // Phase, Bound and At are compared
+		checked int
+	}{
+		{name: "default hypothesis on a recovered run", h: DefaultHypothesis(), idem: true, checked: 4},
+		{
+			name: "unavailability in the fault phase",
+			h:    Hypothesis{Phases: map[Phase]Bounds{PhaseFault: {MaxUnavailable: time.Second}}},
+			want: []Violation{{Phase: PhaseFault, Bound: "max unavailability", At: at(12)}}, checked: 3,
+		},
+		{
+			name: "p99 ack bound on every phase",
+			h:    Hypothesis{All: Bounds{MaxP99Ack: 100 * time.Millisecond}},
+			want: []Violation{{Phase: PhaseFault, Bound: "max p99 ack latency", At: at(13)}}, checked: 5,
+		},
+		{
+			name: "e2e bound",
+			h:    Hypothesis{All: Bounds{MaxP99E2E: time.Second}},
+			want: []Violation{{Phase: PhaseFault, Bound: "max p99 end-to-end latency", At: at(14)}}, checked: 5,
+		},
+		{
+			name: "throughput ratio after the fault",
+			h:    Hypothesis{Phases: map[Phase]Bounds{PhaseAfter: {MinThroughputRatio: 0.99}}},
+			want: []Violation{{Phase: PhaseAfter, Bound: "min throughput ratio to baseline", At: at(20)}}, checked: 3,
+		},
+		{
+			name: "absolute throughput, phase override wins",
+			h:    Hypothesis{All: Bounds{MinThroughput: 500}, Phases: map[Phase]Bounds{PhaseFault: {MinThroughput: 300}}},
+			checked: 5,
+		},
+		{
+			name: "lost and reordered records",
+			h:    Hypothesis{}, rec: Records{Lost: 3, Reordered: 1, Duplicates: 2}, idem: true,
+			want: []Violation{{Bound: "lost records", At: at(30)}, {Bound: "duplicate records", At: at(30)}, {Bound: "reordered records", At: at(30)}},
+			checked: 3,
+		},
+		{
+			name: "duplicates allowed without idempotence",
+			h:    Hypothesis{}, rec: Records{Duplicates: 2},
+			checked: 2,
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			verdicts, got := tt.h.evaluate(phases, tt.rec, tt.idem, at(30))
+			if len(verdicts) != tt.checked {
+				t.Errorf("%d bounds checked, want %d: %+v", len(verdicts), tt.checked, verdicts)
+			}
+			if len(got) != len(tt.want) {
+				t.Fatalf("violations %v, want %v", got, tt.want)
+			}
+			for i, w := range tt.want {
+				g := got[i]
+				if g.Phase != w.Phase || g.Bound != w.Bound || !g.At.Equal(w.At) {
+					t.Errorf("violation %d = {%s %q %s}, want {%s %q %s}", i, g.Phase, g.Bound, g.At, w.Phase, w.Bound, w.At)
+				}
+			}
+		})
+	}
+}
+
+// A stall during the fault phase must be reported against that phase, at
+// the time it started, and not against the others.
+func TestRunStallIsReportedInItsPhase(t *testing.T) {
+	c := newFake(t)
+	cfg := fakeConfig(c)
+	cfg.NumRecords = 0
+	cfg.Rate = 1000
+	cfg.Hypothesis = &Hypothesis{All: Bounds{MaxUnavailable: 700 * time.Millisecond}}
+	r, err := New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(t.Context(), fakeRunTimeout)
+	defer cancel()
+
+	const stall = 1500 * time.Millisecond
+	var stallStart atomic.Int64
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		hold := func(d time.Duration) bool {
+			select {
+			case <-time.After(d): // holding a fault for a set time
+				return true
+			case <-ctx.Done():
+				return false
+			}
+		}
+		if !hold(time.Second) {
+			return
+		}
+		r.Mark(PhaseFault)
+		wake := make(chan struct{})
+		c.ControlKey(int16(kmsg.Produce), func(kmsg.Request) (kmsg.Response, error, bool) {
+			c.KeepControl()
+			select {
+			case <-wake:
+				c.DropControl()
+				return nil, nil, false
+			default:
+			}
+			stallStart.CompareAndSwap(0, time.Now().UnixNano())
+			c.SleepControl(func() { <-wake })
+			return nil, nil, false
+		})
+		if !hold(stall) {
+			close(wake)
+			return
+		}
+		close(wake)
+		if !hold(time.Second) {
+			return
+		}
+		r.Mark(PhaseAfter)
+		if hold(time.Second) {
+			r.Stop()
+		}
+	}()
+	rep, err := r.Run(ctx)
+	<-done
+	if err != nil {
+		t.Fatalf("Run: %v", err)
+	}
+	if !rep.Records.Clean() {
+		t.Errorf("a stall must not lose records: %+v", rep.Records)
+	}
+	if len(rep.Violations) != 1 {
+		t.Fatalf("violations %v; want one, unavailability in the fault phase", rep.Violations)
+	}
+	v := rep.Violations[0]
+	started := time.Unix(0, stallStart.Load())
+	if v.Phase != PhaseFault || v.Bound != "max unavailability" {
+		t.Errorf("violation %v, want max unavailability in phase fault", v)
+	}
+	if d := v.At.Sub(started); d < -200*time.Millisecond || d > 200*time.Millisecond {
+		t.Errorf("violation at %s, %s from the stall's start %s", v.At, d, started)
+	}
+	if rep.Unavailable < stall-300*time.Millisecond {
+		t.Errorf("unavailability %s, want about %s", rep.Unavailable, stall)
+	}
+	t.Logf("unavailable %s from %s; violation: %s", rep.Unavailable, rep.UnavailableFrom, v)
+}

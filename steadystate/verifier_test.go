@@ -1,0 +1,278 @@
+package steadystate
+
+import (
+	"reflect"
+	"runtime"
+	"testing"
+	"time"
+)
+
+func TestIntervalSet(t *testing.T) {
+	tests := []struct {
+		name    string
+		add     []uint64
+		wantDup []uint64
+		want    []span
+	}{
+		{name: "in order", add: []uint64{0, 1, 2, 3}, want: []span{{0, 4}}},
+		{name: "gap", add: []uint64{0, 1, 5, 6}, want: []span{{0, 2}, {5, 7}}},
+		{name: "fill gap joins", add: []uint64{0, 1, 3, 2}, want: []span{{0, 4}}},
+		{name: "below first", add: []uint64{5, 3}, want: []span{{3, 4}, {5, 6}}},
+		{name: "extend down", add: []uint64{5, 4}, want: []span{{4, 6}}},
+		{name: "duplicates", add: []uint64{0, 1, 2, 1, 0, 9, 9}, wantDup: []uint64{1, 0, 9}, want: []span{{0, 3}, {9, 10}}},
+		{name: "middle insert", add: []uint64{0, 10, 20, 15}, want: []span{{0, 1}, {10, 11}, {15, 16}, {20, 21}}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var s intervalSet
+			var dups []uint64
+			for _, v := range tt.add {
+				if s.add(v) {
+					dups = append(dups, v)
+				}
+			}
+			if len(dups) != len(tt.wantDup) {
+				t.Errorf("dups %v, want %v", dups, tt.wantDup)
+			}
+			if len(s.r) != len(tt.want) {
+				t.Fatalf("ranges %v, want %v", s.r, tt.want)
+			}
+			for i := range s.r {
+				if s.r[i] != tt.want[i] {
+					t.Errorf("ranges %v, want %v", s.r, tt.want)
+				}
+			}
+		})
+	}
+}
+
+func TestIntervalSetMinus(t *testing.T) {
+	set := func(r ...span) *intervalSet { return &intervalSet{r: r} }
+	tests := []struct {
+		name string
+		a, b *intervalSet
+		want []span
+	}{
+		{"equal", set(span{0, 10}), set(span{0, 10}), nil},
+		{"empty b", set(span{0, 10}), set(), []span{{0, 10}}},
+		{"hole", set(span{0, 10}), set(span{0, 3}, span{5, 10}), []span{{3, 5}}},
+		{"tail", set(span{0, 10}), set(span{0, 7}), []span{{7, 10}}},
+		{"head and many", set(span{0, 4}, span{6, 9}), set(span{1, 2}, span{7, 8}), []span{{0, 1}, {2, 4}, {6, 7}, {8, 9}}},
+		{"b wider", set(span{2, 4}), set(span{0, 10}), nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var got []span
+			tt.a.minus(tt.b, func(lo, hi uint64) { got = append(got, span{lo, hi}) })
+			if len(got) != len(tt.want) {
+				t.Fatalf("got %v, want %v", got, tt.want)
+			}
+			for i := range got {
+				if got[i] != tt.want[i] {
+					t.Fatalf("got %v, want %v", got, tt.want)
+				}
+			}
+		})
+	}
+}
+
+func TestVerifier(t *testing.T) {
+	const run = 42
+	type ev struct {
+		p    int32
+		off  int64
+		prod uint32
+		seq  uint64
+		run  uint64
+	}
+	tests := []struct {
+		name  string
+		acked map[int32][]uint64 // producer 0
+		cons  []ev
+		want  Records
+	}{
+		{
+			name:  "clean",
+			acked: map[int32][]uint64{0: {0, 1, 2}, 1: {0, 1}},
+			cons:  []ev{{0, 0, 0, 0, run}, {1, 0, 0, 0, run}, {0, 1, 0, 1, run}, {1, 1, 0, 1, run}, {0, 2, 0, 2, run}},
+			want:  Records{Acked: 5, Consumed: 5},
+		},
+		{
+			name:  "lost in the middle",
+			acked: map[int32][]uint64{0: {0, 1, 2, 3}},
+			cons:  []ev{{0, 0, 0, 0, run}, {0, 1, 0, 3, run}},
+			want:  Records{Acked: 4, Consumed: 2, Lost: 2},
+		},
+		{
+			name:  "duplicate at another offset",
+			acked: map[int32][]uint64{0: {0, 1}},
+			cons:  []ev{{0, 0, 0, 0, run}, {0, 1, 0, 1, run}, {0, 2, 0, 1, run}},
+			want:  Records{Acked: 2, Consumed: 2, Duplicates: 1},
+		},
+		{
+			name:  "redelivered offset is not a duplicate",
+			acked: map[int32][]uint64{0: {0, 1}},
+			cons:  []ev{{0, 0, 0, 0, run}, {0, 1, 0, 1, run}, {0, 0, 0, 0, run}, {0, 1, 0, 1, run}},
+			want:  Records{Acked: 2, Consumed: 2, Redelivered: 2},
+		},
+		{
+			name:  "reordered",
+			acked: map[int32][]uint64{0: {0, 1, 2}},
+			cons:  []ev{{0, 0, 0, 0, run}, {0, 1, 0, 2, run}, {0, 2, 0, 1, run}},
+			want:  Records{Acked: 3, Consumed: 3, Reordered: 1},
+		},
+		{
+			name:  "unacked but written, and foreign runs",
+			acked: map[int32][]uint64{0: {0}},
+			cons:  []ev{{0, 0, 0, 0, run}, {0, 1, 0, 1, run}, {0, 2, 0, 0, 7}, {0, 3, 5, 0, run}},
+			want:  Records{Acked: 1, Consumed: 2, UnackedSeen: 1, Foreign: 2},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			v := newVerifier(run, 2, 1)
+			a := newAckLog(2)
+			for p, seqs := range tt.acked {
+				for _, s := range seqs {
+					a.ack(p, s)
+				}
+			}
+			for _, e := range tt.cons {
+				v.consume(e.p, e.off, header{RunID: e.run, Producer: e.prod, Seq: e.seq})
+			}
+			got := v.verdict([]*ackLog{a})
+			got.LostExamples, got.DuplicateExamples, got.ReorderExamples = nil, nil, nil
+			if !reflect.DeepEqual(got, tt.want) {
+				t.Errorf("got  %+v\nwant %+v", got, tt.want)
+			}
+		})
+	}
+}
+
+func TestHeaderRoundTrip(t *testing.T) {
+	h := header{RunID: 0xdeadbeef, Producer: 7, Seq: 1 << 40, Intended: time.Now().UnixNano()}
+	buf := make([]byte, HeaderSize)
+	h.encode(buf)
+	got, err := decodeHeader(buf)
+	if err != nil || got != h {
+		t.Fatalf("decode = %+v, %v; want %+v", got, err, h)
+	}
+	if _, err := decodeHeader(buf[:HeaderSize-1]); err == nil {
+		t.Errorf("short value decoded")
+	}
+	if _, err := decodeHeader([]byte("plain text value that is long enough")); err == nil {
+		t.Errorf("foreign value decoded")
+	}
+}
+
+// Ten million records pass through the verifier with bounded heap growth:
+// memory is O(partitions + anomalies), not O(records).
+func TestVerifierMemoryTenMillion(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short")
+	}
+	const (
+		records    = 10_000_000
+		partitions = 6
+		producers  = 3
+		maxGrowth  = 64 << 20
+	)
+	runtime.GC()
+	var before runtime.MemStats
+	runtime.ReadMemStats(&before)
+
+	v := newVerifier(1, partitions, producers)
+	acks := make([]*ackLog, producers)
+	for i := range acks {
+		acks[i] = newAckLog(partitions)
+	}
+	var seqs [partitions][producers]uint64
+	offsets := make([]int64, partitions)
+	var peak uint64
+	for i := range records {
+		p, prod := int32(i%partitions), uint32(i/partitions%producers)
+		s := seqs[p][prod]
+		seqs[p][prod]++
+		// Every 100,000th acked record is never consumed: a few anomalies.
+		acks[prod].ack(p, s)
+		if i%100_000 != 0 {
+			v.consume(p, offsets[p], header{RunID: 1, Producer: prod, Seq: s})
+			offsets[p]++
+		}
+		if i%1_000_000 == 0 {
+			var m runtime.MemStats
+			runtime.ReadMemStats(&m)
+			peak = max(peak, m.HeapAlloc)
+		}
+	}
+	res := v.verdict(acks)
+	var after runtime.MemStats
+	runtime.ReadMemStats(&after)
+	peak = max(peak, after.HeapAlloc)
+	growth := int64(peak) - int64(before.HeapAlloc)
+	t.Logf("10M records: heap growth %.1f MiB (peak), lost %d", float64(growth)/(1<<20), res.Lost)
+	if res.Lost != records/100_000 || res.Consumed != records-records/100_000 || res.Duplicates != 0 || res.Reordered != 0 {
+		t.Errorf("verdict %+v", res)
+	}
+	if growth > maxGrowth {
+		t.Errorf("heap grew %d bytes over 10M records, limit %d", growth, maxGrowth)
+	}
+}
+
+func BenchmarkVerifierConsume(b *testing.B) {
+	const partitions, producers = 6, 3
+	v := newVerifier(1, partitions, producers)
+	var seqs [partitions][producers]uint64
+	offsets := make([]int64, partitions)
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := range b.N {
+		p, prod := int32(i%partitions), uint32(i/partitions%producers)
+		s := seqs[p][prod]
+		seqs[p][prod]++
+		v.consume(p, offsets[p], header{RunID: 1, Producer: prod, Seq: s})
+		offsets[p]++
+	}
+}
+
+func BenchmarkAckLog(b *testing.B) {
+	const partitions = 6
+	a := newAckLog(partitions)
+	var seqs [partitions]uint64
+	b.ReportAllocs()
+	for i := range b.N {
+		p := int32(i % partitions)
+		a.ack(p, seqs[p])
+		seqs[p]++
+	}
+}
+
+func BenchmarkHistogramRecord(b *testing.B) {
+	h := newHist()
+	b.ReportAllocs()
+	for i := range b.N {
+		recordDur(h, time.Duration(i%5_000_000)*time.Microsecond/10)
+	}
+}
+
+func BenchmarkRecorderAcked(b *testing.B) {
+	start := time.Now()
+	r := newRecorder(start, 100*time.Millisecond)
+	b.ReportAllocs()
+	for i := range b.N {
+		// One simulated second every 100,000 acks.
+		now := start.Add(time.Duration(i) * 10 * time.Microsecond)
+		r.acked(now.Add(-3*time.Millisecond), now.Add(-2*time.Millisecond), now, 100)
+	}
+}
+
+func BenchmarkHeaderDecode(b *testing.B) {
+	buf := make([]byte, 100)
+	header{RunID: 1, Producer: 2, Seq: 3, Intended: 4}.encode(buf)
+	b.ReportAllocs()
+	for range b.N {
+		if _, err := decodeHeader(buf); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
