@@ -48,14 +48,14 @@ func TestHypothesisEvaluate(t *testing.T) {
 			want: []Violation{{Phase: PhaseAfter, Bound: "min throughput ratio to baseline", At: at(20)}}, checked: 3,
 		},
 		{
-			name: "absolute throughput, phase override wins",
-			h:    Hypothesis{All: Bounds{MinThroughput: 500}, Phases: map[Phase]Bounds{PhaseFault: {MinThroughput: 300}}},
+			name:    "absolute throughput, phase override wins",
+			h:       Hypothesis{All: Bounds{MinThroughput: 500}, Phases: map[Phase]Bounds{PhaseFault: {MinThroughput: 300}}},
 			checked: 5,
 		},
 		{
 			name: "lost and reordered records",
 			h:    Hypothesis{}, rec: Records{Lost: 3, Reordered: 1, Duplicates: 2}, idem: true,
-			want: []Violation{{Bound: "lost records", At: at(30)}, {Bound: "duplicate records", At: at(30)}, {Bound: "reordered records", At: at(30)}},
+			want:    []Violation{{Bound: "lost records", At: at(30)}, {Bound: "duplicate records", At: at(30)}, {Bound: "reordered records", At: at(30)}},
 			checked: 3,
 		},
 		{

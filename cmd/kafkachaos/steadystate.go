@@ -1,0 +1,296 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/kafkachaos/kafkachaos/steadystate"
+)
+
+// progressEvery is how often the live progress view refreshes.
+const progressEvery = time.Second
+
+type steadyFlags struct {
+	bootstrap      string
+	topic          string
+	partitions     int32
+	rf             int16
+	minISR         int
+	acks           string
+	idempotence    bool
+	rate           int
+	recordSize     int
+	numRecords     int64
+	duration       time.Duration
+	producers      int
+	drainTimeout   time.Duration
+	produceTimeout time.Duration
+	report         string
+	sec            securityFlags
+
+	maxP99Ack      time.Duration
+	maxP99E2E      time.Duration
+	maxUnavailable time.Duration
+	minThroughput  float64
+}
+
+func newSteadyStateCmd(ctx context.Context, sigs <-chan os.Signal, cancel context.CancelFunc) *cobra.Command {
+	var f steadyFlags
+	cmd := &cobra.Command{
+		Use:   "steadystate --bootstrap host:port[,...]",
+		Short: "Run the steady-state load and verifier against any Kafka cluster",
+		Long: `Runs open-loop producers and a consumer group against a dedicated topic,
+prints a live progress line, then kafka-producer-perf-test's summary line and
+the verdict of each bound. Every acknowledged record must be consumed exactly
+once, in order within its partition.
+
+Exit codes: 0 every bound held, 1 a bound was violated or the run failed,
+2 bad flags (nothing was touched).`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			cfg, err := f.config()
+			if err != nil {
+				return err
+			}
+			r, err := steadystate.New(cfg)
+			if err != nil {
+				return err
+			}
+			return runSteadyState(ctx, r, f.report, sigs, cancel, cmd.OutOrStdout(), cmd.ErrOrStderr())
+		},
+	}
+	fl := cmd.Flags()
+	fl.StringVar(&f.bootstrap, "bootstrap", "", "comma-separated host:port of seed brokers (required)")
+	fl.StringVar(&f.topic, "topic", steadystate.DefaultTopic, "workload topic, created if missing")
+	fl.Int32Var(&f.partitions, "partitions", steadystate.DefaultPartitions, "partitions when the topic is created")
+	fl.Int16Var(&f.rf, "replication-factor", steadystate.DefaultReplicationFactor, "replication factor when the topic is created")
+	fl.IntVar(&f.minISR, "min-insync-replicas", steadystate.DefaultMinInsyncReplicas, "min.insync.replicas when the topic is created")
+	fl.StringVar(&f.acks, "acks", "all", "producer acks: all (-1), 1 or 0")
+	fl.BoolVar(&f.idempotence, "enable-idempotence", true, "idempotent producer (requires acks=all)")
+	fl.IntVar(&f.rate, "rate", steadystate.DefaultRate, "records/s across all producers, open-loop; -1 for as fast as possible")
+	fl.IntVar(&f.recordSize, "record-size", steadystate.DefaultRecordSize, fmt.Sprintf("record value size in bytes (at least %d)", steadystate.HeaderSize))
+	fl.Int64Var(&f.numRecords, "num-records", 0, "stop after this many records (0: no limit)")
+	fl.DurationVar(&f.duration, "duration", 60*time.Second, "how long to run the load (0 with --num-records 0: until Ctrl-C)")
+	fl.IntVar(&f.producers, "producers", 1, "producer clients")
+	fl.DurationVar(&f.drainTimeout, "drain-timeout", steadystate.DefaultDrainTimeout, "how long the consumer may take to read every acked record at the end")
+	fl.DurationVar(&f.produceTimeout, "delivery-timeout", steadystate.DefaultProduceTimeout, "how long a record may wait for its ack (delivery.timeout.ms)")
+	fl.StringVar(&f.report, "report", "", "write the JSON run report to this file")
+	fl.DurationVar(&f.maxP99Ack, "max-p99-ack", 0, "bound: p99 send->ack latency in every phase (0: off)")
+	fl.DurationVar(&f.maxP99E2E, "max-p99-e2e", 0, "bound: p99 end-to-end latency in every phase (0: off)")
+	fl.DurationVar(&f.maxUnavailable, "max-unavailable", 0, "bound: longest time with no successful ack (0: off)")
+	fl.Float64Var(&f.minThroughput, "min-throughput", 0, "bound: least acked records/s in every phase (0: off)")
+	f.sec.register(fl)
+	return cmd
+}
+
+// config turns the flags into a steadystate.Config.
+func (f *steadyFlags) config() (steadystate.Config, error) {
+	acks, err := steadystate.ParseAcks(f.acks)
+	if err != nil {
+		return steadystate.Config{}, err
+	}
+	var boot []string
+	for _, b := range strings.Split(f.bootstrap, ",") {
+		if b = strings.TrimSpace(b); b != "" {
+			boot = append(boot, b)
+		}
+	}
+	h := steadystate.DefaultHypothesis()
+	h.All = steadystate.Bounds{
+		MinThroughput:  f.minThroughput,
+		MaxP99Ack:      f.maxP99Ack,
+		MaxP99E2E:      f.maxP99E2E,
+		MaxUnavailable: f.maxUnavailable,
+	}
+	cfg := steadystate.Config{
+		Bootstrap:         boot,
+		Topic:             f.topic,
+		Partitions:        f.partitions,
+		ReplicationFactor: f.rf,
+		MinInsyncReplicas: f.minISR,
+		Acks:              acks,
+		NoIdempotence:     !f.idempotence,
+		Rate:              f.rate,
+		RecordSize:        f.recordSize,
+		Producers:         f.producers,
+		Duration:          f.duration,
+		NumRecords:        f.numRecords,
+		DrainTimeout:      f.drainTimeout,
+		ProduceTimeout:    f.produceTimeout,
+		Hypothesis:        &h,
+	}
+	if f.numRecords > 0 && f.duration == 60*time.Second {
+		cfg.Duration = 0 // --num-records alone runs until the count, as the Kafka tool does
+	}
+	if err := f.sec.apply(&cfg); err != nil {
+		return steadystate.Config{}, err
+	}
+	return cfg, nil
+}
+
+// runSteadyState runs r with a live progress view and prints the outcome.
+func runSteadyState(ctx context.Context, r *steadystate.Runner, reportPath string, sigs <-chan os.Signal, cancel context.CancelFunc, stdout, stderr io.Writer) error {
+	cfg := r.Config()
+	fmt.Fprintf(stderr, "steady state: topic %s, %s, %d-byte records, acks=%s, idempotent=%t, %d producer(s); Ctrl-C ends the load gracefully, twice aborts\n",
+		cfg.Topic, rateText(cfg.Rate), cfg.RecordSize, cfg.Acks, !cfg.NoIdempotence, cfg.Producers)
+
+	done := make(chan struct{})
+	go func() {
+		n := 0
+		for {
+			select {
+			case <-done:
+				return
+			case <-sigs:
+				n++
+				if n == 1 {
+					fmt.Fprintln(stderr, "\ninterrupted: stopping the load, flushing and draining (Ctrl-C again to abort)")
+					r.Stop()
+				} else {
+					cancel()
+				}
+			}
+		}
+	}()
+	progDone := make(chan struct{})
+	go func() {
+		defer close(progDone)
+		showProgress(r, stderr, done)
+	}()
+
+	rep, runErr := r.Run(ctx)
+	close(done)
+	<-progDone
+	if rep == nil {
+		return fmt.Errorf("steady state: %w", runErr)
+	}
+	printReport(stdout, rep)
+	if reportPath != "" {
+		if err := writeJSON(reportPath, rep); err != nil {
+			return err
+		}
+		fmt.Fprintf(stdout, "report: %s\n", reportPath)
+	}
+	if runErr != nil {
+		return fmt.Errorf("steady state: %w", runErr)
+	}
+	if !rep.Passed() {
+		return errVerdictFailed
+	}
+	return nil
+}
+
+func rateText(rate int) string {
+	if rate == steadystate.RateUnlimited {
+		return "unlimited rate"
+	}
+	return fmt.Sprintf("%d records/s", rate)
+}
+
+// showProgress prints a live line until done is closed: redrawn in place on a
+// terminal, one line every ten seconds otherwise (CI logs).
+func showProgress(r *steadystate.Runner, w io.Writer, done <-chan struct{}) {
+	tty := isTerminal(w)
+	tick := time.NewTicker(progressEvery)
+	defer tick.Stop()
+	var last steadystate.Progress
+	for i := 1; ; i++ {
+		select {
+		case <-done:
+			if tty {
+				fmt.Fprintln(w)
+			}
+			return
+		case <-tick.C:
+		}
+		p := r.Progress()
+		line := fmt.Sprintf("%6.0fs  sent %d  acked %d (%d/s)  failed %d  consumed %d  lag %d",
+			p.Elapsed.Seconds(), p.Sent, p.Acked, p.Acked-last.Acked, p.Failed, p.Consumed, p.Acked-p.Consumed)
+		last = p
+		switch {
+		case tty:
+			fmt.Fprintf(w, "\r%-100s", line)
+		case i%10 == 0:
+			fmt.Fprintln(w, line)
+		}
+	}
+}
+
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	if !ok {
+		return false
+	}
+	st, err := f.Stat()
+	return err == nil && st.Mode()&os.ModeCharDevice != 0
+}
+
+// printReport prints the summary line, the record verdict and every bound.
+func printReport(w io.Writer, rep *steadystate.Report) {
+	fmt.Fprintln(w, rep.SummaryLine)
+	e2e := rep.Latency[steadystate.EndToEnd.String()]
+	fmt.Fprintf(w, "end-to-end latency: %.2f ms avg, %d ms 50th, %d ms 99th, %d ms 99.9th, %.2f ms max\n",
+		e2e.Mean/1000, e2e.P50/1000, e2e.P99/1000, e2e.P999/1000, float64(e2e.Max)/1000)
+	rec := rep.Records
+	fmt.Fprintf(w, "records: acked %d, consumed %d, lost %d, duplicates %d, reordered %d, unacked-but-seen %d\n",
+		rec.Acked, rec.Consumed, rec.Lost, rec.Duplicates, rec.Reordered, rec.UnackedSeen)
+	fmt.Fprintf(w, "longest unavailability: %s\n", rep.Unavailable.Round(time.Millisecond))
+	for _, l := range rec.LostExamples {
+		fmt.Fprintf(w, "  lost: partition %d producer %d seq %d..%d (%d records)\n", l.Partition, l.Producer, l.FirstSeq, l.LastSeq, l.Count)
+	}
+	for _, a := range rec.DuplicateExamples {
+		fmt.Fprintf(w, "  duplicate: partition %d offset %d producer %d seq %d\n", a.Partition, a.Offset, a.Producer, a.Seq)
+	}
+	for _, a := range rec.ReorderExamples {
+		fmt.Fprintf(w, "  reordered: partition %d offset %d producer %d seq %d after seq %d\n", a.Partition, a.Offset, a.Producer, a.Seq, a.PrevSeq)
+	}
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "VERDICT\tPHASE\tBOUND\tLIMIT\tOBSERVED")
+	for _, v := range rep.Verdicts {
+		verdict := "pass"
+		if !v.Passed {
+			verdict = "FAIL"
+		}
+		phase := string(v.Phase)
+		if phase == "" {
+			phase = "run"
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", verdict, phase, v.Bound, v.Limit, v.Observed)
+	}
+	for _, v := range rep.Violations {
+		if v.Bound == "final drain" {
+			fmt.Fprintf(tw, "FAIL\trun\t%s\t%s\t%s\n", v.Bound, v.Limit, v.Observed)
+		}
+	}
+	tw.Flush()
+	if rep.Passed() {
+		fmt.Fprintln(w, "PASS: every bound held")
+	} else {
+		fmt.Fprintf(w, "FAIL: %d bound(s) violated\n", len(rep.Violations))
+	}
+}
+
+func writeJSON(path string, v any) error {
+	if dir := filepath.Dir(path); dir != "" {
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return fmt.Errorf("write report: %w", err)
+		}
+	}
+	b, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		return fmt.Errorf("write report: %w", err)
+	}
+	if err := os.WriteFile(path, append(b, '\n'), 0o644); err != nil {
+		return fmt.Errorf("write report: %w", err)
+	}
+	return nil
+}
