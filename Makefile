@@ -5,12 +5,22 @@ GO            ?= go
 GOTESTFLAGS   ?=
 BIN           := bin/kafkachaos
 
-.PHONY: all build test unit lint bench kafka-dist clean
+.PHONY: all build chaos test unit lint bench bench-perf kafka-dist k8s-bin clean
 
 all: build
 
 build:
 	$(GO) build -o $(BIN) ./cmd/kafkachaos
+
+# The main job: the gate specs against local Kafka brokers, with Ginkgo's
+# JUnit and JSON reports and our report.json in reports/. The exit code is
+# the verdict.
+REPORTS := $(CURDIR)/reports
+chaos: kafka-dist
+	@mkdir -p $(REPORTS)
+	KAFKACHAOS_REPORT_DIR=$(REPORTS) $(GO) test -count=1 -timeout 60m ./suites/ -v -ginkgo.v \
+	  -ginkgo.label-filter='$(or $(LABELS),gate)' \
+	  -ginkgo.junit-report=$(REPORTS)/junit.xml -ginkgo.json-report=$(REPORTS)/ginkgo.json
 
 # The tests: unit tests against the kfake Kafka-protocol fake, and the
 # integration tests against real Kafka brokers (fetched with Maven).
@@ -29,9 +39,19 @@ lint:
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem ./steadystate/
 
+# kafkachaos steadystate against Kafka's ProducerPerformance and
+# EndToEndLatency on one local cluster; JSON results in bench/results/.
+bench-perf: kafka-dist
+	$(GO) run ./bench/perf -out bench/results
+
 # Apache Kafka's jars, fetched from Maven Central into .cache/kafka/<version>.
 kafka-dist:
 	bash scripts/fetch-kafka.sh $(KAFKA_VERSION)
+
+# kube-apiserver, kube-controller-manager and kube-scheduler, built once
+# into .cache/k8s/<version>/bin (about 12 minutes cold, a no-op when warm).
+k8s-bin:
+	bash scripts/build-k8s.sh
 
 clean:
 	rm -rf bin

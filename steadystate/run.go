@@ -20,6 +20,7 @@ import (
 const (
 	topicReadyTimeout = 60 * time.Second
 	topicPollInterval = 200 * time.Millisecond
+	offsetsTimeout    = 60 * time.Second
 	consumerPoll      = 250 * time.Millisecond
 	// abortFlushTimeout bounds the flush after ctx was cancelled.
 	abortFlushTimeout = 5 * time.Second
@@ -288,8 +289,28 @@ func (r *Runner) ensureTopic(ctx context.Context, adm *kadm.Client) (int32, erro
 	}
 }
 
-// endOffsets lists the high watermark of every partition.
+// endOffsets lists the high watermark of every partition. Leaders move
+// during chaos, so retriable errors (NOT_LEADER_FOR_PARTITION after a
+// failover) are retried until offsetsTimeout.
 func endOffsets(ctx context.Context, adm *kadm.Client, topic string, partitions int32) ([]int64, error) {
+	ctx, cancel := context.WithTimeout(ctx, offsetsTimeout)
+	defer cancel()
+	for {
+		out, err := listEndOffsets(ctx, adm, topic, partitions)
+		if err == nil || !kerr.IsRetriable(err) && !errors.Is(err, errPartitionMissing) {
+			return out, err
+		}
+		select {
+		case <-ctx.Done():
+			return nil, fmt.Errorf("%w (still failing after %s)", err, offsetsTimeout)
+		case <-time.After(topicPollInterval):
+		}
+	}
+}
+
+var errPartitionMissing = errors.New("partition missing")
+
+func listEndOffsets(ctx context.Context, adm *kadm.Client, topic string, partitions int32) ([]int64, error) {
 	lo, err := adm.ListEndOffsets(ctx, topic)
 	if err != nil {
 		return nil, fmt.Errorf("steadystate: list end offsets: %w", err)
@@ -301,7 +322,7 @@ func endOffsets(ctx context.Context, adm *kadm.Client, topic string, partitions 
 	for p := range partitions {
 		o, ok := lo.Lookup(topic, p)
 		if !ok {
-			return nil, fmt.Errorf("steadystate: list end offsets: partition %d missing", p)
+			return nil, fmt.Errorf("steadystate: list end offsets of partition %d: %w", p, errPartitionMissing)
 		}
 		out[p] = o.Offset
 	}

@@ -1,0 +1,2 @@
+// Package brokers maps Kubernetes pods to Kafka brokers and checks Kafka-side health.
+package brokers
