@@ -1,0 +1,484 @@
+package localcluster
+
+import (
+	"context"
+	"crypto/tls"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"time"
+
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/clientcmd"
+	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
+)
+
+// Addresses and names of the local cluster.
+const (
+	host          = "127.0.0.1"
+	clusterDomain = "cluster.local"
+	// ServiceCIDR is the service cluster IP range: inside loopback, so that
+	// nothing of the cluster's ever points off this machine.
+	ServiceCIDR = "127.96.0.0/16"
+	serviceIP   = "127.96.0.1" // the kubernetes service
+	contextName = "kafkachaos-local"
+)
+
+// Timeouts of bringing the control plane up.
+const (
+	etcdReadyTimeout      = 60 * time.Second
+	apiserverReadyTimeout = 3 * time.Minute
+	componentReadyTimeout = 2 * time.Minute
+	readyPoll             = 250 * time.Millisecond
+)
+
+// KubernetesVersion is the release the control plane is built from
+// (localcluster/build/go.mod).
+const KubernetesVersion = "v1.37.2"
+
+// Option configures a Cluster.
+type Option func(*Cluster)
+
+// WithStateDir sets the directory that holds the cluster's state (PKI, etcd
+// data, logs, pid files, kubeconfig), overriding the default
+// $HOME/.kafkachaos/local.
+func WithStateDir(dir string) Option { return func(c *Cluster) { c.dir = dir } }
+
+// WithBinDir sets where kube-apiserver, kube-controller-manager and
+// kube-scheduler are, overriding the default .cache/k8s/<version>/bin of the
+// repository (found from the current directory upwards).
+func WithBinDir(dir string) Option { return func(c *Cluster) { c.binDir = dir } }
+
+// WithLogf sets where progress lines go, overriding the default of none.
+func WithLogf(logf func(format string, args ...any)) Option {
+	return func(c *Cluster) { c.logf = logf }
+}
+
+// Cluster is the embedded local Kubernetes cluster.
+type Cluster struct {
+	dir    string
+	binDir string
+	logf   func(string, ...any)
+}
+
+// New returns the cluster whose state lives in the state dir. It starts
+// nothing.
+func New(opts ...Option) (*Cluster, error) {
+	c := &Cluster{logf: func(string, ...any) {}}
+	for _, o := range opts {
+		o(c)
+	}
+	if c.dir == "" {
+		home, err := os.UserHomeDir()
+		if err != nil {
+			return nil, fmt.Errorf("localcluster: no state dir: %w", err)
+		}
+		c.dir = filepath.Join(home, ".kafkachaos", "local")
+	}
+	dir, err := filepath.Abs(c.dir)
+	if err != nil {
+		return nil, fmt.Errorf("localcluster: %w", err)
+	}
+	c.dir = dir
+	return c, nil
+}
+
+// StateDir returns the directory of the cluster's state.
+func (c *Cluster) StateDir() string { return c.dir }
+
+// KubeconfigPath is where Up writes the admin kubeconfig.
+func (c *Cluster) KubeconfigPath() string { return filepath.Join(c.dir, "kubeconfig") }
+
+func (c *Cluster) pki() pki { return pki{dir: filepath.Join(c.dir, "pki")} }
+
+// The daemons, in start order.
+func (c *Cluster) etcd() daemon        { return daemon{"etcd", c.dir} }
+func (c *Cluster) apiserver() daemon   { return daemon{"kube-apiserver", c.dir} }
+func (c *Cluster) controllers() daemon { return daemon{"kube-controller-manager", c.dir} }
+func (c *Cluster) scheduler() daemon   { return daemon{"kube-scheduler", c.dir} }
+
+func (c *Cluster) daemons() []daemon {
+	return []daemon{c.etcd(), c.apiserver(), c.controllers(), c.scheduler()}
+}
+
+// ports are the cluster's loopback ports, kept in the state dir so that a
+// restarted cluster keeps its addresses and its kubeconfig stays valid.
+type ports struct {
+	EtcdClient  int `json:"etcdClient"`
+	EtcdPeer    int `json:"etcdPeer"`
+	APIServer   int `json:"apiserver"`
+	Controllers int `json:"controllerManager"`
+	Scheduler   int `json:"scheduler"`
+}
+
+func (c *Cluster) ports() (ports, error) {
+	path := filepath.Join(c.dir, "ports.json")
+	var p ports
+	if raw, err := os.ReadFile(path); err == nil {
+		if err := json.Unmarshal(raw, &p); err == nil && p.APIServer != 0 {
+			return p, nil
+		}
+	}
+	free, err := freePorts(5)
+	if err != nil {
+		return p, err
+	}
+	p = ports{EtcdClient: free[0], EtcdPeer: free[1], APIServer: free[2], Controllers: free[3], Scheduler: free[4]}
+	raw, _ := json.Marshal(p)
+	if err := os.WriteFile(path, raw, 0o644); err != nil {
+		return p, fmt.Errorf("localcluster: %w", err)
+	}
+	return p, nil
+}
+
+// Up starts whatever part of the control plane is not running, and returns
+// once the API server is ready and the controller manager and scheduler are
+// healthy. It is idempotent.
+func (c *Cluster) Up(ctx context.Context) error {
+	bins, err := c.binaries()
+	if err != nil {
+		return err
+	}
+	if err := os.MkdirAll(c.dir, 0o755); err != nil {
+		return fmt.Errorf("localcluster: %w", err)
+	}
+	p, err := c.ports()
+	if err != nil {
+		return err
+	}
+	pk := c.pki()
+	if err := pk.ensure(net.ParseIP(serviceIP)); err != nil {
+		return err
+	}
+	if err := c.writeKubeconfig(p); err != nil {
+		return err
+	}
+
+	if _, ok := c.etcd().running(); !ok {
+		c.logf("starting etcd on %s:%d", host, p.EtcdClient)
+		if _, err := c.etcd().start(bins.etcd,
+			"--name", "kafkachaos",
+			"--data-dir", filepath.Join(c.dir, "etcd"),
+			"--listen-client-urls", fmt.Sprintf("http://%s:%d", host, p.EtcdClient),
+			"--advertise-client-urls", fmt.Sprintf("http://%s:%d", host, p.EtcdClient),
+			"--listen-peer-urls", fmt.Sprintf("http://%s:%d", host, p.EtcdPeer),
+			"--initial-advertise-peer-urls", fmt.Sprintf("http://%s:%d", host, p.EtcdPeer),
+			"--initial-cluster", fmt.Sprintf("kafkachaos=http://%s:%d", host, p.EtcdPeer),
+			"--quota-backend-bytes", strconv.Itoa(2<<30),
+		); err != nil {
+			return err
+		}
+	}
+	if err := c.waitHTTP(ctx, "etcd", fmt.Sprintf("http://%s:%d/health", host, p.EtcdClient), nil, etcdReadyTimeout); err != nil {
+		return err
+	}
+
+	if _, ok := c.apiserver().running(); !ok {
+		c.logf("starting kube-apiserver %s on https://%s:%d", KubernetesVersion, host, p.APIServer)
+		if _, err := c.apiserver().start(bins.apiserver,
+			"--etcd-servers", fmt.Sprintf("http://%s:%d", host, p.EtcdClient),
+			"--bind-address", host,
+			"--advertise-address", host,
+			"--secure-port", strconv.Itoa(p.APIServer),
+			"--endpoint-reconciler-type", "none",
+			"--service-cluster-ip-range", ServiceCIDR,
+			"--client-ca-file", pk.path(caCert),
+			"--tls-cert-file", pk.path(apiserverCert),
+			"--tls-private-key-file", pk.path(apiserverKey),
+			"--kubelet-client-certificate", pk.path(adminCert),
+			"--kubelet-client-key", pk.path(adminKey),
+			"--kubelet-preferred-address-types", "InternalIP",
+			"--service-account-issuer", "https://kubernetes.default.svc."+clusterDomain,
+			"--service-account-key-file", pk.path(saPub),
+			"--service-account-signing-key-file", pk.path(saKey),
+			"--authorization-mode", "Node,RBAC",
+			"--allow-privileged=true",
+			"--profiling=false",
+		); err != nil {
+			return err
+		}
+	}
+	tlsCfg, err := c.adminTLS()
+	if err != nil {
+		return err
+	}
+	if err := c.waitHTTP(ctx, "kube-apiserver", fmt.Sprintf("https://%s:%d/readyz", host, p.APIServer), tlsCfg, apiserverReadyTimeout); err != nil {
+		return err
+	}
+
+	kubeconfig := c.KubeconfigPath()
+	if _, ok := c.controllers().running(); !ok {
+		c.logf("starting kube-controller-manager")
+		if _, err := c.controllers().start(bins.controllers,
+			"--kubeconfig", kubeconfig,
+			"--authentication-kubeconfig", kubeconfig,
+			"--authorization-kubeconfig", kubeconfig,
+			"--bind-address", host,
+			"--secure-port", strconv.Itoa(p.Controllers),
+			"--controllers", "*,-node-ipam-controller",
+			"--service-account-private-key-file", pk.path(saKey),
+			"--root-ca-file", pk.path(caCert),
+			"--cluster-signing-cert-file", pk.path(caCert),
+			"--cluster-signing-key-file", pk.path(caKey),
+			"--use-service-account-credentials=true",
+			"--leader-elect=false",
+			"--profiling=false",
+		); err != nil {
+			return err
+		}
+	}
+	if _, ok := c.scheduler().running(); !ok {
+		c.logf("starting kube-scheduler")
+		if _, err := c.scheduler().start(bins.scheduler,
+			"--kubeconfig", kubeconfig,
+			"--authentication-kubeconfig", kubeconfig,
+			"--authorization-kubeconfig", kubeconfig,
+			"--bind-address", host,
+			"--secure-port", strconv.Itoa(p.Scheduler),
+			"--leader-elect=false",
+			"--profiling=false",
+		); err != nil {
+			return err
+		}
+	}
+	insecure := &tls.Config{InsecureSkipVerify: true} //nolint:gosec // self-signed serving certs of our own components on loopback
+	if err := c.waitHTTP(ctx, "kube-controller-manager", fmt.Sprintf("https://%s:%d/healthz", host, p.Controllers), insecure, componentReadyTimeout); err != nil {
+		return err
+	}
+	if err := c.waitHTTP(ctx, "kube-scheduler", fmt.Sprintf("https://%s:%d/healthz", host, p.Scheduler), insecure, componentReadyTimeout); err != nil {
+		return err
+	}
+	return nil
+}
+
+// Down stops every daemon of the cluster, the last started first. With purge
+// it also deletes the state dir. Stopping a cluster that is not running
+// succeeds.
+func (c *Cluster) Down(ctx context.Context, purge bool) error {
+	var errs []error
+	ds := c.daemons()
+	for i := len(ds) - 1; i >= 0; i-- {
+		if _, ok := ds[i].running(); ok {
+			c.logf("stopping %s", ds[i].name)
+		}
+		if err := ds[i].stop(ctx); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	if purge && len(errs) == 0 {
+		if err := os.RemoveAll(c.dir); err != nil {
+			errs = append(errs, fmt.Errorf("localcluster: purge: %w", err))
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// ComponentStatus is one daemon's state.
+type ComponentStatus struct {
+	Name    string `json:"name"`
+	Running bool   `json:"running"`
+	PID     int    `json:"pid,omitempty"`
+	Log     string `json:"log"`
+}
+
+// Status reports which daemons are running.
+func (c *Cluster) Status() []ComponentStatus {
+	var out []ComponentStatus
+	for _, d := range c.daemons() {
+		pid, ok := d.running()
+		out = append(out, ComponentStatus{Name: d.name, Running: ok, PID: pid, Log: d.logFile()})
+	}
+	return out
+}
+
+// RESTConfig returns a client config for the admin user.
+func (c *Cluster) RESTConfig() (*rest.Config, error) {
+	cfg, err := clientcmd.BuildConfigFromFlags("", c.KubeconfigPath())
+	if err != nil {
+		return nil, fmt.Errorf("localcluster: kubeconfig: %w", err)
+	}
+	return cfg, nil
+}
+
+// Clientset returns a clientset for the admin user.
+func (c *Cluster) Clientset() (kubernetes.Interface, error) {
+	cfg, err := c.RESTConfig()
+	if err != nil {
+		return nil, err
+	}
+	return kubernetes.NewForConfig(cfg)
+}
+
+func (c *Cluster) writeKubeconfig(p ports) error {
+	pk := c.pki()
+	ca, err := os.ReadFile(pk.path(caCert))
+	if err != nil {
+		return fmt.Errorf("localcluster: kubeconfig: %w", err)
+	}
+	cert, err := os.ReadFile(pk.path(adminCert))
+	if err != nil {
+		return fmt.Errorf("localcluster: kubeconfig: %w", err)
+	}
+	key, err := os.ReadFile(pk.path(adminKey))
+	if err != nil {
+		return fmt.Errorf("localcluster: kubeconfig: %w", err)
+	}
+	cfg := clientcmdapi.NewConfig()
+	cfg.Clusters[contextName] = &clientcmdapi.Cluster{
+		Server:                   fmt.Sprintf("https://%s:%d", host, p.APIServer),
+		CertificateAuthorityData: ca,
+	}
+	cfg.AuthInfos[contextName] = &clientcmdapi.AuthInfo{ClientCertificateData: cert, ClientKeyData: key}
+	cfg.Contexts[contextName] = &clientcmdapi.Context{Cluster: contextName, AuthInfo: contextName}
+	cfg.CurrentContext = contextName
+	if err := clientcmd.WriteToFile(*cfg, c.KubeconfigPath()); err != nil {
+		return fmt.Errorf("localcluster: kubeconfig: %w", err)
+	}
+	return nil
+}
+
+func (c *Cluster) adminTLS() (*tls.Config, error) {
+	cfg, err := c.RESTConfig()
+	if err != nil {
+		return nil, err
+	}
+	return rest.TLSConfigFor(cfg)
+}
+
+// waitHTTP polls url until it answers 200, failing early if the daemon
+// died, and saying what it saw last.
+func (c *Cluster) waitHTTP(ctx context.Context, name, url string, tlsCfg *tls.Config, timeout time.Duration) error {
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	client := &http.Client{Timeout: 5 * time.Second, Transport: &http.Transport{TLSClientConfig: tlsCfg}}
+	defer client.CloseIdleConnections()
+	last := "no answer yet"
+	d := daemon{name, c.dir}
+	for {
+		req, _ := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+		resp, err := client.Do(req)
+		if err == nil {
+			body, _ := io.ReadAll(io.LimitReader(resp.Body, 2048))
+			resp.Body.Close()
+			if resp.StatusCode == http.StatusOK {
+				return nil
+			}
+			last = fmt.Sprintf("HTTP %d: %s", resp.StatusCode, body)
+		} else {
+			last = err.Error()
+		}
+		if _, ok := d.running(); !ok {
+			return fmt.Errorf("localcluster: %s exited; last lines of %s:\n%s", name, d.logFile(), tailFile(d.logFile(), 30))
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("localcluster: %s not ready after %s: %s; log: %s", name, timeout, last, d.logFile())
+		case <-time.After(readyPoll):
+		}
+	}
+}
+
+// binaries are the programs the control plane runs.
+type binaries struct{ etcd, apiserver, controllers, scheduler string }
+
+func (c *Cluster) binaries() (binaries, error) {
+	etcd, err := exec.LookPath("etcd")
+	if err != nil {
+		return binaries{}, errors.New("localcluster: etcd not found: install Debian's etcd-server (apt-get install etcd-server)")
+	}
+	dir := c.binDir
+	if dir == "" {
+		dir, err = findUp(filepath.Join(".cache", "k8s", KubernetesVersion, "bin", ".stamp"))
+		if err != nil {
+			return binaries{}, fmt.Errorf("localcluster: the control plane is not built: run `make k8s-bin` (about 12 minutes the first time): %w", err)
+		}
+		dir = filepath.Dir(dir)
+	}
+	b := binaries{
+		etcd:        etcd,
+		apiserver:   filepath.Join(dir, "kube-apiserver"),
+		controllers: filepath.Join(dir, "kube-controller-manager"),
+		scheduler:   filepath.Join(dir, "kube-scheduler"),
+	}
+	for _, p := range []string{b.apiserver, b.controllers, b.scheduler} {
+		if !exists(p) {
+			return binaries{}, fmt.Errorf("localcluster: %s missing: run `make k8s-bin`", p)
+		}
+	}
+	return b, nil
+}
+
+// findUp looks for rel under the current directory and its parents.
+func findUp(rel string) (string, error) {
+	wd, err := os.Getwd()
+	if err != nil {
+		return "", err
+	}
+	for dir := wd; ; dir = filepath.Dir(dir) {
+		if p := filepath.Join(dir, rel); exists(p) {
+			return p, nil
+		}
+		if dir == filepath.Dir(dir) {
+			return "", fmt.Errorf("no %s in %s or a parent", rel, wd)
+		}
+	}
+}
+
+func freePorts(n int) ([]int, error) {
+	var out []int
+	var lns []net.Listener
+	defer func() {
+		for _, l := range lns {
+			_ = l.Close()
+		}
+	}()
+	for range n {
+		l, err := net.Listen("tcp", net.JoinHostPort(host, "0"))
+		if err != nil {
+			return nil, fmt.Errorf("localcluster: free port: %w", err)
+		}
+		lns = append(lns, l)
+		out = append(out, l.Addr().(*net.TCPAddr).Port)
+	}
+	return out, nil
+}
+
+// tailFile returns the last n lines of path, or why it cannot.
+func tailFile(path string, n int) string {
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		return err.Error()
+	}
+	lines := splitLines(string(raw))
+	if len(lines) > n {
+		lines = lines[len(lines)-n:]
+	}
+	out := ""
+	for _, l := range lines {
+		out += l + "\n"
+	}
+	return out
+}
+
+func splitLines(s string) []string {
+	var out []string
+	start := 0
+	for i := 0; i < len(s); i++ {
+		if s[i] == '\n' {
+			out = append(out, s[start:i])
+			start = i + 1
+		}
+	}
+	if start < len(s) {
+		out = append(out, s[start:])
+	}
+	return out
+}

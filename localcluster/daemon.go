@@ -1,0 +1,153 @@
+package localcluster
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+)
+
+// Limits for stopping a daemon.
+const (
+	daemonStopGrace = 10 * time.Second
+	daemonPoll      = 100 * time.Millisecond
+)
+
+// daemon is a process the cluster starts and tracks by a pid file, so that a
+// later `cluster down` (another process) finds and stops it. The pid file
+// also records the process's start time, so a reused pid is never signalled.
+type daemon struct {
+	name string
+	dir  string // the cluster's state dir
+}
+
+func (d daemon) pidFile() string { return filepath.Join(d.dir, "run", d.name+".pid") }
+func (d daemon) logFile() string { return filepath.Join(d.dir, "logs", d.name+".log") }
+
+// start runs path with args in its own process group, logging to logFile.
+// The process outlives the caller: it is not tied to the caller's life.
+func (d daemon) start(path string, args ...string) (int, error) {
+	for _, dir := range []string{filepath.Dir(d.pidFile()), filepath.Dir(d.logFile())} {
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return 0, fmt.Errorf("localcluster: %s: %w", d.name, err)
+		}
+	}
+	logf, err := os.OpenFile(d.logFile(), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+	if err != nil {
+		return 0, fmt.Errorf("localcluster: %s: %w", d.name, err)
+	}
+	defer logf.Close()
+	cmd := exec.Command(path, args...)
+	cmd.Stdout, cmd.Stderr, cmd.Dir = logf, logf, d.dir
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	if err := cmd.Start(); err != nil {
+		return 0, fmt.Errorf("localcluster: start %s: %w", d.name, err)
+	}
+	pid := cmd.Process.Pid
+	go func() { _ = cmd.Wait() }() // reap it if it dies while we live
+	st, err := startTime(pid)
+	if err != nil {
+		return 0, fmt.Errorf("localcluster: %s: %w", d.name, err)
+	}
+	if err := os.WriteFile(d.pidFile(), []byte(fmt.Sprintf("%d %d\n", pid, st)), 0o644); err != nil {
+		return 0, fmt.Errorf("localcluster: %s: %w", d.name, err)
+	}
+	return pid, nil
+}
+
+// running returns the daemon's pid if its pid file names a live process
+// that is still the one started (same start time, not a zombie).
+func (d daemon) running() (int, bool) {
+	raw, err := os.ReadFile(d.pidFile())
+	if err != nil {
+		return 0, false
+	}
+	var pid int
+	var st uint64
+	if _, err := fmt.Sscanf(string(raw), "%d %d", &pid, &st); err != nil || pid <= 0 {
+		return 0, false
+	}
+	got, err := startTime(pid)
+	if err != nil || got != st || zombie(pid) {
+		return 0, false
+	}
+	return pid, true
+}
+
+// stop sends SIGTERM to the daemon's process group, then SIGKILL after a
+// grace period, and removes the pid file. Stopping a daemon that is not
+// running succeeds.
+func (d daemon) stop(ctx context.Context) error {
+	pid, ok := d.running()
+	if ok {
+		_ = syscall.Kill(-pid, syscall.SIGTERM)
+		deadline := time.Now().Add(daemonStopGrace)
+		for {
+			if _, still := d.running(); !still {
+				break
+			}
+			if time.Now().After(deadline) || ctx.Err() != nil {
+				_ = syscall.Kill(-pid, syscall.SIGKILL)
+				if err := d.waitGone(); err != nil {
+					return err
+				}
+				break
+			}
+			time.Sleep(daemonPoll) // polling a process we cannot wait on
+		}
+	}
+	if err := os.Remove(d.pidFile()); err != nil && !errors.Is(err, os.ErrNotExist) {
+		return fmt.Errorf("localcluster: %s: %w", d.name, err)
+	}
+	return nil
+}
+
+func (d daemon) waitGone() error {
+	for range 50 {
+		if _, still := d.running(); !still {
+			return nil
+		}
+		time.Sleep(daemonPoll)
+	}
+	return fmt.Errorf("localcluster: %s survived SIGKILL", d.name)
+}
+
+// startTime reads field 22 of /proc/<pid>/stat: the process's start time in
+// clock ticks since boot.
+func startTime(pid int) (uint64, error) {
+	fields, err := statFields(pid)
+	if err != nil {
+		return 0, err
+	}
+	return strconv.ParseUint(fields[19], 10, 64)
+}
+
+func zombie(pid int) bool {
+	fields, err := statFields(pid)
+	return err != nil || fields[0] == "Z" || fields[0] == "X"
+}
+
+// statFields returns the fields of /proc/<pid>/stat after the command name,
+// starting with the state (field 3).
+func statFields(pid int) ([]string, error) {
+	raw, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return nil, err
+	}
+	s := string(raw)
+	i := strings.LastIndexByte(s, ')')
+	if i < 0 {
+		return nil, fmt.Errorf("malformed /proc/%d/stat", pid)
+	}
+	f := strings.Fields(s[i+1:])
+	if len(f) < 20 {
+		return nil, fmt.Errorf("malformed /proc/%d/stat", pid)
+	}
+	return f, nil
+}
