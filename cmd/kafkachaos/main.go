@@ -74,6 +74,6 @@ func newRootCmd(ctx context.Context, sigs <-chan os.Signal, cancel context.Cance
 	root.SetOut(stdout)
 	root.SetErr(stderr)
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
-	root.AddCommand(newSteadyStateCmd(ctx, sigs, cancel))
+	root.AddCommand(newSteadyStateCmd(ctx, sigs, cancel), newClusterCmd(ctx))
 	return root
 }
