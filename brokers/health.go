@@ -2,14 +2,39 @@ package brokers
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kerr"
+	"github.com/twmb/franz-go/pkg/kgo"
 	"github.com/twmb/franz-go/pkg/kmsg"
 )
+
+// Client sends requests to a Kafka cluster: FromKgo adapts a *kgo.Client.
+type Client interface {
+	// Request sends req where the client routes it (any broker, or the
+	// controller for admin requests).
+	Request(ctx context.Context, req kmsg.Request) (kmsg.Response, error)
+	// RequestBroker sends req to broker id alone.
+	RequestBroker(ctx context.Context, id int32, req kmsg.Request) (kmsg.Response, error)
+}
+
+// FromKgo returns cl as a Client.
+func FromKgo(cl *kgo.Client) Client { return kgoClient{cl} }
+
+type kgoClient struct{ cl *kgo.Client }
+
+func (k kgoClient) Request(ctx context.Context, req kmsg.Request) (kmsg.Response, error) {
+	return k.cl.Request(ctx, req)
+}
+
+func (k kgoClient) RequestBroker(ctx context.Context, id int32, req kmsg.Request) (kmsg.Response, error) {
+	return k.cl.Broker(int(id)).Request(ctx, req)
+}
 
 // MetadataTopic is the KRaft metadata log's topic, whose quorum CheckHealth
 // describes.
@@ -23,8 +48,10 @@ const (
 	// (metadata.max.idle.interval.ms), so a voter that stopped fetching
 	// trails by more than this within about 5 s.
 	DefaultMaxQuorumLag = 10
-	// DefaultMaxQuorumLagTime is the default of WithMaxQuorumLagTime.
-	DefaultMaxQuorumLagTime = 5 * time.Second
+	// DefaultMaxQuorumLagTime is the default of WithMaxQuorumLagTime: the
+	// default controller.quorum.fetch.timeout.ms, after which a follower
+	// that heard nothing from the leader starts an election.
+	DefaultMaxQuorumLagTime = 2 * time.Second
 )
 
 // maxListed caps the partitions that Problems names one by one per kind.
@@ -69,7 +96,7 @@ func WithMaxQuorumLag(records int64) HealthOption {
 
 // WithMaxQuorumLagTime sets how long ago, by the leader's clock, a voter may
 // have last been caught up, overriding the default DefaultMaxQuorumLagTime
-// (5s).
+// (2s).
 func WithMaxQuorumLagTime(d time.Duration) HealthOption {
 	return func(e *Expectations) { e.MaxQuorumLagTime = d }
 }
@@ -88,8 +115,21 @@ type Health struct {
 	Offline     []PartitionState // no leader
 	Errored     []PartitionState // the topic or partition came with an error
 
+	// From a metadata request sent to each registered broker alone (only
+	// the expected ones, with WithBrokers): those that did not answer, or
+	// did not list themselves as registered. Until a restarted broker
+	// serves requests, Kafka's metadata can still show its previous
+	// incarnation as registered and in every ISR.
+	Unanswered []BrokerError
+
 	// From a DescribeQuorum request for the metadata log.
 	Quorum Quorum
+}
+
+// BrokerError is why a broker failed the request sent to it alone.
+type BrokerError struct {
+	ID  int32
+	Err error
 }
 
 // PartitionState is one partition as the metadata response described it.
@@ -134,15 +174,16 @@ func (q Quorum) VoterIDs() []int32 {
 	return ids
 }
 
-// CheckHealth asks the cluster behind cl (a *kgo.Client will do) for fresh
-// metadata of every topic and for the state of the KRaft metadata quorum,
-// and returns what it saw. It does not use the client's metadata cache, so a
-// broker that went away is seen as soon as Kafka itself says so.
+// CheckHealth asks the cluster behind cl for fresh metadata of every topic,
+// asks each broker alone whether it serves requests, and asks for the state
+// of the KRaft metadata quorum; it returns what it saw. It uses no client
+// metadata cache: a broker that went away is seen as soon as it stops
+// answering.
 //
 // Failed requests and error codes in the answers are recorded in the
 // returned Health (MetadataErr, Quorum.Err, PartitionState.Err) and show up
 // in its Problems; the error is only for a cancelled ctx.
-func CheckHealth(ctx context.Context, cl kmsg.Requestor, opts ...HealthOption) (Health, error) {
+func CheckHealth(ctx context.Context, cl Client, opts ...HealthOption) (Health, error) {
 	h := Health{Expected: Expectations{
 		MaxQuorumLag:     DefaultMaxQuorumLag,
 		MaxQuorumLagTime: DefaultMaxQuorumLagTime,
@@ -151,6 +192,14 @@ func CheckHealth(ctx context.Context, cl kmsg.Requestor, opts ...HealthOption) (
 		o(&h.Expected)
 	}
 	h.observeMetadata(ctx, cl)
+	if h.MetadataErr == nil {
+		// Unregistered brokers are a problem already.
+		ids := h.Brokers
+		if len(h.Expected.Brokers) > 0 {
+			ids = intersect(h.Expected.Brokers, h.Brokers)
+		}
+		h.Unanswered = probeBrokers(ctx, cl, ids)
+	}
 	h.Quorum = describeQuorum(ctx, cl)
 	if err := ctx.Err(); err != nil {
 		return h, fmt.Errorf("brokers: checking health: %w", err)
@@ -158,7 +207,7 @@ func CheckHealth(ctx context.Context, cl kmsg.Requestor, opts ...HealthOption) (
 	return h, nil
 }
 
-func (h *Health) observeMetadata(ctx context.Context, cl kmsg.Requestor) {
+func (h *Health) observeMetadata(ctx context.Context, cl Client) {
 	req := kmsg.NewPtrMetadataRequest() // nil Topics: all topics
 	resp, err := req.RequestWith(ctx, cl)
 	if err != nil {
@@ -214,7 +263,45 @@ func (h *Health) observeMetadata(ctx context.Context, cl kmsg.Requestor) {
 	}
 }
 
-func describeQuorum(ctx context.Context, cl kmsg.Requestor) Quorum {
+// probeBrokers sends a metadata request for no topics to each broker in ids
+// alone, at once, and returns those that did not answer or did not list
+// themselves, by ID.
+func probeBrokers(ctx context.Context, cl Client, ids []int32) []BrokerError {
+	errs := make([]error, len(ids))
+	var wg sync.WaitGroup
+	for i, id := range ids {
+		wg.Go(func() {
+			req := kmsg.NewPtrMetadataRequest()
+			req.Topics = []kmsg.MetadataRequestTopic{} // none
+			kresp, err := cl.RequestBroker(ctx, id, req)
+			if err != nil {
+				errs[i] = err
+				return
+			}
+			resp, ok := kresp.(*kmsg.MetadataResponse)
+			if !ok {
+				errs[i] = fmt.Errorf("answered a metadata request with %T", kresp)
+				return
+			}
+			for _, b := range resp.Brokers {
+				if b.NodeID == id {
+					return
+				}
+			}
+			errs[i] = errors.New("answers, but does not list itself as registered")
+		})
+	}
+	wg.Wait()
+	var out []BrokerError
+	for i, err := range errs {
+		if err != nil {
+			out = append(out, BrokerError{ID: ids[i], Err: err})
+		}
+	}
+	return out
+}
+
+func describeQuorum(ctx context.Context, cl Client) Quorum {
 	q := Quorum{LeaderID: -1}
 	req := kmsg.NewPtrDescribeQuorumRequest()
 	rt := kmsg.NewDescribeQuorumRequestTopic()
@@ -276,7 +363,8 @@ func describeQuorum(ctx context.Context, cl kmsg.Requestor) Quorum {
 func (h Health) Healthy() bool { return len(h.Problems()) == 0 }
 
 // Problems names, one line each, everything that keeps h from being healthy:
-// unreachable metadata, a wrong cluster ID, missing brokers, partitions with
+// unreachable metadata, a wrong cluster ID, missing brokers, brokers that do
+// not answer requests sent to them alone, partitions with
 // no leader, with an error or with an ISR smaller than their replica set,
 // and a quorum with no leader, other voters than expected, or voters that
 // are not caught up. At most 10 partitions of each kind are named one by one.
@@ -294,6 +382,9 @@ func (h Health) Problems() []string {
 			add("brokers %v not registered (registered: %v)", missing, h.Brokers)
 		} else if len(h.Brokers) == 0 {
 			add("no broker registered")
+		}
+		for _, b := range h.Unanswered {
+			add("broker %d: %v", b.ID, b.Err)
 		}
 		listPartitions(add, "offline", h.Offline, func(p PartitionState) string {
 			return fmt.Sprintf("no leader; replicas %v, ISR %v, offline replicas %v", p.Replicas, p.ISR, p.OfflineReplicas)
@@ -370,6 +461,17 @@ func subtract(want, have []int32) []int32 {
 	var out []int32
 	for _, id := range want {
 		if !slices.Contains(have, id) {
+			out = append(out, id)
+		}
+	}
+	return out
+}
+
+// intersect returns the IDs of a that are also in b, in a's order.
+func intersect(a, b []int32) []int32 {
+	var out []int32
+	for _, id := range a {
+		if slices.Contains(b, id) {
 			out = append(out, id)
 		}
 	}

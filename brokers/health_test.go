@@ -13,11 +13,28 @@ import (
 )
 
 // fakeKafka answers Metadata and DescribeQuorum requests with canned answers.
+// A metadata request to one broker alone is answered with the cluster's
+// metadata, unless down names that broker.
 type fakeKafka struct {
 	metadata    *kmsg.MetadataResponse
 	metadataErr error
 	quorum      *kmsg.DescribeQuorumResponse
 	quorumErr   error
+	down        map[int32]error                  // brokers that do not answer alone
+	views       map[int32]*kmsg.MetadataResponse // brokers that answer alone with other metadata
+}
+
+func (f fakeKafka) RequestBroker(ctx context.Context, id int32, req kmsg.Request) (kmsg.Response, error) {
+	if err := f.down[id]; err != nil {
+		return nil, err
+	}
+	if _, ok := req.(*kmsg.MetadataRequest); !ok {
+		return nil, errors.New("fakeKafka: unexpected request to one broker")
+	}
+	if v, ok := f.views[id]; ok {
+		return v, nil
+	}
+	return f.Request(ctx, req)
 }
 
 func (f fakeKafka) Request(_ context.Context, req kmsg.Request) (kmsg.Response, error) {
@@ -114,6 +131,19 @@ func TestCheckHealth(t *testing.T) {
 			},
 		},
 		{
+			name: "restarted broker not serving yet",
+			kafka: fakeKafka{metadata: metadata(all, full), quorum: quorum(0, caughtUp),
+				down: map[int32]error{1: errors.New("unable to dial: dial tcp 127.0.0.1:9093: connect: connection refused")}},
+			opts: expect,
+			want: []string{"broker 1: unable to dial: dial tcp 127.0.0.1:9093: connect: connection refused"},
+		},
+		{
+			name: "broker that does not list itself",
+			kafka: fakeKafka{metadata: metadata(all, full), quorum: quorum(0, caughtUp),
+				views: map[int32]*kmsg.MetadataResponse{2: metadata([]int32{0, 1})}},
+			want: []string{"broker 2: answers, but does not list itself as registered"},
+		},
+		{
 			name:  "offline partition",
 			kafka: fakeKafka{metadata: metadata(all, [2][]int32{{1}, {}}), quorum: quorum(0, caughtUp)},
 			opts:  expect,
@@ -149,13 +179,13 @@ func TestCheckHealth(t *testing.T) {
 			name:  "voter behind in time",
 			kafka: fakeKafka{metadata: metadata(all, full), quorum: quorum(1, map[int32][2]int64{0: {95, 40_000}, 1: {100, 50_000}, 2: {100, 50_000}})},
 			opts:  expect,
-			want:  []string{"quorum: voter 0 was last caught up with leader 1 10s before it (max 5s)"},
+			want:  []string{"quorum: voter 0 was last caught up with leader 1 10s before it (max 2s)"},
 		},
 		{
 			name:  "voter never caught up",
 			kafka: fakeKafka{metadata: metadata(all, full), quorum: quorum(1, map[int32][2]int64{0: {100, -1}, 1: {100, 50_000}, 2: {100, 50_000}})},
 			opts:  expect,
-			want:  []string{"quorum: voter 0 was last caught up with leader 1 an unknown time before it (max 5s)"},
+			want:  []string{"quorum: voter 0 was last caught up with leader 1 an unknown time before it (max 2s)"},
 		},
 		{
 			name:  "lag limits are options",

@@ -54,6 +54,18 @@ type Dist struct {
 // Classpath returns the java -cp argument that loads every jar of d.
 func (d Dist) Classpath() string { return filepath.Join(d.LibsDir, "*") }
 
+// SharedArchive returns the class-data-sharing archive that the fetch script
+// recorded beside LibsDir (kafka.jsa), for java -XX:SharedArchiveFile, or ""
+// if there is none. A JVM that cannot use it (another JVM build, or another
+// classpath) warns and starts without it.
+func (d Dist) SharedArchive() string {
+	jsa := filepath.Join(filepath.Dir(d.LibsDir), "kafka.jsa")
+	if _, err := os.Stat(jsa); err != nil {
+		return ""
+	}
+	return jsa
+}
+
 // LibsPath returns where scripts/fetch-kafka.sh puts the jars of version,
 // relative to the repository root.
 func LibsPath(version string) string {

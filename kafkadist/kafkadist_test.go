@@ -50,6 +50,21 @@ func TestFind(t *testing.T) {
 	}
 }
 
+func TestSharedArchive(t *testing.T) {
+	root := t.TempDir()
+	d := Dist{Version: "9.9.9", LibsDir: filepath.Join(root, "libs")}
+	if got := d.SharedArchive(); got != "" {
+		t.Fatalf("SharedArchive() without kafka.jsa = %q; want \"\"", got)
+	}
+	jsa := filepath.Join(root, "kafka.jsa")
+	if err := os.WriteFile(jsa, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if got := d.SharedArchive(); got != jsa {
+		t.Fatalf("SharedArchive() = %q; want %q", got, jsa)
+	}
+}
+
 func TestOpen(t *testing.T) {
 	dir := t.TempDir()
 	if _, err := Open("9.9.9", dir); !errors.Is(err, ErrNotFetched) {

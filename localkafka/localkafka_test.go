@@ -32,6 +32,9 @@ const (
 // Kafka jars it skips, unless CI is set, where that is a failure.
 func startCluster(t *testing.T, opts ...Option) *Cluster {
 	t.Helper()
+	if testing.Short() {
+		t.Skip("skipping: -short, and this test runs real Kafka brokers")
+	}
 	c, err := New(append([]Option{WithDir(t.TempDir())}, opts...)...)
 	if errors.Is(err, kafkadist.ErrNotFetched) && os.Getenv("CI") == "" {
 		t.Skipf("skipping: %v (set CI=true to make this a failure)", err)
@@ -188,4 +191,30 @@ func anyKey(m map[string]bool) string {
 		return k
 	}
 	return ""
+}
+
+func TestSeparateControllerRestarts(t *testing.T) {
+	c := startCluster(t, WithNodes(2), WithSeparateControllers(1))
+	logRSS(t, c, "after start")
+
+	ctx, cancel := context.WithTimeout(t.Context(), rejoinTimeout)
+	defer cancel()
+	began := time.Now()
+	if err := c.Kill(ctx, ControllerIDBase); err != nil {
+		t.Fatalf("Kill(%d) error = %v", ControllerIDBase, err)
+	}
+	if err := c.Restart(ctx, ControllerIDBase); err != nil {
+		t.Fatalf("Restart(%d) error = %v", ControllerIDBase, err)
+	}
+	if err := c.WaitHealthy(ctx); err != nil {
+		t.Fatalf("WaitHealthy() after killing and restarting the controller: %v", err)
+	}
+	t.Logf("MEASURE controller killed, restarted and quorum healthy in %v", time.Since(began).Round(time.Millisecond))
+	h, err := c.Health(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := h.Quorum.VoterIDs(); len(got) != 1 || got[0] != ControllerIDBase {
+		t.Errorf("voters = %v; want only the controller %d", got, ControllerIDBase)
+	}
 }

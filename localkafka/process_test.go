@@ -281,12 +281,26 @@ func TestProcessLifecycle(t *testing.T) {
 		pid := pidOf(t, c, 2)
 		waitForLog(t, c, 2, fmt.Sprintf("fake node %d", pid)) // SIGTERM is ignored from then on
 		err := c.Stop(ctx, 2)
-		if err == nil || !strings.Contains(err.Error(), "did not exit within 300ms of SIGTERM") {
+		if err == nil || !strings.Contains(err.Error(), "node 2 did not exit in time after SIGTERM, so it was killed (stop timeout 300ms)") {
 			t.Fatalf("Stop() error = %v; want the SIGKILL escalation", err)
 		}
 		if alive(pid) {
 			t.Fatalf("node 2 (pid %d) still running after Stop", pid)
 		}
+
+		// Restart starts it again all the same, and its log says why.
+		if err := c.Restart(ctx, 2); err != nil {
+			t.Fatalf("Restart() error = %v", err)
+		}
+		pid = pidOf(t, c, 2)
+		waitForLog(t, c, 2, fmt.Sprintf("fake node %d", pid))
+		if err := c.Restart(ctx, 2); err != nil {
+			t.Fatalf("Restart() of a node that ignores SIGTERM: error = %v; want it restarted", err)
+		}
+		if alive(pid) || !alive(pidOf(t, c, 2)) {
+			t.Fatalf("after Restart: old pid %d alive %v, new pid %d alive %v", pid, alive(pid), pidOf(t, c, 2), alive(pidOf(t, c, 2)))
+		}
+		waitForLog(t, c, 2, "did not exit in time after SIGTERM")
 		if err := os.Remove(filepath.Join(dir, "node-2", "ignore-term")); err != nil {
 			t.Fatal(err)
 		}
