@@ -15,6 +15,8 @@ import (
 	"strconv"
 	"time"
 
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
@@ -57,6 +59,26 @@ func WithStateDir(dir string) Option { return func(c *Cluster) { c.dir = dir } }
 // repository (found from the current directory upwards).
 func WithBinDir(dir string) Option { return func(c *Cluster) { c.binDir = dir } }
 
+// WithNodes sets how many nodes the node agent registers, overriding the
+// default of 3.
+func WithNodes(n int) Option { return func(c *Cluster) { c.nodes = n } }
+
+// WithAgentBinary sets the kafkachaos binary that runs the node agent
+// (`kafkachaos cluster agent`), overriding the default of this program.
+func WithAgentBinary(path string) Option { return func(c *Cluster) { c.agentBin = path } }
+
+// WithImage maps an image repository (without tag) to a host program that
+// the node agent runs for it; the project's own image and apache/kafka are
+// mapped already.
+func WithImage(repo, program string) Option {
+	return func(c *Cluster) {
+		if c.images == nil {
+			c.images = map[string]string{}
+		}
+		c.images[repo] = program
+	}
+}
+
 // WithLogf sets where progress lines go, overriding the default of none.
 func WithLogf(logf func(format string, args ...any)) Option {
 	return func(c *Cluster) { c.logf = logf }
@@ -64,17 +86,30 @@ func WithLogf(logf func(format string, args ...any)) Option {
 
 // Cluster is the embedded local Kubernetes cluster.
 type Cluster struct {
-	dir    string
-	binDir string
-	logf   func(string, ...any)
+	dir      string
+	binDir   string
+	nodes    int
+	agentBin string
+	images   map[string]string
+	logf     func(string, ...any)
 }
 
 // New returns the cluster whose state lives in the state dir. It starts
 // nothing.
 func New(opts ...Option) (*Cluster, error) {
-	c := &Cluster{logf: func(string, ...any) {}}
+	c := &Cluster{nodes: 3, logf: func(string, ...any) {}}
 	for _, o := range opts {
 		o(c)
+	}
+	if c.nodes < 1 || c.nodes > 32 {
+		return nil, fmt.Errorf("localcluster: %d nodes: want 1 to 32", c.nodes)
+	}
+	if c.agentBin == "" {
+		self, err := os.Executable()
+		if err != nil {
+			return nil, fmt.Errorf("localcluster: %w", err)
+		}
+		c.agentBin = self
 	}
 	if c.dir == "" {
 		home, err := os.UserHomeDir()
@@ -105,33 +140,48 @@ func (c *Cluster) apiserver() daemon   { return daemon{"kube-apiserver", c.dir} 
 func (c *Cluster) controllers() daemon { return daemon{"kube-controller-manager", c.dir} }
 func (c *Cluster) scheduler() daemon   { return daemon{"kube-scheduler", c.dir} }
 
+func (c *Cluster) agent() daemon { return daemon{"node-agent", c.dir} }
+
 func (c *Cluster) daemons() []daemon {
-	return []daemon{c.etcd(), c.apiserver(), c.controllers(), c.scheduler()}
+	return []daemon{c.etcd(), c.apiserver(), c.controllers(), c.scheduler(), c.agent()}
+}
+
+// Images returns the extra image mappings given with WithImage.
+func (c *Cluster) Images() map[string]string { return c.images }
+
+// Nodes is how many nodes the agent registers.
+func (c *Cluster) Nodes() int { return c.nodes }
+
+// NodePorts returns the kubelet API port of each node.
+func (c *Cluster) NodePorts() ([]int, error) {
+	p, err := c.ports()
+	return p.Nodes, err
 }
 
 // ports are the cluster's loopback ports, kept in the state dir so that a
 // restarted cluster keeps its addresses and its kubeconfig stays valid.
 type ports struct {
-	EtcdClient  int `json:"etcdClient"`
-	EtcdPeer    int `json:"etcdPeer"`
-	APIServer   int `json:"apiserver"`
-	Controllers int `json:"controllerManager"`
-	Scheduler   int `json:"scheduler"`
+	EtcdClient  int   `json:"etcdClient"`
+	EtcdPeer    int   `json:"etcdPeer"`
+	APIServer   int   `json:"apiserver"`
+	Controllers int   `json:"controllerManager"`
+	Scheduler   int   `json:"scheduler"`
+	Nodes       []int `json:"nodes"` // kubelet API port of each node
 }
 
 func (c *Cluster) ports() (ports, error) {
 	path := filepath.Join(c.dir, "ports.json")
 	var p ports
 	if raw, err := os.ReadFile(path); err == nil {
-		if err := json.Unmarshal(raw, &p); err == nil && p.APIServer != 0 {
+		if err := json.Unmarshal(raw, &p); err == nil && p.APIServer != 0 && len(p.Nodes) == c.nodes {
 			return p, nil
 		}
 	}
-	free, err := freePorts(5)
+	free, err := freePorts(5 + c.nodes)
 	if err != nil {
 		return p, err
 	}
-	p = ports{EtcdClient: free[0], EtcdPeer: free[1], APIServer: free[2], Controllers: free[3], Scheduler: free[4]}
+	p = ports{EtcdClient: free[0], EtcdPeer: free[1], APIServer: free[2], Controllers: free[3], Scheduler: free[4], Nodes: free[5:]}
 	raw, _ := json.Marshal(p)
 	if err := os.WriteFile(path, raw, 0o644); err != nil {
 		return p, fmt.Errorf("localcluster: %w", err)
@@ -256,7 +306,55 @@ func (c *Cluster) Up(ctx context.Context) error {
 	if err := c.waitHTTP(ctx, "kube-scheduler", fmt.Sprintf("https://%s:%d/healthz", host, p.Scheduler), insecure, componentReadyTimeout); err != nil {
 		return err
 	}
-	return nil
+	if _, ok := c.agent().running(); !ok {
+		c.logf("starting the node agent: %d nodes", c.nodes)
+		args := []string{"cluster", "agent", "--state-dir", c.dir, "--nodes", strconv.Itoa(c.nodes)}
+		for repo, prog := range c.images {
+			args = append(args, "--image", repo+"="+prog)
+		}
+		if _, err := c.agent().start(c.agentBin, args...); err != nil {
+			return err
+		}
+	}
+	return c.waitNodesReady(ctx)
+}
+
+// waitNodesReady waits until every node is registered and Ready.
+func (c *Cluster) waitNodesReady(ctx context.Context) error {
+	cs, err := c.Clientset()
+	if err != nil {
+		return err
+	}
+	ctx, cancel := context.WithTimeout(ctx, componentReadyTimeout)
+	defer cancel()
+	last := "no nodes yet"
+	for {
+		nodes, err := cs.CoreV1().Nodes().List(ctx, metav1.ListOptions{LabelSelector: "kafkachaos.io/local-node=true"})
+		if err == nil {
+			ready := 0
+			for _, n := range nodes.Items {
+				for _, cond := range n.Status.Conditions {
+					if cond.Type == corev1.NodeReady && cond.Status == corev1.ConditionTrue {
+						ready++
+					}
+				}
+			}
+			if ready >= c.nodes {
+				return nil
+			}
+			last = fmt.Sprintf("%d of %d nodes Ready", ready, c.nodes)
+		} else {
+			last = err.Error()
+		}
+		if _, ok := c.agent().running(); !ok {
+			return fmt.Errorf("localcluster: the node agent exited; last lines of %s:\n%s", c.agent().logFile(), tailFile(c.agent().logFile(), 30))
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("localcluster: nodes not ready after %s: %s; log: %s", componentReadyTimeout, last, c.agent().logFile())
+		case <-time.After(readyPoll):
+		}
+	}
 }
 
 // Down stops every daemon of the cluster, the last started first. With purge

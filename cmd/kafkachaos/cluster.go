@@ -3,16 +3,22 @@ package main
 import (
 	"context"
 	"fmt"
+	"os"
+	"os/signal"
+	"syscall"
 	"text/tabwriter"
 	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/kafkachaos/kafkachaos/localcluster"
+	"github.com/kafkachaos/kafkachaos/localcluster/agent"
 )
 
 func newClusterCmd(ctx context.Context) *cobra.Command {
 	var stateDir string
+	var nodes int
+	var images map[string]string
 	cmd := &cobra.Command{
 		Use:   "cluster",
 		Short: "Manage the embedded local Kubernetes cluster (no Docker needed)",
@@ -20,13 +26,22 @@ func newClusterCmd(ctx context.Context) *cobra.Command {
 kube-controller-manager and kube-scheduler on loopback. Its state (PKI, etcd
 data, logs, kubeconfig) lives in --state-dir.
 
-Not yet: the node agent that runs pods, storage and DNS (see the README).`,
+A node agent (virtual-kubelet) registers --nodes nodes and runs pods as host\nprocesses. Not yet: volumes, storage, DNS and the apache/kafka runtime.`,
 	}
 	cmd.PersistentFlags().StringVar(&stateDir, "state-dir", "", "cluster state directory (default $HOME/.kafkachaos/local)")
+	cmd.PersistentFlags().StringToStringVar(&images, "image", nil, "map an image repository to a host program the nodes run for it (repo=/path), repeatable")
+	cmd.PersistentFlags().IntVar(&nodes, "nodes", 3, "nodes the node agent registers (zones zone-a, zone-b, zone-c in turn)")
 	newCluster := func(cmd *cobra.Command) (*localcluster.Cluster, error) {
-		return localcluster.New(localcluster.WithStateDir(stateDir), localcluster.WithLogf(func(f string, a ...any) {
+		if nodes < 1 || nodes > 32 {
+			return nil, usageError{fmt.Errorf("--nodes %d: want 1 to 32", nodes)}
+		}
+		opts := []localcluster.Option{localcluster.WithStateDir(stateDir), localcluster.WithNodes(nodes)}
+		for repo, prog := range images {
+			opts = append(opts, localcluster.WithImage(repo, prog))
+		}
+		return localcluster.New(append(opts, localcluster.WithLogf(func(f string, a ...any) {
 			fmt.Fprintf(cmd.ErrOrStderr(), f+"\n", a...)
-		}))
+		}))...)
 	}
 
 	up := &cobra.Command{
@@ -83,6 +98,29 @@ Not yet: the node agent that runs pods, storage and DNS (see the README).`,
 			return tw.Flush()
 		},
 	}
-	cmd.AddCommand(up, down, status)
+	agentCmd := &cobra.Command{
+		Use:    "agent",
+		Short:  "Run the node agent in the foreground (cluster up starts it)",
+		Hidden: true,
+		Args:   cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			c, err := newCluster(cmd)
+			if err != nil {
+				return err
+			}
+			cs, err := c.Clientset()
+			if err != nil {
+				return err
+			}
+			ports, err := c.NodePorts()
+			if err != nil {
+				return err
+			}
+			ctx, stop := signal.NotifyContext(ctx, syscall.SIGTERM, os.Interrupt)
+			defer stop()
+			return agent.Run(ctx, agent.Config{Client: cs, Nodes: c.Nodes(), StateDir: c.StateDir(), Ports: ports, Images: c.Images()})
+		},
+	}
+	cmd.AddCommand(up, down, status, agentCmd)
 	return cmd
 }

@@ -1,0 +1,360 @@
+package agent
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"sync"
+	"syscall"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+// Restart back-off, as the kubelet's (10 s doubling to 5 min), but shorter:
+// chaos tests wait on restarts.
+const (
+	restartBackoffStart = time.Second
+	restartBackoffMax   = 30 * time.Second
+	defaultGrace        = 30 * time.Second
+	probeTimeout        = time.Second
+)
+
+// podRun is one pod on a node: its containers as host processes.
+type podRun struct {
+	mu     sync.Mutex
+	pod    *corev1.Pod // our copy; status is ours
+	ip     string
+	ctrs   []*ctrRun
+	stop   chan struct{} // closed when the pod is being deleted
+	logDir string
+	notify func(*corev1.Pod)
+}
+
+// ctrRun is one container.
+type ctrRun struct {
+	spec     corev1.Container
+	cmd      *exec.Cmd
+	done     chan struct{}
+	state    corev1.ContainerState
+	last     corev1.ContainerState
+	restarts int32
+	ready    bool
+}
+
+func (p *podRun) logPath(c string) string { return filepath.Join(p.logDir, c+".log") }
+
+// snapshot returns a copy of the pod with its current status.
+func (p *podRun) snapshot() *corev1.Pod {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.snapshotLocked()
+}
+
+func (p *podRun) snapshotLocked() *corev1.Pod {
+	pod := p.pod.DeepCopy()
+	st := &pod.Status
+	st.HostIP, st.PodIP = hostIP, p.ip
+	st.HostIPs = []corev1.HostIP{{IP: hostIP}}
+	st.PodIPs = []corev1.PodIP{{IP: p.ip}}
+	st.ContainerStatuses = nil
+	allReady, allRunning, anyFailed, allDone := true, true, false, true
+	for _, c := range p.ctrs {
+		cs := corev1.ContainerStatus{
+			Name: c.spec.Name, Image: c.spec.Image, ImageID: c.spec.Image, RestartCount: c.restarts,
+			State: c.state, LastTerminationState: c.last, Ready: c.ready,
+			Started: ptr(c.state.Running != nil),
+		}
+		if c.state.Running != nil {
+			cs.ContainerID = "process://" + strconv.Itoa(c.pid())
+		}
+		st.ContainerStatuses = append(st.ContainerStatuses, cs)
+		allReady = allReady && c.ready
+		allRunning = allRunning && c.state.Running != nil
+		// A terminated container that will be restarted is not done:
+		// the pod stays Running through a CrashLoopBackOff, as on a kubelet.
+		if t := c.state.Terminated; t != nil && !willRestart(p.pod.Spec.RestartPolicy, t.ExitCode) {
+			anyFailed = anyFailed || t.ExitCode != 0
+		} else {
+			allDone = false
+		}
+	}
+	switch {
+	case allDone && anyFailed:
+		st.Phase = corev1.PodFailed
+	case allDone:
+		st.Phase = corev1.PodSucceeded
+	case allRunning || anyStarted(p.ctrs):
+		st.Phase = corev1.PodRunning
+	default:
+		st.Phase = corev1.PodPending
+	}
+	now := metav1.Now()
+	cond := func(t corev1.PodConditionType, ok bool) corev1.PodCondition {
+		s := corev1.ConditionFalse
+		if ok {
+			s = corev1.ConditionTrue
+		}
+		return corev1.PodCondition{Type: t, Status: s, LastTransitionTime: now}
+	}
+	st.Conditions = []corev1.PodCondition{
+		cond(corev1.PodScheduled, true),
+		cond(corev1.PodInitialized, true),
+		cond(corev1.ContainersReady, allReady && allRunning),
+		cond(corev1.PodReady, allReady && allRunning),
+	}
+	return pod
+}
+
+func willRestart(policy corev1.RestartPolicy, code int32) bool {
+	return policy == corev1.RestartPolicyAlways || policy == "" || (policy == corev1.RestartPolicyOnFailure && code != 0)
+}
+
+func anyStarted(cs []*ctrRun) bool {
+	for _, c := range cs {
+		if c.state.Running != nil || c.state.Terminated != nil {
+			return true
+		}
+	}
+	return false
+}
+
+func ptr[T any](v T) *T { return &v }
+
+func (c *ctrRun) pid() int {
+	if c.cmd == nil || c.cmd.Process == nil {
+		return 0
+	}
+	return c.cmd.Process.Pid
+}
+
+// changed reports the new status to the node's pod controller.
+func (p *podRun) changed() {
+	if p.notify != nil {
+		p.notify(p.snapshot())
+	}
+}
+
+// supervise runs container i until the pod is deleted, restarting it as the
+// restart policy says.
+func (p *podRun) supervise(i int, rt runtimes, env []string) {
+	c := p.ctrs[i]
+	backoff := restartBackoffStart
+	for {
+		exitCode, err := p.runOnce(c, rt, env)
+		select {
+		case <-p.stop:
+			return
+		default:
+		}
+		if err != nil {
+			return // a waiting reason was set; nothing to restart
+		}
+		if !willRestart(p.pod.Spec.RestartPolicy, exitCode) {
+			return
+		}
+		p.mu.Lock()
+		c.last = c.state
+		c.state = corev1.ContainerState{Waiting: &corev1.ContainerStateWaiting{
+			Reason: "CrashLoopBackOff", Message: fmt.Sprintf("back-off %s restarting failed container %s", backoff, c.spec.Name)}}
+		p.mu.Unlock()
+		p.changed()
+		t := time.NewTimer(backoff)
+		select {
+		case <-p.stop:
+			t.Stop()
+			return
+		case <-t.C:
+		}
+		backoff = min(backoff*2, restartBackoffMax)
+		p.mu.Lock()
+		c.restarts++
+		p.mu.Unlock()
+	}
+}
+
+// runOnce starts the container's process and waits for it to exit. An error
+// means it could not start; the container then waits with a reason.
+func (p *podRun) runOnce(c *ctrRun, rt runtimes, env []string) (int32, error) {
+	r, why := rt.lookup(c.spec.Image)
+	var path string
+	var args []string
+	var err error
+	if r != nil {
+		path, args, err = r.command(c.spec)
+		if err != nil {
+			why = err.Error()
+		}
+	}
+	if why != "" {
+		p.mu.Lock()
+		c.state = corev1.ContainerState{Waiting: &corev1.ContainerStateWaiting{Reason: errNoRuntime, Message: why}}
+		p.mu.Unlock()
+		p.changed()
+		return 0, errors.New(why)
+	}
+	logf, err := os.OpenFile(p.logPath(c.spec.Name), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+	if err != nil {
+		p.setWaiting(c, "CreateContainerError", err.Error())
+		return 0, err
+	}
+	cmd := exec.Command(path, args...)
+	cmd.Env = env
+	cmd.Dir = c.spec.WorkingDir
+	cmd.Stdout, cmd.Stderr = logf, logf
+	// Its own process group, so a signal reaches everything it started;
+	// it dies with the agent, so nothing is orphaned if the agent crashes.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+	if err := cmd.Start(); err != nil {
+		logf.Close()
+		p.setWaiting(c, "StartError", err.Error())
+		return 0, err
+	}
+	done := make(chan struct{})
+	p.mu.Lock()
+	c.cmd, c.done = cmd, done
+	c.ready = c.spec.ReadinessProbe == nil
+	c.state = corev1.ContainerState{Running: &corev1.ContainerStateRunning{StartedAt: metav1.Now()}}
+	p.mu.Unlock()
+	p.changed()
+	if c.spec.ReadinessProbe != nil {
+		go p.probe(c, done)
+	}
+
+	werr := cmd.Wait()
+	logf.Close()
+	code := int32(0)
+	reason := "Completed"
+	var ee *exec.ExitError
+	if errors.As(werr, &ee) {
+		if ws, ok := ee.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+			code = 128 + int32(ws.Signal())
+		} else {
+			code = int32(ee.ExitCode())
+		}
+	}
+	if code != 0 {
+		reason = "Error"
+	}
+	p.mu.Lock()
+	started := c.state.Running
+	c.ready = false
+	term := &corev1.ContainerStateTerminated{ExitCode: code, Reason: reason, FinishedAt: metav1.Now(), ContainerID: "process://" + strconv.Itoa(cmd.Process.Pid)}
+	if started != nil {
+		term.StartedAt = started.StartedAt
+	}
+	c.state = corev1.ContainerState{Terminated: term}
+	p.mu.Unlock()
+	close(done)
+	p.changed()
+	return code, nil
+}
+
+func (p *podRun) setWaiting(c *ctrRun, reason, msg string) {
+	p.mu.Lock()
+	c.state = corev1.ContainerState{Waiting: &corev1.ContainerStateWaiting{Reason: reason, Message: msg}}
+	p.mu.Unlock()
+	p.changed()
+}
+
+// probe runs the container's readiness probe until the process exits.
+func (p *podRun) probe(c *ctrRun, done <-chan struct{}) {
+	pr := c.spec.ReadinessProbe
+	period := time.Duration(max(pr.PeriodSeconds, 1)) * time.Second
+	if d := time.Duration(pr.InitialDelaySeconds) * time.Second; d > 0 {
+		select {
+		case <-done:
+			return
+		case <-time.After(d):
+		}
+	}
+	tick := time.NewTicker(period)
+	defer tick.Stop()
+	for {
+		ok := p.probeOnce(pr)
+		p.mu.Lock()
+		was := c.ready
+		if c.state.Running != nil {
+			c.ready = ok
+		}
+		now := c.ready
+		p.mu.Unlock()
+		if was != now {
+			p.changed()
+		}
+		select {
+		case <-done:
+			return
+		case <-tick.C:
+		}
+	}
+}
+
+// probeOnce runs one tcpSocket or httpGet check against the pod's IP. Exec
+// probes are not supported yet and always fail.
+func (p *podRun) probeOnce(pr *corev1.Probe) bool {
+	switch {
+	case pr.TCPSocket != nil:
+		port := pr.TCPSocket.Port.IntValue()
+		conn, err := net.DialTimeout("tcp", net.JoinHostPort(p.ip, strconv.Itoa(port)), probeTimeout)
+		if err != nil {
+			return false
+		}
+		conn.Close()
+		return true
+	case pr.HTTPGet != nil:
+		url := fmt.Sprintf("http://%s%s", net.JoinHostPort(p.ip, strconv.Itoa(pr.HTTPGet.Port.IntValue())), pr.HTTPGet.Path)
+		ctx, cancel := context.WithTimeout(context.Background(), probeTimeout)
+		defer cancel()
+		req, _ := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			return false
+		}
+		resp.Body.Close()
+		return resp.StatusCode >= 200 && resp.StatusCode < 400
+	}
+	return false
+}
+
+// kill ends every container: SIGTERM to each process group, then SIGKILL
+// once grace has passed (at once when grace is 0).
+func (p *podRun) kill(grace time.Duration) {
+	p.mu.Lock()
+	var running []*ctrRun
+	for _, c := range p.ctrs {
+		if c.state.Running != nil && c.cmd != nil {
+			running = append(running, c)
+		}
+	}
+	p.mu.Unlock()
+	sig := syscall.SIGTERM
+	if grace <= 0 {
+		sig = syscall.SIGKILL
+	}
+	for _, c := range running {
+		_ = syscall.Kill(-c.pid(), sig)
+	}
+	deadline := time.NewTimer(max(grace, 0))
+	defer deadline.Stop()
+	for _, c := range running {
+		select {
+		case <-c.done:
+		case <-deadline.C:
+			for _, c := range running {
+				_ = syscall.Kill(-c.pid(), syscall.SIGKILL)
+			}
+			for _, c := range running {
+				<-c.done
+			}
+			return
+		}
+	}
+}

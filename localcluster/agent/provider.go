@@ -1,0 +1,253 @@
+package agent
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sync"
+	"time"
+
+	dto "github.com/prometheus/client_model/go"
+	"github.com/virtual-kubelet/virtual-kubelet/errdefs"
+	"github.com/virtual-kubelet/virtual-kubelet/node/api"
+	"github.com/virtual-kubelet/virtual-kubelet/node/nodeutil"
+	corev1 "k8s.io/api/core/v1"
+	statsv1alpha1 "k8s.io/kubelet/pkg/apis/stats/v1alpha1"
+)
+
+// hostIP is every node's address: the nodes share this machine.
+const hostIP = "127.0.0.1"
+
+// provider runs one node's pods as host processes.
+type provider struct {
+	node   string
+	ipam   *ipam
+	rt     runtimes
+	podDir string // logs per pod under here
+
+	mu     sync.Mutex
+	pods   map[string]*podRun // namespace/name
+	notify func(*corev1.Pod)
+}
+
+var _ nodeutil.Provider = (*provider)(nil)
+
+func key(ns, name string) string { return ns + "/" + name }
+
+// CreatePod implements node.PodLifecycleHandler. The pod's env has already
+// been resolved (downward API, $(VAR) expansion, envFrom) by the node
+// library.
+func (p *provider) CreatePod(_ context.Context, pod *corev1.Pod) error {
+	k := key(pod.Namespace, pod.Name)
+	p.mu.Lock()
+	if _, ok := p.pods[k]; ok {
+		p.mu.Unlock()
+		return nil
+	}
+	ip, err := p.ipam.allocate(string(pod.UID))
+	if err != nil {
+		p.mu.Unlock()
+		return err
+	}
+	logDir := filepath.Join(p.podDir, pod.Namespace+"_"+pod.Name+"_"+string(pod.UID))
+	if err := os.MkdirAll(logDir, 0o755); err != nil {
+		p.mu.Unlock()
+		p.ipam.release(string(pod.UID))
+		return fmt.Errorf("agent: pod %s: %w", k, err)
+	}
+	run := &podRun{pod: pod.DeepCopy(), ip: ip, stop: make(chan struct{}), logDir: logDir, notify: p.notify}
+	now := time.Now()
+	run.pod.Status.StartTime = ptr(metaTime(now))
+	for _, c := range pod.Spec.Containers {
+		run.ctrs = append(run.ctrs, &ctrRun{spec: c, state: corev1.ContainerState{Waiting: &corev1.ContainerStateWaiting{Reason: "ContainerCreating"}}})
+	}
+	p.pods[k] = run
+	p.mu.Unlock()
+
+	for i, c := range pod.Spec.Containers {
+		go run.supervise(i, p.rt, containerEnv(pod, c, ip))
+	}
+	run.changed()
+	return nil
+}
+
+// containerEnv is the process environment: a minimal base, the pod's
+// identity, then the container's resolved env.
+func containerEnv(pod *corev1.Pod, c corev1.Container, ip string) []string {
+	hostname := pod.Name
+	if pod.Spec.Hostname != "" {
+		hostname = pod.Spec.Hostname
+	}
+	env := []string{
+		"PATH=" + os.Getenv("PATH"),
+		"HOME=" + os.Getenv("HOME"),
+		"HOSTNAME=" + hostname,
+		"KAFKACHAOS_POD_IP=" + ip,
+	}
+	if jh := os.Getenv("JAVA_HOME"); jh != "" {
+		env = append(env, "JAVA_HOME="+jh)
+	}
+	for _, e := range c.Env {
+		env = append(env, e.Name+"="+e.Value)
+	}
+	return env
+}
+
+// UpdatePod implements node.PodLifecycleHandler. Pods are immutable here
+// except for what the API server changes itself.
+func (p *provider) UpdatePod(context.Context, *corev1.Pod) error { return nil }
+
+// DeletePod implements node.PodLifecycleHandler: SIGTERM, then SIGKILL after
+// the grace period; a force delete (grace 0) kills at once.
+func (p *provider) DeletePod(_ context.Context, pod *corev1.Pod) error {
+	k := key(pod.Namespace, pod.Name)
+	p.mu.Lock()
+	run, ok := p.pods[k]
+	p.mu.Unlock()
+	if !ok {
+		return errdefs.NotFoundf("pod %s not found", k)
+	}
+	grace := defaultGrace
+	switch {
+	case pod.DeletionGracePeriodSeconds != nil:
+		grace = time.Duration(*pod.DeletionGracePeriodSeconds) * time.Second
+	case pod.Spec.TerminationGracePeriodSeconds != nil:
+		grace = time.Duration(*pod.Spec.TerminationGracePeriodSeconds) * time.Second
+	}
+	run.mu.Lock()
+	select {
+	case <-run.stop:
+	default:
+		close(run.stop)
+	}
+	run.mu.Unlock()
+	run.kill(grace)
+
+	p.mu.Lock()
+	if p.pods[k] == run {
+		delete(p.pods, k)
+	}
+	p.mu.Unlock()
+	p.ipam.release(string(pod.UID))
+	final := run.snapshot()
+	for i := range final.Status.ContainerStatuses {
+		cs := &final.Status.ContainerStatuses[i]
+		if cs.State.Terminated == nil {
+			cs.State = corev1.ContainerState{Terminated: &corev1.ContainerStateTerminated{ExitCode: 137, Reason: "Killed", FinishedAt: metaTime(time.Now())}}
+		}
+		cs.Ready = false
+	}
+	if p.notify != nil {
+		p.notify(final)
+	}
+	return nil
+}
+
+// GetPod implements node.PodLifecycleHandler.
+func (p *provider) GetPod(_ context.Context, ns, name string) (*corev1.Pod, error) {
+	p.mu.Lock()
+	run, ok := p.pods[key(ns, name)]
+	p.mu.Unlock()
+	if !ok {
+		return nil, errdefs.NotFoundf("pod %s/%s not found", ns, name)
+	}
+	return run.snapshot(), nil
+}
+
+// GetPodStatus implements node.PodLifecycleHandler.
+func (p *provider) GetPodStatus(ctx context.Context, ns, name string) (*corev1.PodStatus, error) {
+	pod, err := p.GetPod(ctx, ns, name)
+	if err != nil {
+		return nil, err
+	}
+	return &pod.Status, nil
+}
+
+// GetPods implements node.PodLifecycleHandler.
+func (p *provider) GetPods(context.Context) ([]*corev1.Pod, error) {
+	p.mu.Lock()
+	runs := make([]*podRun, 0, len(p.pods))
+	for _, r := range p.pods {
+		runs = append(runs, r)
+	}
+	p.mu.Unlock()
+	out := make([]*corev1.Pod, 0, len(runs))
+	for _, r := range runs {
+		out = append(out, r.snapshot())
+	}
+	return out, nil
+}
+
+// NotifyPods implements node.PodNotifier.
+func (p *provider) NotifyPods(_ context.Context, cb func(*corev1.Pod)) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.notify = cb
+	for _, r := range p.pods {
+		r.notify = cb
+	}
+}
+
+// GetContainerLogs implements nodeutil.Provider (kubectl logs).
+func (p *provider) GetContainerLogs(_ context.Context, ns, name, container string, opts api.ContainerLogOpts) (io.ReadCloser, error) {
+	p.mu.Lock()
+	run, ok := p.pods[key(ns, name)]
+	p.mu.Unlock()
+	if !ok {
+		return nil, errdefs.NotFoundf("pod %s/%s not found", ns, name)
+	}
+	raw, err := os.ReadFile(run.logPath(container))
+	if err != nil {
+		return nil, errdefs.NotFoundf("logs of %s/%s/%s: %v", ns, name, container, err)
+	}
+	if opts.Tail > 0 {
+		raw = tailLines(raw, opts.Tail)
+	}
+	if opts.LimitBytes > 0 && len(raw) > opts.LimitBytes {
+		raw = raw[len(raw)-opts.LimitBytes:]
+	}
+	return io.NopCloser(bytes.NewReader(raw)), nil
+}
+
+func tailLines(raw []byte, n int) []byte {
+	var lines [][]byte
+	sc := bufio.NewScanner(bytes.NewReader(raw))
+	sc.Buffer(make([]byte, 64*1024), 1<<20)
+	for sc.Scan() {
+		lines = append(lines, append([]byte(nil), sc.Bytes()...))
+		if len(lines) > n {
+			lines = lines[1:]
+		}
+	}
+	return append(bytes.Join(lines, []byte("\n")), '\n')
+}
+
+var errNotSupported = errdefs.InvalidInput("not supported by the kafkachaos local node agent")
+
+// RunInContainer implements nodeutil.Provider; exec is not supported.
+func (p *provider) RunInContainer(context.Context, string, string, string, []string, api.AttachIO) error {
+	return errNotSupported
+}
+
+// AttachToContainer implements nodeutil.Provider; attach is not supported.
+func (p *provider) AttachToContainer(context.Context, string, string, string, api.AttachIO) error {
+	return errNotSupported
+}
+
+// GetStatsSummary implements nodeutil.Provider with an empty summary.
+func (p *provider) GetStatsSummary(context.Context) (*statsv1alpha1.Summary, error) {
+	return &statsv1alpha1.Summary{Node: statsv1alpha1.NodeStats{NodeName: p.node}}, nil
+}
+
+// GetMetricsResource implements nodeutil.Provider with no metrics.
+func (p *provider) GetMetricsResource(context.Context) ([]*dto.MetricFamily, error) { return nil, nil }
+
+// PortForward implements nodeutil.Provider; pods are reachable on their
+// loopback IPs directly.
+func (p *provider) PortForward(context.Context, string, string, int32, io.ReadWriteCloser) error {
+	return errNotSupported
+}

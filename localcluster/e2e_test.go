@@ -1,0 +1,263 @@
+package localcluster
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes"
+)
+
+// Timeouts of the end-to-end test.
+const (
+	buildTimeout = 10 * time.Minute
+	podsTimeout  = 2 * time.Minute
+	pollEvery    = 250 * time.Millisecond
+)
+
+// sleepImage is mapped to /bin/sleep on the test's cluster.
+const sleepImage = "kafkachaos.test/sleep"
+
+// buildAgent builds the kafkachaos binary the node agent runs.
+func buildAgent(t *testing.T) string {
+	t.Helper()
+	bin := filepath.Join(t.TempDir(), "kafkachaos")
+	ctx, cancel := context.WithTimeout(t.Context(), buildTimeout)
+	defer cancel()
+	out, err := exec.CommandContext(ctx, "go", "build", "-o", bin, "github.com/kafkachaos/kafkachaos/cmd/kafkachaos").CombinedOutput()
+	if err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	return bin
+}
+
+// TestNodeAgentRunsStatefulSet brings the whole cluster up (control plane
+// and node agent), runs a StatefulSet, force-deletes a pod, cordons a node,
+// and takes the cluster down, checking no process is left.
+func TestNodeAgentRunsStatefulSet(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: needs the built control plane")
+	}
+	sleep, err := exec.LookPath("sleep")
+	if err != nil {
+		t.Fatal(err)
+	}
+	probe, _ := New(WithStateDir(t.TempDir()))
+	if _, err := probe.binaries(); err != nil && os.Getenv("CI") == "" {
+		t.Skipf("control plane not built (CI would fail here): %v", err)
+	}
+	c, err := New(WithStateDir(t.TempDir()), WithAgentBinary(buildAgent(t)), WithImage(sleepImage, sleep), WithLogf(t.Logf))
+	if err != nil {
+		t.Fatal(err)
+	}
+	downDone := false
+	t.Cleanup(func() {
+		if downDone {
+			return
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), downTimeout)
+		defer cancel()
+		if t.Failed() {
+			t.Logf("node agent log:\n%s", tailFile(c.agent().logFile(), 60))
+		}
+		if err := c.Down(ctx, false); err != nil {
+			t.Errorf("down: %v", err)
+		}
+	})
+	ctx, cancel := context.WithTimeout(t.Context(), upTimeout)
+	defer cancel()
+	start := time.Now()
+	if err := c.Up(ctx); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("cluster with %d nodes up in %s", c.Nodes(), time.Since(start).Round(time.Millisecond))
+	cs, err := c.Clientset()
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	nodes, err := cs.CoreV1().Nodes().List(ctx, metav1.ListOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	zones := map[string]bool{}
+	for _, n := range nodes.Items {
+		zones[n.Labels["topology.kubernetes.io/zone"]] = true
+	}
+	if len(nodes.Items) != 3 || len(zones) != 3 {
+		t.Fatalf("%d nodes in zones %v; want 3 nodes in 3 zones", len(nodes.Items), zones)
+	}
+
+	ns := "default"
+	waitFor(t, ctx, "the default service account", func() (string, bool) {
+		_, err := cs.CoreV1().ServiceAccounts(ns).Get(ctx, "default", metav1.GetOptions{})
+		return fmt.Sprint(err), err == nil
+	})
+	replicas := int32(3)
+	sts := &appsv1.StatefulSet{
+		ObjectMeta: metav1.ObjectMeta{Name: "sleeper", Namespace: ns},
+		Spec: appsv1.StatefulSetSpec{
+			Replicas:    &replicas,
+			ServiceName: "sleeper",
+			Selector:    &metav1.LabelSelector{MatchLabels: map[string]string{"app": "sleeper"}},
+			Template: corev1.PodTemplateSpec{
+				ObjectMeta: metav1.ObjectMeta{Labels: map[string]string{"app": "sleeper"}},
+				Spec: corev1.PodSpec{
+					TerminationGracePeriodSeconds: ptrTo(int64(5)),
+					Containers: []corev1.Container{{
+						Name: "main", Image: sleepImage + ":1", Args: []string{"3600"},
+						Env: []corev1.EnvVar{{Name: "INDEX", ValueFrom: &corev1.EnvVarSource{FieldRef: &corev1.ObjectFieldSelector{
+							FieldPath: "metadata.labels['apps.kubernetes.io/pod-index']"}}}},
+					}},
+				},
+			},
+		},
+	}
+	if _, err := cs.AppsV1().StatefulSets(ns).Create(ctx, sts, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, ctx, "3 Ready sleeper pods", func() (string, bool) { return readyPods(ctx, cs, ns, 3) })
+
+	// Force delete, as kubectl delete pod --grace-period=0 --force.
+	old, err := cs.CoreV1().Pods(ns).Get(ctx, "sleeper-1", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	oldPID := containerPID(old)
+	if err := cs.CoreV1().Pods(ns).Delete(ctx, "sleeper-1", metav1.DeleteOptions{GracePeriodSeconds: ptrTo(int64(0))}); err != nil {
+		t.Fatal(err)
+	}
+	forced := time.Now()
+	waitFor(t, ctx, "sleeper-1 back as a new Ready pod", func() (string, bool) {
+		p, err := cs.CoreV1().Pods(ns).Get(ctx, "sleeper-1", metav1.GetOptions{})
+		if err != nil {
+			return err.Error(), false
+		}
+		return fmt.Sprintf("uid %s ready %t", p.UID, podReady(p)), p.UID != old.UID && podReady(p)
+	})
+	t.Logf("sleeper-1 force-deleted and Ready again as a new pod in %s", time.Since(forced).Round(time.Millisecond))
+	waitFor(t, ctx, fmt.Sprintf("the old process %d gone", oldPID), func() (string, bool) {
+		return "still running", !processAlive(oldPID)
+	})
+
+	// Cordon the node of sleeper-0, delete the pod: it must land elsewhere.
+	p0, err := cs.CoreV1().Pods(ns).Get(ctx, "sleeper-0", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cordoned := p0.Spec.NodeName
+	n, err := cs.CoreV1().Nodes().Get(ctx, cordoned, metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	n.Spec.Unschedulable = true
+	if _, err := cs.CoreV1().Nodes().Update(ctx, n, metav1.UpdateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if err := cs.CoreV1().Pods(ns).Delete(ctx, "sleeper-0", metav1.DeleteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, ctx, "sleeper-0 back, off the cordoned node", func() (string, bool) {
+		p, err := cs.CoreV1().Pods(ns).Get(ctx, "sleeper-0", metav1.GetOptions{})
+		if err != nil {
+			return err.Error(), false
+		}
+		return fmt.Sprintf("uid %s on %q ready %t", p.UID, p.Spec.NodeName, podReady(p)),
+			p.UID != p0.UID && podReady(p) && p.Spec.NodeName != cordoned
+	})
+
+	// Down: nothing the cluster started may be left.
+	pods, err := cs.CoreV1().Pods(ns).List(ctx, metav1.ListOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var pids []int
+	for _, p := range pods.Items {
+		pids = append(pids, containerPID(&p))
+	}
+	for _, s := range c.Status() {
+		pids = append(pids, s.PID)
+	}
+	if err := c.Down(ctx, false); err != nil {
+		t.Fatal(err)
+	}
+	downDone = true
+	waitFor(t, ctx, "every process of the cluster gone", func() (string, bool) {
+		var alive []int
+		for _, pid := range pids {
+			if pid > 0 && processAlive(pid) {
+				alive = append(alive, pid)
+			}
+		}
+		return fmt.Sprintf("still alive: %v", alive), len(alive) == 0
+	})
+}
+
+func waitFor(t *testing.T, ctx context.Context, what string, cond func() (string, bool)) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(ctx, podsTimeout)
+	defer cancel()
+	for {
+		seen, ok := cond()
+		if ok {
+			return
+		}
+		select {
+		case <-ctx.Done():
+			t.Fatalf("waiting for %s: not after %s; last seen: %s", what, podsTimeout, seen)
+		case <-time.After(pollEvery):
+		}
+	}
+}
+
+func readyPods(ctx context.Context, cs kubernetes.Interface, ns string, want int) (string, bool) {
+	pods, err := cs.CoreV1().Pods(ns).List(ctx, metav1.ListOptions{LabelSelector: "app=sleeper"})
+	if err != nil {
+		return err.Error(), false
+	}
+	var seen []string
+	ready := 0
+	for _, p := range pods.Items {
+		seen = append(seen, fmt.Sprintf("%s:%s/ready=%t", p.Name, p.Status.Phase, podReady(&p)))
+		if podReady(&p) {
+			ready++
+		}
+	}
+	return strings.Join(seen, " "), ready == want
+}
+
+func podReady(p *corev1.Pod) bool {
+	for _, c := range p.Status.Conditions {
+		if c.Type == corev1.PodReady {
+			return c.Status == corev1.ConditionTrue
+		}
+	}
+	return false
+}
+
+// containerPID reads the pid from the agent's process:// container ID.
+func containerPID(p *corev1.Pod) int {
+	for _, cs := range p.Status.ContainerStatuses {
+		if id, ok := strings.CutPrefix(cs.ContainerID, "process://"); ok {
+			pid, _ := strconv.Atoi(id)
+			return pid
+		}
+	}
+	return 0
+}
+
+func processAlive(pid int) bool {
+	_, err := os.Stat("/proc/" + strconv.Itoa(pid))
+	return err == nil && !zombie(pid)
+}
+
+func ptrTo[T any](v T) *T { return &v }
