@@ -22,10 +22,13 @@ chaos: kafka-dist
 	  -ginkgo.label-filter='$(or $(LABELS),gate)' \
 	  -ginkgo.junit-report=$(REPORTS)/junit.xml -ginkgo.json-report=$(REPORTS)/ginkgo.json
 
-# The tests: unit tests against the kfake Kafka-protocol fake, and the
-# integration tests against real Kafka brokers (fetched with Maven).
-test: lint kafka-dist
-	$(GO) test -count=1 -timeout 60m $(GOTESTFLAGS) ./...
+# The tests: unit tests against kfake and client-go fakes (in parallel), then
+# the packages that run real components (Kafka JVMs, the Kubernetes control
+# plane) one package at a time, so a 2-core machine is not oversubscribed.
+REAL_PKGS := ./localkafka/ ./localcluster/... ./suites/
+test: lint kafka-dist k8s-bin
+	$(GO) test -count=1 -short -timeout 20m $(GOTESTFLAGS) ./...
+	$(GO) test -count=1 -p 1 -timeout 60m $(GOTESTFLAGS) $(REAL_PKGS)
 
 # Only the fast tests (no real brokers needed).
 unit:

@@ -168,9 +168,6 @@ func TestHeaderRoundTrip(t *testing.T) {
 // Ten million records pass through the verifier with bounded heap growth:
 // memory is O(partitions + anomalies), not O(records).
 func TestVerifierMemoryTenMillion(t *testing.T) {
-	if testing.Short() {
-		t.Skip("-short")
-	}
 	const (
 		records    = 10_000_000
 		partitions = 6

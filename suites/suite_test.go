@@ -39,6 +39,9 @@ type target struct {
 var tgt target
 
 func TestSuites(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: the suites run real Kafka brokers")
+	}
 	RegisterFailHandler(Fail)
 	RunSpecs(t, "kafkachaos resilience suite")
 }
