@@ -19,6 +19,8 @@ import (
 
 // Timeouts of the end-to-end test.
 const (
+	upTimeout    = 5 * time.Minute
+	downTimeout  = time.Minute
 	buildTimeout = 10 * time.Minute
 	podsTimeout  = 2 * time.Minute
 	pollEvery    = 250 * time.Millisecond
@@ -80,9 +82,20 @@ func TestNodeAgentRunsStatefulSet(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Logf("cluster with %d nodes up in %s", c.Nodes(), time.Since(start).Round(time.Millisecond))
+	if err := c.Up(ctx); err != nil {
+		t.Fatalf("second Up (idempotent): %v", err)
+	}
+	for _, s := range c.Status() {
+		if !s.Running {
+			t.Errorf("%s not running after Up", s.Name)
+		}
+	}
 	cs, err := c.Clientset()
 	if err != nil {
 		t.Fatal(err)
+	}
+	if v, err := cs.Discovery().ServerVersion(); err != nil || v.GitVersion != KubernetesVersion {
+		t.Errorf("server version %v, %v; want %s", v, err, KubernetesVersion)
 	}
 
 	nodes, err := cs.CoreV1().Nodes().List(ctx, metav1.ListOptions{})

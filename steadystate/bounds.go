@@ -130,13 +130,17 @@ func (h Hypothesis) evaluate(phases []PhaseStats, rec Records, idempotent bool, 
 
 	baseline := -1.0
 	for _, ps := range phases {
-		if ps.Phase == PhaseBaseline && ps.Duration() > 0 {
+		if ps.Phase == PhaseBaseline && ps.Seconds > 0 {
 			baseline = ps.Throughput
 			break
 		}
 	}
 	for _, ps := range phases {
 		b := h.For(ps.Phase)
+		if ps.Seconds == 0 && (b.MinThroughput > 0 || b.MinThroughputRatio > 0) {
+			check(ps.Phase, "throughput", "measured", "not measured: the phase holds no whole second", true, ps.From)
+			b.MinThroughput, b.MinThroughputRatio = 0, 0
+		}
 		if b.MinThroughput > 0 {
 			check(ps.Phase, "min throughput", fmt.Sprintf("%.1f records/s", b.MinThroughput),
 				fmt.Sprintf("%.1f records/s", ps.Throughput), ps.Throughput >= b.MinThroughput, ps.From)
@@ -148,11 +152,20 @@ func (h Hypothesis) evaluate(phases []PhaseStats, rec Records, idempotent bool, 
 		}
 		if b.MaxP99Ack > 0 {
 			got := time.Duration(ps.Ack.P99) * time.Microsecond
-			check(ps.Phase, "max p99 ack latency", b.MaxP99Ack.String(), got.String(), got <= b.MaxP99Ack, ps.WorstAckAt)
+			if ps.Ack.Count == 0 {
+				// Nothing acked in the phase: its latency is unbounded.
+				check(ps.Phase, "max p99 ack latency", b.MaxP99Ack.String(), "no ack in the phase", false, ps.From)
+			} else {
+				check(ps.Phase, "max p99 ack latency", b.MaxP99Ack.String(), got.String(), got <= b.MaxP99Ack, ps.WorstAckAt)
+			}
 		}
 		if b.MaxP99E2E > 0 {
 			got := time.Duration(ps.E2E.P99) * time.Microsecond
-			check(ps.Phase, "max p99 end-to-end latency", b.MaxP99E2E.String(), got.String(), got <= b.MaxP99E2E, ps.WorstE2EAt)
+			if ps.E2E.Count == 0 {
+				check(ps.Phase, "max p99 end-to-end latency", b.MaxP99E2E.String(), "nothing consumed in the phase", false, ps.From)
+			} else {
+				check(ps.Phase, "max p99 end-to-end latency", b.MaxP99E2E.String(), got.String(), got <= b.MaxP99E2E, ps.WorstE2EAt)
+			}
 		}
 		if b.MaxUnavailable > 0 {
 			check(ps.Phase, "max unavailability", b.MaxUnavailable.String(), ps.Unavailable.String(),
@@ -160,7 +173,11 @@ func (h Hypothesis) evaluate(phases []PhaseStats, rec Records, idempotent bool, 
 		}
 	}
 	count := func(bound string, n uint64) {
-		check("", bound, "0", fmt.Sprint(n), n == 0, end)
+		observed := fmt.Sprint(n)
+		if rec.DrainIncomplete && n > 0 {
+			observed += " (unverified: the final drain did not complete)"
+		}
+		check("", bound, "0", observed, n == 0, end)
 	}
 	count("lost records", rec.Lost)
 	if idempotent {

@@ -13,14 +13,15 @@ func TestHypothesisEvaluate(t *testing.T) {
 	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	at := func(s int) time.Time { return t0.Add(time.Duration(s) * time.Second) }
 	phases := []PhaseStats{
-		{Phase: PhaseBaseline, From: at(0), To: at(10), Throughput: 1000, Ack: LatencyStats{P99: 5_000}, E2E: LatencyStats{P99: 8_000}},
-		{Phase: PhaseFault, From: at(10), To: at(20), Throughput: 400, Ack: LatencyStats{P99: 900_000}, E2E: LatencyStats{P99: 2_000_000},
+		{Phase: PhaseBaseline, From: at(0), To: at(10), Seconds: 10, Throughput: 1000, Ack: LatencyStats{Count: 10_000, P99: 5_000}, E2E: LatencyStats{Count: 10_000, P99: 8_000}},
+		{Phase: PhaseFault, From: at(10), To: at(20), Seconds: 10, Throughput: 400, Ack: LatencyStats{Count: 4000, P99: 900_000}, E2E: LatencyStats{Count: 4000, P99: 2_000_000},
 			WorstAckAt: at(13), WorstE2EAt: at(14), Unavailable: 3 * time.Second, UnavailableFrom: at(12)},
-		{Phase: PhaseAfter, From: at(20), To: at(30), Throughput: 950, Ack: LatencyStats{P99: 6_000}},
+		{Phase: PhaseAfter, From: at(20), To: at(30), Seconds: 10, Throughput: 950, Ack: LatencyStats{Count: 9500, P99: 6_000}, E2E: LatencyStats{Count: 9500, P99: 7_000}},
 	}
 	tests := []struct {
 		name    string
 		h       Hypothesis
+		phases  []PhaseStats // default: the three above
 		rec     Records
 		idem    bool
 		want    []Violation // Phase, Bound and At are compared
@@ -59,6 +60,19 @@ func TestHypothesisEvaluate(t *testing.T) {
 			checked: 3,
 		},
 		{
+			name:    "a phase with no ack violates a latency bound",
+			h:       Hypothesis{Phases: map[Phase]Bounds{PhaseFault: {MaxP99Ack: time.Hour}}},
+			phases:  []PhaseStats{{Phase: PhaseFault, From: at(10), To: at(20), Seconds: 10}},
+			want:    []Violation{{Phase: PhaseFault, Bound: "max p99 ack latency", At: at(10)}},
+			checked: 3,
+		},
+		{
+			name:    "a sub-second phase is not measured for throughput",
+			h:       Hypothesis{All: Bounds{MinThroughput: 10}},
+			phases:  []PhaseStats{{Phase: PhaseFault, From: at(10), To: at(10).Add(400 * time.Millisecond)}},
+			checked: 3,
+		},
+		{
 			name: "duplicates allowed without idempotence",
 			h:    Hypothesis{}, rec: Records{Duplicates: 2},
 			checked: 2,
@@ -66,7 +80,11 @@ func TestHypothesisEvaluate(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			verdicts, got := tt.h.evaluate(phases, tt.rec, tt.idem, at(30))
+			ph := phases
+			if tt.phases != nil {
+				ph = tt.phases
+			}
+			verdicts, got := tt.h.evaluate(ph, tt.rec, tt.idem, at(30))
 			if len(verdicts) != tt.checked {
 				t.Errorf("%d bounds checked, want %d: %+v", len(verdicts), tt.checked, verdicts)
 			}

@@ -22,9 +22,9 @@ func (r *Runner) newConsumer(start time.Time, partitions int32, startOffsets []i
 	cl, err := kgo.NewClient(append(r.baseOpts(),
 		kgo.ConsumerGroup(fmtGroup(c.RunID)),
 		kgo.ConsumeTopics(c.Topic),
-		// A new group starts at the first record of this run; records of
-		// earlier runs are never read.
-		kgo.ConsumeResetOffset(kgo.NewOffset().AfterMilli(start.Add(-time.Second).UnixMilli())),
+		// Run commits the group's start offsets before it joins; the reset
+		// applies only if they are gone, and then nothing may be skipped.
+		kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()),
 	)...)
 	if err != nil {
 		return nil, err

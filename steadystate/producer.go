@@ -3,6 +3,7 @@ package steadystate
 import (
 	"context"
 	"fmt"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -24,6 +25,11 @@ type producer struct {
 	acks   *ackLog   // owned by the promise
 
 	ackedCtr, failedCtr *atomic.Int64
+
+	// inflight counts records handed to franz-go whose promise has not
+	// finished, so the report waits for every promise even when a flush
+	// was cut short.
+	inflight sync.WaitGroup
 }
 
 func (r *Runner) newProducer(id uint32, start time.Time, partitions int32, gapMin time.Duration) (*producer, error) {
@@ -104,12 +110,14 @@ func (p *producer) run(ctx context.Context, r *Runner) {
 		rec := &kgo.Record{Topic: r.cfg.Topic, Partition: part, Value: val, Timestamp: sent}
 		p.rec.sent(intended, sent)
 		r.sent.Add(1)
+		p.inflight.Add(1)
 		p.cl.Produce(ctx, rec, p.promise)
 	}
 }
 
 // promise runs once per record, serially, on franz-go's promise goroutine.
 func (p *producer) promise(rec *kgo.Record, err error) {
+	defer p.inflight.Done()
 	now := time.Now()
 	if err != nil {
 		p.ackRec.failed(errKind(err), now)
@@ -120,7 +128,7 @@ func (p *producer) promise(rec *kgo.Record, err error) {
 	if herr != nil {
 		return // cannot happen: we wrote the value
 	}
-	p.acks.ack(rec.Partition, h.Seq)
+	p.acks.ack(rec.Partition, h.Seq, rec.Offset)
 	p.ackRec.acked(time.Unix(0, h.Intended), rec.Timestamp, now, len(rec.Value))
 	p.ackedCtr.Add(1)
 }

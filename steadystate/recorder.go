@@ -80,7 +80,7 @@ type recorder struct {
 }
 
 func newRecorder(start time.Time, gapMin time.Duration) *recorder {
-	r := &recorder{start: start, gapMin: gapMin, lastAck: start}
+	r := &recorder{start: start, gapMin: gapMin}
 	for m := range r.hists {
 		r.hists[m] = newHist()
 	}
@@ -134,7 +134,8 @@ func (r *recorder) acked(intended, sent, t time.Time, size int) {
 	r.cur.AckedBytes += int64(size)
 	r.latency(AckLatency, t.Sub(sent))
 	r.latency(Response, t.Sub(intended))
-	if r.gapMin > 0 && t.Sub(r.lastAck) >= r.gapMin {
+	// The wait for the first ack is connection set-up, not unavailability.
+	if r.gapMin > 0 && !r.lastAck.IsZero() && t.Sub(r.lastAck) >= r.gapMin {
 		r.gaps = append(r.gaps, gap{r.lastAck, t})
 	}
 	if t.After(r.lastAck) {
@@ -162,7 +163,11 @@ func (r *recorder) consumed(intended, t time.Time) {
 // recorder must not be used after.
 func (r *recorder) finish(end time.Time) {
 	r.seal()
-	if r.gapMin > 0 && end.Sub(r.lastAck) >= r.gapMin {
+	switch {
+	case r.gapMin == 0:
+	case r.lastAck.IsZero():
+		r.gaps = append(r.gaps, gap{r.start, end}) // never an ack
+	case end.Sub(r.lastAck) >= r.gapMin:
 		r.gaps = append(r.gaps, gap{r.lastAck, end})
 	}
 }

@@ -10,7 +10,7 @@ const baselineHold = 3
 // when the run has none.
 func (r *Report) BaselineThroughput() float64 {
 	for _, p := range r.Phases {
-		if p.Phase == PhaseBaseline && p.Duration() > 0 {
+		if p.Phase == PhaseBaseline && p.Seconds > 0 {
 			return p.Throughput
 		}
 	}

@@ -14,7 +14,7 @@ func TestThroughputBackAfter(t *testing.T) {
 		}
 		return out
 	}
-	base := []PhaseStats{{Phase: PhaseBaseline, From: t0, To: t0.Add(4 * time.Second), Throughput: 100}}
+	base := []PhaseStats{{Phase: PhaseBaseline, From: t0, To: t0.Add(4 * time.Second), Seconds: 4, Throughput: 100}}
 	tests := []struct {
 		name   string
 		series []Second

@@ -88,7 +88,8 @@ type PhaseStats struct {
 	From       time.Time    `json:"from"`
 	To         time.Time    `json:"to"`
 	Acked      int64        `json:"acked"`
-	Throughput float64      `json:"throughput"` // acked records/s
+	Seconds    int          `json:"seconds"`    // whole seconds measured
+	Throughput float64      `json:"throughput"` // acked records/s over Seconds
 	Ack        LatencyStats `json:"ack"`
 	E2E        LatencyStats `json:"e2e"`
 	// WorstAckAt and WorstE2EAt are the start of the second with the
@@ -232,27 +233,40 @@ func phaseStats(d runData, series []Second, secs []secData, gaps []gap) []PhaseS
 	}
 	var out []PhaseStats
 	var ack, e2e histMerger
+	last := len(secs) - 1
+	lastFull := d.loadEnd.Sub(d.start.Add(time.Duration(last)*time.Second)) >= time.Second
 	for i, m := range marks {
 		from, to := m.At, d.loadEnd
-		if i+1 < len(marks) {
+		if i+1 < len(marks) && marks[i+1].At.Before(to) {
 			to = marks[i+1].At
 		}
 		if from.Before(d.start) {
 			from = d.start
 		}
 		if !to.After(from) {
-			continue
+			continue // marked after the load ended: nothing to measure
 		}
 		ps := PhaseStats{Phase: m.Phase, From: from, To: to}
 		ack.reset()
 		e2e.reset()
 		var worstAck, worstE2E int64 = -1, -1
+		var fullAcked int64
 		for s := range secs {
 			mid := d.start.Add(time.Duration(s)*time.Second + time.Second/2)
-			if mid.Before(from) || !mid.Before(to) {
+			inPhase := !mid.Before(from) && mid.Before(to)
+			// The last second (which also holds the flush and drain
+			// tail) belongs to the phase in force when the load ended.
+			if s == last {
+				inPhase = to.Equal(d.loadEnd)
+			}
+			if !inPhase {
 				continue
 			}
 			ps.Acked += secs[s].counts.Acked
+			if s != last || lastFull {
+				ps.Seconds++
+				fullAcked += secs[s].counts.Acked
+			}
 			ack.addAll(secs[s].hists[AckLatency])
 			e2e.addAll(secs[s].hists[EndToEnd])
 			secStart := d.start.Add(time.Duration(s) * time.Second)
@@ -263,8 +277,10 @@ func phaseStats(d runData, series []Second, secs []secData, gaps []gap) []PhaseS
 				worstE2E, ps.WorstE2EAt = p, secStart
 			}
 		}
-		if secs := to.Sub(from).Seconds(); secs > 0 {
-			ps.Throughput = float64(ps.Acked) / secs
+		// Throughput counts whole seconds only, so a partial second and
+		// the flush tail do not skew it.
+		if ps.Seconds > 0 {
+			ps.Throughput = float64(fullAcked) / float64(ps.Seconds)
 		}
 		ps.Ack, ps.E2E = statsOf(ack.hist()), statsOf(e2e.hist())
 		for _, g := range gaps {

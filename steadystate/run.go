@@ -142,6 +142,11 @@ func (r *Runner) Run(ctx context.Context) (*Report, error) {
 		gapMin = max(gapMin, 5*time.Duration(float64(time.Second)*float64(c.Producers)/float64(c.Rate)))
 	}
 
+	// The run's consumer group starts exactly at the offsets listed before
+	// the first send: commit them before the group exists.
+	if err := commitStart(ctx, adm, fmtGroup(c.RunID), c.Topic, startOffsets); err != nil {
+		return nil, err
+	}
 	// The consumer runs until it has read everything up to the drain
 	// target, or drainCtx ends.
 	cons, err := r.newConsumer(start, partitions, startOffsets)
@@ -185,17 +190,20 @@ func (r *Runner) Run(ctx context.Context) (*Report, error) {
 		p.rec.finish(loadEnd)
 	}
 
-	// Flush: every promise has run when Flush returns.
-	flushCtx, cancelFlush := context.WithTimeout(context.WithoutCancel(ctx), c.ProduceTimeout+10*time.Second)
+	// Flush. Close fails whatever is still buffered; inflight then waits
+	// until every promise has run, even when the flush was cut short.
+	flushTimeout := c.ProduceTimeout + 10*time.Second
 	if ctx.Err() != nil {
-		flushCtx, cancelFlush = context.WithTimeout(context.WithoutCancel(ctx), abortFlushTimeout)
+		flushTimeout = abortFlushTimeout
 	}
+	flushCtx, cancelFlush := context.WithTimeout(context.WithoutCancel(ctx), flushTimeout)
 	var flushErr error
 	for _, p := range prods {
 		if err := p.cl.Flush(flushCtx); err != nil {
 			flushErr = fmt.Errorf("steadystate: producer %d flush: %w", p.id, err)
 		}
-		p.cl.Close() // fails whatever is still buffered, calling its promise
+		p.cl.Close()
+		p.inflight.Wait()
 	}
 	cancelFlush()
 	end := time.Now()
@@ -203,7 +211,9 @@ func (r *Runner) Run(ctx context.Context) (*Report, error) {
 		p.ackRec.finish(end)
 	}
 
-	// Drain: read everything up to the end offsets after the flush.
+	// Drain: read everything up to the high watermark after the flush, and
+	// at least past the highest offset each partition acked (with acks=1 a
+	// leader acks above the high watermark).
 	var drainErr error
 	if ctx.Err() == nil {
 		target, err := endOffsets(ctx, adm, c.Topic, partitions)
@@ -211,6 +221,11 @@ func (r *Runner) Run(ctx context.Context) (*Report, error) {
 			drainErr = err
 			cancelDrain()
 		} else {
+			for _, p := range prods {
+				for part, off := range p.acks.maxOffs {
+					target[part] = max(target[part], off+1)
+				}
+			}
 			cons.setTarget(target)
 			select {
 			case <-consDone:
@@ -218,6 +233,8 @@ func (r *Runner) Run(ctx context.Context) (*Report, error) {
 				drainErr = fmt.Errorf("steadystate: drain did not reach the end offsets within %s", c.DrainTimeout)
 			}
 		}
+	} else {
+		drainErr = errors.New("steadystate: the run was aborted before the final drain")
 	}
 	cancelDrain()
 	<-consDone
@@ -236,6 +253,7 @@ func (r *Runner) Run(ctx context.Context) (*Report, error) {
 	}
 	d.recorders = append(d.recorders, cons.rec)
 	d.records = cons.ver.verdict(acks)
+	d.records.DrainIncomplete = drainErr != nil
 	rep := buildReport(d)
 	if drainErr != nil {
 		rep.Violations = append(rep.Violations, Violation{Bound: "final drain", Limit: "all acked records read", Observed: drainErr.Error(), At: time.Now()})
@@ -306,6 +324,22 @@ func endOffsets(ctx context.Context, adm *kadm.Client, topic string, partitions 
 		case <-time.After(topicPollInterval):
 		}
 	}
+}
+
+// commitStart commits offsets for a new consumer group.
+func commitStart(ctx context.Context, adm *kadm.Client, group, topic string, offsets []int64) error {
+	var os kadm.Offsets
+	for p, o := range offsets {
+		os.Add(kadm.Offset{Topic: topic, Partition: int32(p), At: o, LeaderEpoch: -1})
+	}
+	resp, err := adm.CommitOffsets(ctx, group, os)
+	if err == nil {
+		err = resp.Error()
+	}
+	if err != nil {
+		return fmt.Errorf("steadystate: commit start offsets of group %s: %w", group, err)
+	}
+	return nil
 }
 
 var errPartitionMissing = errors.New("partition missing")

@@ -23,6 +23,10 @@ type Records struct {
 	// Foreign counts records on the topic that belong to another run or are
 	// not kafkachaos records.
 	Foreign uint64 `json:"foreign"`
+	// DrainIncomplete is set when the final drain was skipped or timed out:
+	// then Lost counts acked records that were not read, which may or may
+	// not be in the log.
+	DrainIncomplete bool `json:"drainIncomplete,omitempty"`
 
 	LostExamples      []LostRange `json:"lostExamples,omitempty"`
 	DuplicateExamples []Anomaly   `json:"duplicateExamples,omitempty"`
@@ -57,22 +61,28 @@ type LostRange struct {
 // producer's promise goroutine (franz-go calls promises serially), so it
 // takes no locks.
 type ackLog struct {
-	parts []intervalSet // by partition
-	n     uint64
+	parts   []intervalSet // by partition
+	maxOffs []int64       // by partition: the highest offset acked, -1 for none
+	n       uint64
 }
 
 func newAckLog(partitions int) *ackLog {
-	return &ackLog{parts: make([]intervalSet, partitions)}
+	a := &ackLog{parts: make([]intervalSet, partitions), maxOffs: make([]int64, partitions)}
+	for i := range a.maxOffs {
+		a.maxOffs[i] = -1
+	}
+	return a
 }
 
-// ack records that seq was acknowledged in partition p.
-func (a *ackLog) ack(p int32, seq uint64) {
+// ack records that seq was acknowledged in partition p at offset.
+func (a *ackLog) ack(p int32, seq uint64, offset int64) {
 	if int(p) >= len(a.parts) || p < 0 {
 		return
 	}
 	if !a.parts[p].add(seq) {
 		a.n++
 	}
+	a.maxOffs[p] = max(a.maxOffs[p], offset)
 }
 
 // stream is the consumer-side state of one (partition, producer) stream.

@@ -134,7 +134,7 @@ func TestVerifier(t *testing.T) {
 			a := newAckLog(2)
 			for p, seqs := range tt.acked {
 				for _, s := range seqs {
-					a.ack(p, s)
+					a.ack(p, s, 0)
 				}
 			}
 			for _, e := range tt.cons {
@@ -191,7 +191,7 @@ func TestVerifierMemoryTenMillion(t *testing.T) {
 		s := seqs[p][prod]
 		seqs[p][prod]++
 		// Every 100,000th acked record is never consumed: a few anomalies.
-		acks[prod].ack(p, s)
+		acks[prod].ack(p, s, 0)
 		if i%100_000 != 0 {
 			v.consume(p, offsets[p], header{RunID: 1, Producer: prod, Seq: s})
 			offsets[p]++
@@ -239,7 +239,7 @@ func BenchmarkAckLog(b *testing.B) {
 	b.ReportAllocs()
 	for i := range b.N {
 		p := int32(i % partitions)
-		a.ack(p, seqs[p])
+		a.ack(p, seqs[p], 0)
 		seqs[p]++
 	}
 }
