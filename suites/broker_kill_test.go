@@ -50,12 +50,22 @@ var _ = Describe("A broker process is killed under load", Label("broker-kill", "
 		})
 		Expect(err).NotTo(HaveOccurred())
 		reports := make(chan runResult, 1)
+		runDone := make(chan struct{})
 		go func() {
 			defer GinkgoRecover()
+			defer close(runDone)
 			rep, err := r.Run(ctx)
 			reports <- runResult{rep, err}
 		}()
-		DeferCleanup(r.Stop)
+		// If the spec fails early, stop the load and wait for the run to
+		// end, so nothing of it outlives the spec.
+		DeferCleanup(func(ctx SpecContext) {
+			r.Stop()
+			select {
+			case <-runDone:
+			case <-ctx.Done():
+			}
+		}, NodeTimeout(runStopTimeout))
 		start := time.Now()
 
 		By(fmt.Sprintf("holding the baseline for %s", killBaseline))

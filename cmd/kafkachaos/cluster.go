@@ -47,7 +47,7 @@ A node agent (virtual-kubelet) registers --nodes nodes and runs pods as host\npr
 	up := &cobra.Command{
 		Use:   "up",
 		Short: "Start the control plane (idempotent) and print the kubeconfig path",
-		Args:  cobra.NoArgs,
+		Args:  noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			c, err := newCluster(cmd)
 			if err != nil {
@@ -66,7 +66,7 @@ A node agent (virtual-kubelet) registers --nodes nodes and runs pods as host\npr
 	down := &cobra.Command{
 		Use:   "down",
 		Short: "Stop every process the cluster started; --purge also deletes its state",
-		Args:  cobra.NoArgs,
+		Args:  noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			c, err := newCluster(cmd)
 			if err != nil {
@@ -79,7 +79,7 @@ A node agent (virtual-kubelet) registers --nodes nodes and runs pods as host\npr
 	status := &cobra.Command{
 		Use:   "status",
 		Short: "Print which components are running",
-		Args:  cobra.NoArgs,
+		Args:  noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			c, err := newCluster(cmd)
 			if err != nil {
@@ -102,7 +102,7 @@ A node agent (virtual-kubelet) registers --nodes nodes and runs pods as host\npr
 		Use:    "agent",
 		Short:  "Run the node agent in the foreground (cluster up starts it)",
 		Hidden: true,
-		Args:   cobra.NoArgs,
+		Args:   noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			c, err := newCluster(cmd)
 			if err != nil {

@@ -8,6 +8,8 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"strings"
+	"sync"
 	"syscall"
 
 	"github.com/spf13/cobra"
@@ -43,8 +45,14 @@ func run(args []string, stdout, stderr io.Writer) int {
 	sigs := make(chan os.Signal, 2)
 	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
 	defer signal.Stop(sigs)
+	intr := &interrupts{fn: cancel}
+	go func() {
+		for range sigs {
+			intr.fire()
+		}
+	}()
 
-	root := newRootCmd(ctx, sigs, cancel, stdout, stderr)
+	root := newRootCmd(ctx, intr, cancel, stdout, stderr)
 	root.SetArgs(args)
 	err := root.Execute()
 	return exitCode(err, stderr)
@@ -58,13 +66,41 @@ func exitCode(err error, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "kafkachaos:", err)
 	}
 	var ue usageError
-	if errors.As(err, &ue) || errors.Is(err, steadystate.ErrInvalidConfig) {
+	if errors.As(err, &ue) || errors.Is(err, steadystate.ErrInvalidConfig) || strings.HasPrefix(err.Error(), "unknown command") {
 		return exitBadInput
 	}
 	return exitFailed
 }
 
-func newRootCmd(ctx context.Context, sigs <-chan os.Signal, cancel context.CancelFunc, stdout, stderr io.Writer) *cobra.Command {
+// interrupts dispatches SIGINT/SIGTERM: by default they cancel the command's
+// context; a command may take them over (steadystate stops gracefully first).
+type interrupts struct {
+	mu sync.Mutex
+	fn func()
+}
+
+func (i *interrupts) set(fn func()) {
+	i.mu.Lock()
+	defer i.mu.Unlock()
+	i.fn = fn
+}
+
+func (i *interrupts) fire() {
+	i.mu.Lock()
+	fn := i.fn
+	i.mu.Unlock()
+	fn()
+}
+
+// noArgs rejects positional arguments as a usage error (exit 2).
+func noArgs(cmd *cobra.Command, args []string) error {
+	if len(args) > 0 {
+		return usageError{fmt.Errorf("%s takes no arguments, got %q", cmd.CommandPath(), args)}
+	}
+	return nil
+}
+
+func newRootCmd(ctx context.Context, intr *interrupts, cancel context.CancelFunc, stdout, stderr io.Writer) *cobra.Command {
 	root := &cobra.Command{
 		Use:           "kafkachaos",
 		Short:         "Chaos and resilience tests for Apache Kafka on Kubernetes",
@@ -74,6 +110,6 @@ func newRootCmd(ctx context.Context, sigs <-chan os.Signal, cancel context.Cance
 	root.SetOut(stdout)
 	root.SetErr(stderr)
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
-	root.AddCommand(newSteadyStateCmd(ctx, sigs, cancel), newClusterCmd(ctx))
+	root.AddCommand(newSteadyStateCmd(ctx, intr, cancel), newClusterCmd(ctx))
 	return root
 }

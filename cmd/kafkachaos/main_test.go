@@ -35,6 +35,9 @@ func TestSteadyStateBadInputExitsTwo(t *testing.T) {
 		{"scram without user", []string{"--bootstrap", "127.0.0.1:1", "--security-protocol", "SASL_SSL", "--sasl-mechanism", "SCRAM-SHA-512"}, "needs a username"},
 		{"JKS store", []string{"--bootstrap", "127.0.0.1:1", "--command-config", props}, "convert the store to PEM"},
 		{"negative bound", []string{"--bootstrap", "127.0.0.1:1", "--max-p99-ack", "-1s"}, "must not be negative"},
+		{"zero partitions", []string{"--bootstrap", "127.0.0.1:1", "--partitions", "0"}, "--partitions 0"},
+		{"zero record size", []string{"--bootstrap", "127.0.0.1:1", "--record-size", "0"}, "too small"},
+		{"positional argument", []string{"--bootstrap", "127.0.0.1:1", "extra"}, "takes no arguments"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -47,6 +50,31 @@ func TestSteadyStateBadInputExitsTwo(t *testing.T) {
 				t.Errorf("stderr %q does not say %q", stderr.String(), tt.want)
 			}
 		})
+	}
+}
+
+func TestUnknownCommandExitsTwo(t *testing.T) {
+	var stdout, stderr bytes.Buffer
+	if code := run([]string{"nope"}, &stdout, &stderr); code != exitBadInput {
+		t.Errorf("exit %d, want %d; stderr %s", code, exitBadInput, stderr.String())
+	}
+}
+
+func TestSteadyStateViolatedBoundExitsOne(t *testing.T) {
+	c, err := kfake.NewCluster(kfake.NumBrokers(3))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	var stdout, stderr bytes.Buffer
+	// No real ack takes under a nanosecond: the bound must fail.
+	code := run([]string{"steadystate", "--bootstrap", strings.Join(c.ListenAddrs(), ","),
+		"--rate", "1000", "--num-records", "500", "--max-p99-ack", "1ns"}, &stdout, &stderr)
+	if code != exitFailed {
+		t.Fatalf("exit %d, want %d\nstdout: %s\nstderr: %s", code, exitFailed, stdout.String(), stderr.String())
+	}
+	if !strings.Contains(stdout.String(), "FAIL") || !strings.Contains(stdout.String(), "max p99 ack latency") {
+		t.Errorf("no failed verdict for the ack bound in:\n%s", stdout.String())
 	}
 }
 

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"text/tabwriter"
 	"time"
 
@@ -43,7 +44,7 @@ type steadyFlags struct {
 	minThroughput  float64
 }
 
-func newSteadyStateCmd(ctx context.Context, sigs <-chan os.Signal, cancel context.CancelFunc) *cobra.Command {
+func newSteadyStateCmd(ctx context.Context, intr *interrupts, cancel context.CancelFunc) *cobra.Command {
 	var f steadyFlags
 	cmd := &cobra.Command{
 		Use:   "steadystate --bootstrap host:port[,...]",
@@ -55,9 +56,9 @@ once, in order within its partition.
 
 Exit codes: 0 every bound held, 1 a bound was violated or the run failed,
 2 bad flags (nothing was touched).`,
-		Args: cobra.NoArgs,
+		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			cfg, err := f.config()
+			cfg, err := f.config(cmd.Flags().Changed("duration"))
 			if err != nil {
 				return err
 			}
@@ -65,7 +66,7 @@ Exit codes: 0 every bound held, 1 a bound was violated or the run failed,
 			if err != nil {
 				return err
 			}
-			return runSteadyState(ctx, r, f.report, sigs, cancel, cmd.OutOrStdout(), cmd.ErrOrStderr())
+			return runSteadyState(ctx, r, f.report, intr, cancel, cmd.OutOrStdout(), cmd.ErrOrStderr())
 		},
 	}
 	fl := cmd.Flags()
@@ -93,7 +94,22 @@ Exit codes: 0 every bound held, 1 a bound was violated or the run failed,
 }
 
 // config turns the flags into a steadystate.Config.
-func (f *steadyFlags) config() (steadystate.Config, error) {
+func (f *steadyFlags) config(durationGiven bool) (steadystate.Config, error) {
+	// Zero would silently mean "the default" in steadystate.Config.
+	switch {
+	case f.partitions < 1:
+		return steadystate.Config{}, usageError{fmt.Errorf("--partitions %d: need at least 1", f.partitions)}
+	case f.rf < 1:
+		return steadystate.Config{}, usageError{fmt.Errorf("--replication-factor %d: need at least 1", f.rf)}
+	case f.minISR < 1:
+		return steadystate.Config{}, usageError{fmt.Errorf("--min-insync-replicas %d: need at least 1", f.minISR)}
+	case f.producers < 1:
+		return steadystate.Config{}, usageError{fmt.Errorf("--producers %d: need at least 1", f.producers)}
+	case f.recordSize < steadystate.HeaderSize:
+		return steadystate.Config{}, usageError{fmt.Errorf("--record-size %d is too small to carry the %d-byte header", f.recordSize, steadystate.HeaderSize)}
+	case f.drainTimeout <= 0 || f.produceTimeout <= 0:
+		return steadystate.Config{}, usageError{fmt.Errorf("--drain-timeout and --delivery-timeout must be positive")}
+	}
 	acks, err := steadystate.ParseAcks(f.acks)
 	if err != nil {
 		return steadystate.Config{}, err
@@ -128,7 +144,7 @@ func (f *steadyFlags) config() (steadystate.Config, error) {
 		ProduceTimeout:    f.produceTimeout,
 		Hypothesis:        &h,
 	}
-	if f.numRecords > 0 && f.duration == 60*time.Second {
+	if f.numRecords > 0 && !durationGiven {
 		cfg.Duration = 0 // --num-records alone runs until the count, as the Kafka tool does
 	}
 	if err := f.sec.apply(&cfg); err != nil {
@@ -138,29 +154,21 @@ func (f *steadyFlags) config() (steadystate.Config, error) {
 }
 
 // runSteadyState runs r with a live progress view and prints the outcome.
-func runSteadyState(ctx context.Context, r *steadystate.Runner, reportPath string, sigs <-chan os.Signal, cancel context.CancelFunc, stdout, stderr io.Writer) error {
+func runSteadyState(ctx context.Context, r *steadystate.Runner, reportPath string, intr *interrupts, cancel context.CancelFunc, stdout, stderr io.Writer) error {
 	cfg := r.Config()
 	fmt.Fprintf(stderr, "steady state: topic %s, %s, %d-byte records, acks=%s, idempotent=%t, %d producer(s); Ctrl-C ends the load gracefully, twice aborts\n",
 		cfg.Topic, rateText(cfg.Rate), cfg.RecordSize, cfg.Acks, !cfg.NoIdempotence, cfg.Producers)
 
-	done := make(chan struct{})
-	go func() {
-		n := 0
-		for {
-			select {
-			case <-done:
-				return
-			case <-sigs:
-				n++
-				if n == 1 {
-					fmt.Fprintln(stderr, "\ninterrupted: stopping the load, flushing and draining (Ctrl-C again to abort)")
-					r.Stop()
-				} else {
-					cancel()
-				}
-			}
+	var interrupted atomic.Int32
+	intr.set(func() {
+		if interrupted.Add(1) == 1 {
+			fmt.Fprintln(stderr, "\ninterrupted: stopping the load, flushing and draining (Ctrl-C again to abort)")
+			r.Stop()
+			return
 		}
-	}()
+		cancel()
+	})
+	done := make(chan struct{})
 	progDone := make(chan struct{})
 	go func() {
 		defer close(progDone)
