@@ -13,6 +13,7 @@ import (
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
 )
@@ -122,6 +123,14 @@ func TestNodeAgentRunsStatefulSet(t *testing.T) {
 			Replicas:    &replicas,
 			ServiceName: "sleeper",
 			Selector:    &metav1.LabelSelector{MatchLabels: map[string]string{"app": "sleeper"}},
+			VolumeClaimTemplates: []corev1.PersistentVolumeClaim{{
+				ObjectMeta: metav1.ObjectMeta{Name: "data"},
+				Spec: corev1.PersistentVolumeClaimSpec{
+					AccessModes: []corev1.PersistentVolumeAccessMode{corev1.ReadWriteOnce},
+					Resources: corev1.VolumeResourceRequirements{Requests: corev1.ResourceList{
+						corev1.ResourceStorage: resource.MustParse("1Gi")}},
+				},
+			}},
 			Template: corev1.PodTemplateSpec{
 				ObjectMeta: metav1.ObjectMeta{Labels: map[string]string{"app": "sleeper"}},
 				Spec: corev1.PodSpec{
@@ -139,6 +148,21 @@ func TestNodeAgentRunsStatefulSet(t *testing.T) {
 		t.Fatal(err)
 	}
 	waitFor(t, ctx, "3 Ready sleeper pods", func() (string, bool) { return readyPods(ctx, cs, ns, 3) })
+	waitFor(t, ctx, "3 Bound claims", func() (string, bool) {
+		pvcs, err := cs.CoreV1().PersistentVolumeClaims(ns).List(ctx, metav1.ListOptions{})
+		if err != nil {
+			return err.Error(), false
+		}
+		var seen []string
+		bound := 0
+		for _, c := range pvcs.Items {
+			seen = append(seen, c.Name+":"+string(c.Status.Phase))
+			if c.Status.Phase == corev1.ClaimBound {
+				bound++
+			}
+		}
+		return strings.Join(seen, " "), bound == 3
+	})
 
 	// Force delete, as kubectl delete pod --grace-period=0 --force.
 	old, err := cs.CoreV1().Pods(ns).Get(ctx, "sleeper-1", metav1.GetOptions{})
@@ -146,6 +170,14 @@ func TestNodeAgentRunsStatefulSet(t *testing.T) {
 		t.Fatal(err)
 	}
 	oldPID := containerPID(old)
+	pvc, err := cs.CoreV1().PersistentVolumeClaims(ns).Get(ctx, "data-sleeper-1", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	pv, err := cs.CoreV1().PersistentVolumes().Get(ctx, pvc.Spec.VolumeName, metav1.GetOptions{})
+	if err != nil {
+		t.Fatalf("PV of data-sleeper-1 (%q): %v", pvc.Spec.VolumeName, err)
+	}
 	if err := cs.CoreV1().Pods(ns).Delete(ctx, "sleeper-1", metav1.DeleteOptions{GracePeriodSeconds: ptrTo(int64(0))}); err != nil {
 		t.Fatal(err)
 	}
@@ -161,6 +193,18 @@ func TestNodeAgentRunsStatefulSet(t *testing.T) {
 	waitFor(t, ctx, fmt.Sprintf("the old process %d gone", oldPID), func() (string, bool) {
 		return "still running", !processAlive(oldPID)
 	})
+	pvc2, err := cs.CoreV1().PersistentVolumeClaims(ns).Get(ctx, "data-sleeper-1", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	pv2, err := cs.CoreV1().PersistentVolumes().Get(ctx, pvc2.Spec.VolumeName, metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if pvc2.UID != pvc.UID || pv2.Name != pv.Name || pv2.UID != pv.UID || pv2.Status.Phase != corev1.VolumeBound {
+		t.Errorf("after the force delete: PVC %s (uid %s) -> PV %s (uid %s, %s); want the same PVC %s -> PV %s (uid %s), Bound",
+			pvc2.Name, pvc2.UID, pv2.Name, pv2.UID, pv2.Status.Phase, pvc.UID, pv.Name, pv.UID)
+	}
 
 	// Cordon the node of sleeper-0, delete the pod: it must land elsewhere.
 	p0, err := cs.CoreV1().Pods(ns).Get(ctx, "sleeper-0", metav1.GetOptions{})

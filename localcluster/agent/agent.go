@@ -24,6 +24,8 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
+
+	"github.com/kafkachaos/kafkachaos/localcluster/storage"
 )
 
 // Limits of starting the nodes.
@@ -74,6 +76,10 @@ func Run(ctx context.Context, cfg Config) error {
 	if err != nil {
 		return err
 	}
+	// The dynamic provisioner: volumes are directories under the state dir.
+	prov := &storage.Provisioner{Client: cfg.Client, Dir: filepath.Join(cfg.StateDir, "volumes")}
+	provDone := make(chan error, 1)
+	go func() { provDone <- prov.Run(ctx) }()
 	ip := newIPAM()
 	nodes := make([]*nodeutil.Node, cfg.Nodes)
 	for i := range cfg.Nodes {
@@ -111,7 +117,7 @@ func Run(ctx context.Context, cfg Config) error {
 	for _, n := range nodes {
 		<-n.Done()
 	}
-	return nil
+	return <-provDone
 }
 
 // describeNode fills in what a kubelet reports: labels, capacity, address,
