@@ -21,6 +21,8 @@ import (
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
 	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
+
+	"github.com/kafkachaos/kafkachaos/internal/loopback"
 )
 
 // Addresses and names of the local cluster.
@@ -177,7 +179,7 @@ func (c *Cluster) ports() (ports, error) {
 			return p, nil
 		}
 	}
-	free, err := freePorts(5 + c.nodes)
+	free, err := loopback.FreePorts(5 + c.nodes)
 	if err != nil {
 		return p, err
 	}
@@ -528,25 +530,6 @@ func findUp(rel string) (string, error) {
 			return "", fmt.Errorf("no %s in %s or a parent", rel, wd)
 		}
 	}
-}
-
-func freePorts(n int) ([]int, error) {
-	var out []int
-	var lns []net.Listener
-	defer func() {
-		for _, l := range lns {
-			_ = l.Close()
-		}
-	}()
-	for range n {
-		l, err := net.Listen("tcp", net.JoinHostPort(host, "0"))
-		if err != nil {
-			return nil, fmt.Errorf("localcluster: free port: %w", err)
-		}
-		lns = append(lns, l)
-		out = append(out, l.Addr().(*net.TCPAddr).Port)
-	}
-	return out, nil
 }
 
 // tailFile returns the last n lines of path, or why it cannot.

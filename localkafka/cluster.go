@@ -17,6 +17,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/kafkachaos/kafkachaos/brokers"
+	"github.com/kafkachaos/kafkachaos/internal/loopback"
 	"github.com/kafkachaos/kafkachaos/kafkaconfig"
 	"github.com/kafkachaos/kafkachaos/kafkadist"
 )
@@ -218,7 +219,7 @@ func (c *Cluster) prepare() error {
 	for _, n := range nodes {
 		nports += strings.Count(n.Roles, ",") + 1
 	}
-	ports, err := freePorts(nports)
+	ports, err := loopback.FreePorts(nports)
 	if err != nil {
 		return err
 	}
@@ -319,27 +320,6 @@ func writeConfig(n *node) error {
 		return fmt.Errorf("localkafka: node %d: writing server.properties: %w", n.ID, err)
 	}
 	return nil
-}
-
-// freePorts returns n distinct TCP ports that were free on 127.0.0.1. They
-// stay a node's ports across restarts.
-func freePorts(n int) ([]int, error) {
-	var ports []int
-	var lns []net.Listener
-	defer func() {
-		for _, ln := range lns {
-			_ = ln.Close()
-		}
-	}()
-	for range n {
-		ln, err := net.Listen("tcp", net.JoinHostPort(host, "0"))
-		if err != nil {
-			return nil, fmt.Errorf("localkafka: picking a free port: %w", err)
-		}
-		lns = append(lns, ln)
-		ports = append(ports, ln.Addr().(*net.TCPAddr).Port)
-	}
-	return ports, nil
 }
 
 // format formats n's storage with the cluster ID, unless it already holds
