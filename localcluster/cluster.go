@@ -23,6 +23,7 @@ import (
 	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
 
 	"github.com/kafkachaos/kafkachaos/internal/loopback"
+	"github.com/kafkachaos/kafkachaos/localcluster/agent"
 )
 
 // Addresses and names of the local cluster.
@@ -373,6 +374,8 @@ func (c *Cluster) Down(ctx context.Context, purge bool) error {
 			errs = append(errs, err)
 		}
 	}
+	// Pod processes an agent that crashed may have left behind.
+	agent.KillPods(c.dir)
 	if purge && len(errs) == 0 {
 		if err := os.RemoveAll(c.dir); err != nil {
 			errs = append(errs, fmt.Errorf("localcluster: purge: %w", err))

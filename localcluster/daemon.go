@@ -7,10 +7,10 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strconv"
-	"strings"
 	"syscall"
 	"time"
+
+	"github.com/kafkachaos/kafkachaos/internal/pidfile"
 )
 
 // Limits for stopping a daemon.
@@ -51,11 +51,7 @@ func (d daemon) start(path string, args ...string) (int, error) {
 	}
 	pid := cmd.Process.Pid
 	go func() { _ = cmd.Wait() }() // reap it if it dies while we live
-	st, err := startTime(pid)
-	if err != nil {
-		return 0, fmt.Errorf("localcluster: %s: %w", d.name, err)
-	}
-	if err := os.WriteFile(d.pidFile(), []byte(fmt.Sprintf("%d %d\n", pid, st)), 0o644); err != nil {
+	if err := pidfile.Write(d.pidFile(), pid); err != nil {
 		return 0, fmt.Errorf("localcluster: %s: %w", d.name, err)
 	}
 	return pid, nil
@@ -63,22 +59,7 @@ func (d daemon) start(path string, args ...string) (int, error) {
 
 // running returns the daemon's pid if its pid file names a live process
 // that is still the one started (same start time, not a zombie).
-func (d daemon) running() (int, bool) {
-	raw, err := os.ReadFile(d.pidFile())
-	if err != nil {
-		return 0, false
-	}
-	var pid int
-	var st uint64
-	if _, err := fmt.Sscanf(string(raw), "%d %d", &pid, &st); err != nil || pid <= 0 {
-		return 0, false
-	}
-	got, err := startTime(pid)
-	if err != nil || got != st || zombie(pid) {
-		return 0, false
-	}
-	return pid, true
-}
+func (d daemon) running() (int, bool) { return pidfile.Running(d.pidFile()) }
 
 // stop sends SIGTERM to the daemon's process group, then SIGKILL after a
 // grace period, and removes the pid file. Stopping a daemon that is not
@@ -116,38 +97,4 @@ func (d daemon) waitGone() error {
 		time.Sleep(daemonPoll)
 	}
 	return fmt.Errorf("localcluster: %s survived SIGKILL", d.name)
-}
-
-// startTime reads field 22 of /proc/<pid>/stat: the process's start time in
-// clock ticks since boot.
-func startTime(pid int) (uint64, error) {
-	fields, err := statFields(pid)
-	if err != nil {
-		return 0, err
-	}
-	return strconv.ParseUint(fields[19], 10, 64)
-}
-
-func zombie(pid int) bool {
-	fields, err := statFields(pid)
-	return err != nil || fields[0] == "Z" || fields[0] == "X"
-}
-
-// statFields returns the fields of /proc/<pid>/stat after the command name,
-// starting with the state (field 3).
-func statFields(pid int) ([]string, error) {
-	raw, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
-	if err != nil {
-		return nil, err
-	}
-	s := string(raw)
-	i := strings.LastIndexByte(s, ')')
-	if i < 0 {
-		return nil, fmt.Errorf("malformed /proc/%d/stat", pid)
-	}
-	f := strings.Fields(s[i+1:])
-	if len(f) < 20 {
-		return nil, fmt.Errorf("malformed /proc/%d/stat", pid)
-	}
-	return f, nil
 }

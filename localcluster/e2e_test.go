@@ -16,6 +16,8 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
+
+	"github.com/kafkachaos/kafkachaos/internal/pidfile"
 )
 
 // Timeouts of the end-to-end test.
@@ -27,8 +29,12 @@ const (
 	pollEvery    = 250 * time.Millisecond
 )
 
-// sleepImage is mapped to /bin/sleep on the test's cluster.
-const sleepImage = "kafkachaos.test/sleep"
+// shImage is mapped to /bin/sh on the test's cluster.
+const shImage = "kafkachaos.test/sh"
+
+// sleeperScript records, in the pod's volume, the hostname it saw and one
+// line per start, then sleeps.
+const sleeperScript = `hostname >> /var/lib/sleeper/data/hostname && echo start >> /var/lib/sleeper/data/starts && exec sleep 3600`
 
 // buildAgent builds the kafkachaos binary the node agent runs.
 func buildAgent(t *testing.T) string {
@@ -50,7 +56,7 @@ func TestNodeAgentRunsStatefulSet(t *testing.T) {
 	if testing.Short() {
 		t.Skip("-short: needs the built control plane")
 	}
-	sleep, err := exec.LookPath("sleep")
+	sh, err := exec.LookPath("sh")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -58,7 +64,7 @@ func TestNodeAgentRunsStatefulSet(t *testing.T) {
 	if _, err := probe.binaries(); err != nil && os.Getenv("CI") == "" {
 		t.Skipf("control plane not built (CI would fail here): %v", err)
 	}
-	c, err := New(WithStateDir(t.TempDir()), WithAgentBinary(buildAgent(t)), WithImage(sleepImage, sleep), WithLogf(t.Logf))
+	c, err := New(WithStateDir(t.TempDir()), WithAgentBinary(buildAgent(t)), WithImage(shImage, sh), WithLogf(t.Logf))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -136,7 +142,8 @@ func TestNodeAgentRunsStatefulSet(t *testing.T) {
 				Spec: corev1.PodSpec{
 					TerminationGracePeriodSeconds: ptrTo(int64(5)),
 					Containers: []corev1.Container{{
-						Name: "main", Image: sleepImage + ":1", Args: []string{"3600"},
+						Name: "main", Image: shImage + ":1", Args: []string{"-c", sleeperScript},
+						VolumeMounts: []corev1.VolumeMount{{Name: "data", MountPath: "/var/lib/sleeper/data"}},
 						Env: []corev1.EnvVar{{Name: "INDEX", ValueFrom: &corev1.EnvVarSource{FieldRef: &corev1.ObjectFieldSelector{
 							FieldPath: "metadata.labels['apps.kubernetes.io/pod-index']"}}}},
 					}},
@@ -193,6 +200,21 @@ func TestNodeAgentRunsStatefulSet(t *testing.T) {
 	waitFor(t, ctx, fmt.Sprintf("the old process %d gone", oldPID), func() (string, bool) {
 		return "still running", !processAlive(oldPID)
 	})
+	// The new pod mounted the same volume: it holds both starts, and the
+	// hostname each start saw is the pod's name.
+	if pv.Spec.HostPath == nil {
+		t.Fatalf("PV %s is not a hostPath volume", pv.Name)
+	}
+	waitFor(t, ctx, "two starts recorded in sleeper-1's volume", func() (string, bool) {
+		raw, err := os.ReadFile(filepath.Join(pv.Spec.HostPath.Path, "starts"))
+		return fmt.Sprintf("%q %v", raw, err), strings.Count(string(raw), "start") == 2
+	})
+	if raw, err := os.ReadFile(filepath.Join(pv.Spec.HostPath.Path, "hostname")); err != nil || string(raw) != "sleeper-1\nsleeper-1\n" {
+		t.Errorf("hostnames seen by sleeper-1: %q, %v; want sleeper-1 twice", raw, err)
+	}
+	if _, err := os.Stat("/var/lib/sleeper"); err == nil {
+		t.Errorf("/var/lib/sleeper exists on the host: the pod's mount point leaked out of its namespace")
+	}
 	pvc2, err := cs.CoreV1().PersistentVolumeClaims(ns).Get(ctx, "data-sleeper-1", metav1.GetOptions{})
 	if err != nil {
 		t.Fatal(err)
@@ -314,7 +336,7 @@ func containerPID(p *corev1.Pod) int {
 
 func processAlive(pid int) bool {
 	_, err := os.Stat("/proc/" + strconv.Itoa(pid))
-	return err == nil && !zombie(pid)
+	return err == nil && !pidfile.Zombie(pid)
 }
 
 func ptrTo[T any](v T) *T { return &v }

@@ -121,6 +121,28 @@ A node agent (virtual-kubelet) registers --nodes nodes and runs pods as host\npr
 			return agent.Run(ctx, agent.Config{Client: cs, Nodes: c.Nodes(), StateDir: c.StateDir(), Ports: ports, Images: c.Images()})
 		},
 	}
-	cmd.AddCommand(up, down, status, agentCmd)
+	var hostname, scratch string
+	var mounts []string
+	podExec := &cobra.Command{
+		Use:    "pod-exec --hostname H --scratch DIR [--mount SRC:DST[:ro]]... -- PROGRAM [ARGS...]",
+		Short:  "Enter a pod's namespaces and exec its program (the node agent runs it)",
+		Hidden: true,
+		Args:   cobra.MinimumNArgs(1),
+		RunE: func(_ *cobra.Command, args []string) error {
+			var ms []agent.Mount
+			for _, s := range mounts {
+				m, err := agent.ParseMount(s)
+				if err != nil {
+					return usageError{err}
+				}
+				ms = append(ms, m)
+			}
+			return agent.PodExec(hostname, scratch, ms, args[0], args[1:], os.Environ())
+		},
+	}
+	podExec.Flags().StringVar(&hostname, "hostname", "", "the pod's hostname")
+	podExec.Flags().StringVar(&scratch, "scratch", "", "directory for overlay layers")
+	podExec.Flags().StringArrayVar(&mounts, "mount", nil, "volume mount SRC:DST[:ro]")
+	cmd.AddCommand(up, down, status, agentCmd, podExec)
 	return cmd
 }

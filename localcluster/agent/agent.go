@@ -25,6 +25,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
 
+	"github.com/kafkachaos/kafkachaos/internal/pidfile"
 	"github.com/kafkachaos/kafkachaos/localcluster/storage"
 )
 
@@ -82,12 +83,14 @@ func Run(ctx context.Context, cfg Config) error {
 	go func() { provDone <- prov.Run(ctx) }()
 	ip := newIPAM()
 	nodes := make([]*nodeutil.Node, cfg.Nodes)
+	provs := make([]*provider, cfg.Nodes)
 	for i := range cfg.Nodes {
 		name := NodeName(i)
 		prov := &provider{
-			node: name, ipam: ip, rt: runtimes{self: cfg.Self, extra: cfg.Images},
+			client: cfg.Client, node: name, ipam: ip, rt: runtimes{self: cfg.Self, extra: cfg.Images},
 			podDir: filepath.Join(cfg.StateDir, "pods"), pods: map[string]*podRun{},
 		}
+		provs[i] = prov
 		mux := http.NewServeMux()
 		n, err := nodeutil.NewNode(name,
 			func(nodeutil.ProviderConfig) (nodeutil.Provider, node.NodeProvider, error) { return prov, nil, nil },
@@ -116,6 +119,10 @@ func Run(ctx context.Context, cfg Config) error {
 	<-ctx.Done()
 	for _, n := range nodes {
 		<-n.Done()
+	}
+	// The pods' processes end with the agent.
+	for _, p := range provs {
+		p.killAll()
 	}
 	return <-provDone
 }
@@ -172,4 +179,13 @@ func selfSignedTLS() (*tls.Config, error) {
 		MinVersion:   tls.VersionTLS12,
 		Certificates: []tls.Certificate{{Certificate: [][]byte{der}, PrivateKey: key}},
 	}, nil
+}
+
+// KillPods SIGKILLs every pod process recorded under stateDir that still
+// runs: what an agent that crashed left behind.
+func KillPods(stateDir string) {
+	files, _ := filepath.Glob(filepath.Join(stateDir, "pods", "*", "*.pid"))
+	for _, f := range files {
+		pidfile.KillGroup(f)
+	}
 }

@@ -16,6 +16,8 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/kafkachaos/kafkachaos/internal/pidfile"
 )
 
 // Restart back-off, as the kubelet's (10 s doubling to 5 min), but shorter:
@@ -36,6 +38,9 @@ type podRun struct {
 	stop   chan struct{} // closed when the pod is being deleted
 	logDir string
 	notify func(*corev1.Pod)
+
+	hostname string
+	mounts   map[string][]Mount // by container name
 }
 
 // ctrRun is one container.
@@ -50,6 +55,7 @@ type ctrRun struct {
 }
 
 func (p *podRun) logPath(c string) string { return filepath.Join(p.logDir, c+".log") }
+func (p *podRun) pidPath(c string) string { return filepath.Join(p.logDir, c+".pid") }
 
 // snapshot returns a copy of the pod with its current status.
 func (p *podRun) snapshot() *corev1.Pod {
@@ -205,18 +211,31 @@ func (p *podRun) runOnce(c *ctrRun, rt runtimes, env []string) (int32, error) {
 		p.setWaiting(c, "CreateContainerError", err.Error())
 		return 0, err
 	}
-	cmd := exec.Command(path, args...)
+	if !filepath.IsAbs(path) {
+		if path, err = exec.LookPath(path); err != nil {
+			logf.Close()
+			p.setWaiting(c, "StartError", err.Error())
+			return 0, err
+		}
+	}
+	// kafkachaos pod-exec enters the pod's namespaces (hostname, volumes)
+	// and then execs the program, so the pid is the program's.
+	scratch := filepath.Join(p.logDir, "scratch", c.spec.Name)
+	cmd := exec.Command(rt.self, podExecArgs(p.hostname, scratch, p.mounts[c.spec.Name], path, args)...)
 	cmd.Env = env
 	cmd.Dir = c.spec.WorkingDir
 	cmd.Stdout, cmd.Stderr = logf, logf
 	// Its own process group, so a signal reaches everything it started;
 	// it dies with the agent, so nothing is orphaned if the agent crashes.
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL, Cloneflags: podNamespaces}
 	if err := cmd.Start(); err != nil {
 		logf.Close()
 		p.setWaiting(c, "StartError", err.Error())
 		return 0, err
 	}
+	// Recorded so that `cluster down` can kill it even if the agent
+	// crashed without taking it along.
+	_ = pidfile.Write(p.pidPath(c.spec.Name), cmd.Process.Pid)
 	done := make(chan struct{})
 	p.mu.Lock()
 	c.cmd, c.done = cmd, done
@@ -230,6 +249,7 @@ func (p *podRun) runOnce(c *ctrRun, rt runtimes, env []string) (int32, error) {
 
 	werr := cmd.Wait()
 	logf.Close()
+	_ = os.Remove(p.pidPath(c.spec.Name))
 	code := int32(0)
 	reason := "Completed"
 	var ee *exec.ExitError

@@ -16,6 +16,7 @@ import (
 	"github.com/virtual-kubelet/virtual-kubelet/node/api"
 	"github.com/virtual-kubelet/virtual-kubelet/node/nodeutil"
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/client-go/kubernetes"
 	statsv1alpha1 "k8s.io/kubelet/pkg/apis/stats/v1alpha1"
 )
 
@@ -24,6 +25,7 @@ const hostIP = "127.0.0.1"
 
 // provider runs one node's pods as host processes.
 type provider struct {
+	client kubernetes.Interface
 	node   string
 	ipam   *ipam
 	rt     runtimes
@@ -41,7 +43,7 @@ func key(ns, name string) string { return ns + "/" + name }
 // CreatePod implements node.PodLifecycleHandler. The pod's env has already
 // been resolved (downward API, $(VAR) expansion, envFrom) by the node
 // library.
-func (p *provider) CreatePod(_ context.Context, pod *corev1.Pod) error {
+func (p *provider) CreatePod(ctx context.Context, pod *corev1.Pod) error {
 	k := key(pod.Namespace, pod.Name)
 	p.mu.Lock()
 	if _, ok := p.pods[k]; ok {
@@ -59,7 +61,21 @@ func (p *provider) CreatePod(_ context.Context, pod *corev1.Pod) error {
 		p.ipam.release(string(pod.UID))
 		return fmt.Errorf("agent: pod %s: %w", k, err)
 	}
-	run := &podRun{pod: pod.DeepCopy(), ip: ip, stop: make(chan struct{}), logDir: logDir, notify: p.notify}
+	vols, err := volumeDirs(ctx, p.client, pod, logDir)
+	if err != nil {
+		p.mu.Unlock()
+		p.ipam.release(string(pod.UID))
+		return err
+	}
+	hostname := pod.Name
+	if pod.Spec.Hostname != "" {
+		hostname = pod.Spec.Hostname
+	}
+	run := &podRun{pod: pod.DeepCopy(), ip: ip, stop: make(chan struct{}), logDir: logDir, notify: p.notify,
+		hostname: hostname, mounts: map[string][]Mount{}}
+	for _, c := range pod.Spec.Containers {
+		run.mounts[c.Name] = containerMounts(c, vols)
+	}
 	now := time.Now()
 	run.pod.Status.StartTime = ptr(metaTime(now))
 	for _, c := range pod.Spec.Containers {
@@ -133,6 +149,10 @@ func (p *provider) DeletePod(_ context.Context, pod *corev1.Pod) error {
 	}
 	p.mu.Unlock()
 	p.ipam.release(string(pod.UID))
+	// The pod's emptyDirs and overlay layers go with it; its logs stay.
+	for _, d := range []string{"volumes", "scratch"} {
+		_ = os.RemoveAll(filepath.Join(run.logDir, d))
+	}
 	final := run.snapshot()
 	for i := range final.Status.ContainerStatuses {
 		cs := &final.Status.ContainerStatuses[i]
@@ -250,4 +270,24 @@ func (p *provider) GetMetricsResource(context.Context) ([]*dto.MetricFamily, err
 // loopback IPs directly.
 func (p *provider) PortForward(context.Context, string, string, int32, io.ReadWriteCloser) error {
 	return errNotSupported
+}
+
+// killAll ends every pod's processes at once.
+func (p *provider) killAll() {
+	p.mu.Lock()
+	runs := make([]*podRun, 0, len(p.pods))
+	for _, r := range p.pods {
+		runs = append(runs, r)
+	}
+	p.mu.Unlock()
+	for _, r := range runs {
+		r.mu.Lock()
+		select {
+		case <-r.stop:
+		default:
+			close(r.stop)
+		}
+		r.mu.Unlock()
+		r.kill(0)
+	}
 }
