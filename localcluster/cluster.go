@@ -23,6 +23,7 @@ import (
 	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
 
 	"github.com/kafkachaos/kafkachaos/internal/loopback"
+	"github.com/kafkachaos/kafkachaos/kafkadist"
 	"github.com/kafkachaos/kafkachaos/localcluster/agent"
 )
 
@@ -82,6 +83,16 @@ func WithImage(repo, program string) Option {
 	}
 }
 
+// WithKafkaLibs sets the Kafka jars that apache/kafka pods run, overriding
+// the default: the repository's fetched distribution, if found.
+func WithKafkaLibs(dir string) Option {
+	return func(c *Cluster) {
+		if dir != "" {
+			c.kafkaLibs = dir
+		}
+	}
+}
+
 // WithLogf sets where progress lines go, overriding the default of none.
 func WithLogf(logf func(format string, args ...any)) Option {
 	return func(c *Cluster) { c.logf = logf }
@@ -89,12 +100,13 @@ func WithLogf(logf func(format string, args ...any)) Option {
 
 // Cluster is the embedded local Kubernetes cluster.
 type Cluster struct {
-	dir      string
-	binDir   string
-	nodes    int
-	agentBin string
-	images   map[string]string
-	logf     func(string, ...any)
+	dir       string
+	binDir    string
+	nodes     int
+	agentBin  string
+	images    map[string]string
+	kafkaLibs string
+	logf      func(string, ...any)
 }
 
 // New returns the cluster whose state lives in the state dir. It starts
@@ -106,6 +118,11 @@ func New(opts ...Option) (*Cluster, error) {
 	}
 	if c.nodes < 1 || c.nodes > 32 {
 		return nil, fmt.Errorf("localcluster: %d nodes: want 1 to 32", c.nodes)
+	}
+	if c.kafkaLibs == "" {
+		if d, err := kafkadist.Find(kafkadist.DefaultVersion); err == nil {
+			c.kafkaLibs = d.LibsDir
+		}
 	}
 	if c.agentBin == "" {
 		self, err := os.Executable()
@@ -312,6 +329,9 @@ func (c *Cluster) Up(ctx context.Context) error {
 	if _, ok := c.agent().running(); !ok {
 		c.logf("starting the node agent: %d nodes", c.nodes)
 		args := []string{"cluster", "agent", "--state-dir", c.dir, "--nodes", strconv.Itoa(c.nodes)}
+		if c.kafkaLibs != "" {
+			args = append(args, "--kafka-libs", c.kafkaLibs)
+		}
 		for repo, prog := range c.images {
 			args = append(args, "--image", repo+"="+prog)
 		}

@@ -18,6 +18,7 @@ import (
 func newClusterCmd(ctx context.Context) *cobra.Command {
 	var stateDir string
 	var nodes int
+	var kafkaLibs string
 	var images map[string]string
 	cmd := &cobra.Command{
 		Use:   "cluster",
@@ -30,12 +31,13 @@ A node agent (virtual-kubelet) registers --nodes nodes and runs pods as host\npr
 	}
 	cmd.PersistentFlags().StringVar(&stateDir, "state-dir", "", "cluster state directory (default $HOME/.kafkachaos/local)")
 	cmd.PersistentFlags().StringToStringVar(&images, "image", nil, "map an image repository to a host program the nodes run for it (repo=/path), repeatable")
+	cmd.PersistentFlags().StringVar(&kafkaLibs, "kafka-libs", "", "Kafka jars that apache/kafka pods run (default: the repository's .cache/kafka/<version>/libs)")
 	cmd.PersistentFlags().IntVar(&nodes, "nodes", 3, "nodes the node agent registers (zones zone-a, zone-b, zone-c in turn)")
 	newCluster := func(cmd *cobra.Command) (*localcluster.Cluster, error) {
 		if nodes < 1 || nodes > 32 {
 			return nil, usageError{fmt.Errorf("--nodes %d: want 1 to 32", nodes)}
 		}
-		opts := []localcluster.Option{localcluster.WithStateDir(stateDir), localcluster.WithNodes(nodes)}
+		opts := []localcluster.Option{localcluster.WithStateDir(stateDir), localcluster.WithNodes(nodes), localcluster.WithKafkaLibs(kafkaLibs)}
 		for repo, prog := range images {
 			opts = append(opts, localcluster.WithImage(repo, prog))
 		}
@@ -118,7 +120,7 @@ A node agent (virtual-kubelet) registers --nodes nodes and runs pods as host\npr
 			}
 			ctx, stop := signal.NotifyContext(ctx, syscall.SIGTERM, os.Interrupt)
 			defer stop()
-			return agent.Run(ctx, agent.Config{Client: cs, Nodes: c.Nodes(), StateDir: c.StateDir(), Ports: ports, Images: c.Images()})
+			return agent.Run(ctx, agent.Config{Client: cs, Nodes: c.Nodes(), StateDir: c.StateDir(), Ports: ports, Images: c.Images(), KafkaLibs: kafkaLibs})
 		},
 	}
 	var hostname, scratch string
@@ -143,6 +145,17 @@ A node agent (virtual-kubelet) registers --nodes nodes and runs pods as host\npr
 	podExec.Flags().StringVar(&hostname, "hostname", "", "the pod's hostname")
 	podExec.Flags().StringVar(&scratch, "scratch", "", "directory for overlay layers")
 	podExec.Flags().StringArrayVar(&mounts, "mount", nil, "volume mount SRC:DST[:ro]")
-	cmd.AddCommand(up, down, status, agentCmd, podExec)
+	var libs string
+	kafkaRun := &cobra.Command{
+		Use:    "kafka-run --libs DIR",
+		Short:  "Launch Kafka inside a pod as the apache/kafka image does (the node agent runs it)",
+		Hidden: true,
+		Args:   noArgs,
+		RunE: func(*cobra.Command, []string) error {
+			return agent.KafkaRun(libs, os.Environ())
+		},
+	}
+	kafkaRun.Flags().StringVar(&libs, "libs", "", "directory of the Kafka jars")
+	cmd.AddCommand(up, down, status, agentCmd, podExec, kafkaRun)
 	return cmd
 }

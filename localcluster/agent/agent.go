@@ -47,6 +47,8 @@ type Config struct {
 	Ports []int
 	// Images maps more image repositories (no tag) to host programs.
 	Images map[string]string
+	// KafkaLibs holds the Kafka jars that apache/kafka images run.
+	KafkaLibs string
 }
 
 // Zones are the nodes' topology.kubernetes.io/zone labels, in turn.
@@ -81,13 +83,18 @@ func Run(ctx context.Context, cfg Config) error {
 	prov := &storage.Provisioner{Client: cfg.Client, Dir: filepath.Join(cfg.StateDir, "volumes")}
 	provDone := make(chan error, 1)
 	go func() { provDone <- prov.Run(ctx) }()
+	hosts, err := newHostsFile(filepath.Join(cfg.StateDir, HostsPath))
+	if err != nil {
+		return err
+	}
 	ip := newIPAM()
 	nodes := make([]*nodeutil.Node, cfg.Nodes)
 	provs := make([]*provider, cfg.Nodes)
 	for i := range cfg.Nodes {
 		name := NodeName(i)
 		prov := &provider{
-			client: cfg.Client, node: name, ipam: ip, rt: runtimes{self: cfg.Self, extra: cfg.Images},
+			client: cfg.Client, node: name, ipam: ip, hosts: hosts,
+			rt:     runtimes{self: cfg.Self, kafkaLibs: cfg.KafkaLibs, extra: cfg.Images},
 			podDir: filepath.Join(cfg.StateDir, "pods"), pods: map[string]*podRun{},
 		}
 		provs[i] = prov

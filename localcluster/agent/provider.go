@@ -28,6 +28,7 @@ type provider struct {
 	client kubernetes.Interface
 	node   string
 	ipam   *ipam
+	hosts  *hostsFile
 	rt     runtimes
 	podDir string // logs per pod under here
 
@@ -74,7 +75,13 @@ func (p *provider) CreatePod(ctx context.Context, pod *corev1.Pod) error {
 	run := &podRun{pod: pod.DeepCopy(), ip: ip, stop: make(chan struct{}), logDir: logDir, notify: p.notify,
 		hostname: hostname, mounts: map[string][]Mount{}}
 	for _, c := range pod.Spec.Containers {
-		run.mounts[c.Name] = containerMounts(c, vols)
+		// Every pod resolves cluster names through the agent's hosts file.
+		run.mounts[c.Name] = append(containerMounts(c, vols), Mount{Source: p.hosts.path, Target: "/etc/hosts", ReadOnly: true})
+	}
+	if err := p.hosts.add(pod, ip); err != nil {
+		p.mu.Unlock()
+		p.ipam.release(string(pod.UID))
+		return err
 	}
 	now := time.Now()
 	run.pod.Status.StartTime = ptr(metaTime(now))
@@ -85,7 +92,7 @@ func (p *provider) CreatePod(ctx context.Context, pod *corev1.Pod) error {
 	p.mu.Unlock()
 
 	for i, c := range pod.Spec.Containers {
-		go run.supervise(i, p.rt, containerEnv(pod, c, ip))
+		go run.supervise(i, p.rt, append(containerEnv(pod, c, ip), "KAFKACHAOS_POD_DIR="+logDir))
 	}
 	run.changed()
 	return nil
@@ -149,6 +156,7 @@ func (p *provider) DeletePod(_ context.Context, pod *corev1.Pod) error {
 	}
 	p.mu.Unlock()
 	p.ipam.release(string(pod.UID))
+	_ = p.hosts.remove(pod)
 	// The pod's emptyDirs and overlay layers go with it; its logs stay.
 	for _, d := range []string{"volumes", "scratch"} {
 		_ = os.RemoveAll(filepath.Join(run.logDir, d))

@@ -19,8 +19,9 @@ type runtime interface {
 
 // runtimes maps image repositories (without tag) to local runtimes.
 type runtimes struct {
-	self  string            // path of the kafkachaos binary
-	extra map[string]string // image repository -> host program
+	self      string            // path of the kafkachaos binary
+	kafkaLibs string            // the Maven-fetched Kafka jars; "" if none
+	extra     map[string]string // image repository -> host program
 }
 
 // errNoRuntime is the waiting reason of a container whose image has no
@@ -41,10 +42,16 @@ func (r runtimes) lookup(image string) (runtime, string) {
 	case AgentImage, "kafkachaos/kafkachaos":
 		return selfRuntime{path: r.self}, ""
 	}
+	if repo == "apache/kafka" || repo == "docker.io/apache/kafka" {
+		if r.kafkaLibs == "" {
+			return nil, fmt.Sprintf("image %q needs the Kafka jars: run `make kafka-dist`, then `kafkachaos cluster up` from the repository", image)
+		}
+		return kafkaRuntime{self: r.self, libs: r.kafkaLibs}, ""
+	}
 	if path, ok := r.extra[repo]; ok {
 		return hostRuntime{path: path}, ""
 	}
-	return nil, fmt.Sprintf("image %q has no local runtime on this cluster; known images: %s (runs kafkachaos)", image, AgentImage)
+	return nil, fmt.Sprintf("image %q has no local runtime on this cluster; known images: %s (runs kafkachaos), apache/kafka (runs the fetched Kafka jars)", image, AgentImage)
 }
 
 // selfRuntime runs the kafkachaos binary with the container's args. Its
@@ -73,4 +80,14 @@ func (h hostRuntime) command(c corev1.Container) (string, []string, error) {
 		args = append(append([]string(nil), c.Command[1:]...), args...)
 	}
 	return h.path, args, nil
+}
+
+// kafkaRuntime runs Apache Kafka as the official apache/kafka image does:
+// `kafkachaos cluster kafka-run` renders KAFKA_* env into server.properties,
+// formats storage on first start, and execs the JVM. The container's
+// command and args are ignored, as the image's entrypoint would not take them.
+type kafkaRuntime struct{ self, libs string }
+
+func (k kafkaRuntime) command(corev1.Container) (string, []string, error) {
+	return k.self, []string{"cluster", "kafka-run", "--libs", k.libs}, nil
 }

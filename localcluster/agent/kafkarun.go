@@ -1,0 +1,100 @@
+package agent
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+
+	"github.com/kafkachaos/kafkachaos/kafkaconfig"
+	"github.com/kafkachaos/kafkachaos/kafkadist"
+)
+
+// KafkaRun is the apache/kafka image's launcher, run inside the pod: it
+// renders the KAFKA_* env into server.properties with the image's own rules
+// (kafkaconfig), binds listeners given without a host to the pod's IP (pods
+// share the host's network, each on its own loopback IP), formats storage
+// on first start only, and execs the JVM from the fetched jars.
+func KafkaRun(libs string, environ []string) error {
+	env := map[string]string{}
+	for _, kv := range environ {
+		if k, v, ok := strings.Cut(kv, "="); ok {
+			env[k] = v
+		}
+	}
+	podIP, podDir := env["KAFKACHAOS_POD_IP"], env["KAFKACHAOS_POD_DIR"]
+	if podIP == "" || podDir == "" {
+		return fmt.Errorf("kafka-run: KAFKACHAOS_POD_IP and KAFKACHAOS_POD_DIR must be set (the node agent sets them)")
+	}
+	props, err := kafkaconfig.Render(env)
+	if err != nil {
+		return fmt.Errorf("kafka-run: %w", err)
+	}
+	if l, ok := props.Get("listeners"); ok {
+		props = props.With("listeners", bindTo(l, podIP))
+	}
+	dir := filepath.Join(podDir, "kafka")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return fmt.Errorf("kafka-run: %w", err)
+	}
+	propsPath := filepath.Join(dir, "server.properties")
+	if err := os.WriteFile(propsPath, []byte(props.String()), 0o644); err != nil {
+		return fmt.Errorf("kafka-run: %w", err)
+	}
+	log4j := filepath.Join(dir, "log4j2.properties")
+	if err := os.WriteFile(log4j, []byte(kafkadist.BrokerLog4j2()), 0o644); err != nil {
+		return fmt.Errorf("kafka-run: %w", err)
+	}
+	java, err := exec.LookPath("java")
+	if err != nil {
+		return fmt.Errorf("kafka-run: java not found: %w", err)
+	}
+	cp := filepath.Join(libs, "*")
+	logOpt := "-Dlog4j2.configurationFile=" + log4j
+
+	// Format on first start only, as the image does: a log dir that holds
+	// meta.properties keeps its identity.
+	logDirs, _ := props.Get("log.dirs")
+	if logDirs == "" {
+		logDirs, _ = props.Get("log.dir")
+	}
+	first := strings.Split(logDirs, ",")[0]
+	if _, err := os.Stat(filepath.Join(first, "meta.properties")); err != nil {
+		id, err := kafkaconfig.ClusterID(env)
+		if err != nil {
+			return fmt.Errorf("kafka-run: %w", err)
+		}
+		format := exec.Command(java, "-Xmx256m", logOpt, "-cp", cp, kafkadist.StorageToolClass,
+			"format", "--cluster-id="+id, "-c", propsPath, "--ignore-formatted")
+		format.Stdout, format.Stderr = os.Stdout, os.Stderr
+		if err := format.Run(); err != nil {
+			return fmt.Errorf("kafka-run: format storage: %w", err)
+		}
+	}
+	// The JVM must not cache a peer's address: pods come back with new IPs.
+	args := append([]string{java}, kafkaconfig.JVMOptions(env)...)
+	args = append(args, logOpt, "-Dsun.net.inetaddr.ttl=0", "-Dsun.net.inetaddr.negative.ttl=0",
+		"-cp", cp, kafkadist.ServerClass, propsPath)
+	return syscall.Exec(java, args, environ)
+}
+
+// bindTo rewrites listeners with no host or a wildcard host to ip.
+func bindTo(listeners, ip string) string {
+	parts := strings.Split(listeners, ",")
+	for i, l := range parts {
+		name, addr, ok := strings.Cut(strings.TrimSpace(l), "://")
+		if !ok {
+			continue
+		}
+		host, port, ok := strings.Cut(addr, ":")
+		if !ok {
+			continue
+		}
+		if host == "" || host == "0.0.0.0" || host == "[::]" {
+			parts[i] = name + "://" + ip + ":" + port
+		}
+	}
+	return strings.Join(parts, ",")
+}
