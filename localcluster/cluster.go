@@ -327,6 +327,9 @@ func (c *Cluster) Up(ctx context.Context) error {
 		return err
 	}
 	if _, ok := c.agent().running(); !ok {
+		// Pod processes of an agent that crashed are cleaned up; the new
+		// agent starts the pods again from the API server's state.
+		agent.KillPods(c.dir)
 		c.logf("starting the node agent: %d nodes", c.nodes)
 		args := []string{"cluster", "agent", "--state-dir", c.dir, "--nodes", strconv.Itoa(c.nodes)}
 		if c.kafkaLibs != "" {
