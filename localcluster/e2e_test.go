@@ -141,9 +141,22 @@ func TestNodeAgentRunsStatefulSet(t *testing.T) {
 				ObjectMeta: metav1.ObjectMeta{Labels: map[string]string{"app": "sleeper"}},
 				Spec: corev1.PodSpec{
 					TerminationGracePeriodSeconds: ptrTo(int64(5)),
+					Volumes: []corev1.Volume{{Name: "info", VolumeSource: corev1.VolumeSource{DownwardAPI: &corev1.DownwardAPIVolumeSource{
+						Items: []corev1.DownwardAPIVolumeFile{{Path: "name", FieldRef: &corev1.ObjectFieldSelector{FieldPath: "metadata.name"}}},
+					}}}},
 					Containers: []corev1.Container{{
 						Name: "main", Image: shImage + ":1", Args: []string{"-c", sleeperScript},
-						VolumeMounts: []corev1.VolumeMount{{Name: "data", MountPath: "/var/lib/sleeper/data"}},
+						VolumeMounts: []corev1.VolumeMount{
+							{Name: "data", MountPath: "/var/lib/sleeper/data"},
+							{Name: "info", MountPath: "/var/lib/sleeper/info", ReadOnly: true},
+						},
+						// An exec probe that can only pass inside the pod's
+						// mount namespace, where its volumes are.
+						ReadinessProbe: &corev1.Probe{
+							ProbeHandler: corev1.ProbeHandler{Exec: &corev1.ExecAction{Command: []string{
+								"sh", "-c", "test -f /var/lib/sleeper/data/starts && test \"$(cat /var/lib/sleeper/info/name)\" = \"$(hostname)\" && test -s /var/run/secrets/kubernetes.io/serviceaccount/token"}}},
+							PeriodSeconds: 1,
+						},
 						Env: []corev1.EnvVar{{Name: "INDEX", ValueFrom: &corev1.EnvVarSource{FieldRef: &corev1.ObjectFieldSelector{
 							FieldPath: "metadata.labels['apps.kubernetes.io/pod-index']"}}}},
 					}},

@@ -298,7 +298,7 @@ func (p *podRun) probe(c *ctrRun, done <-chan struct{}) {
 	tick := time.NewTicker(period)
 	defer tick.Stop()
 	for {
-		ok := p.probeOnce(pr)
+		ok := p.probeOnce(pr, c)
 		p.mu.Lock()
 		was := c.ready
 		if c.state.Running != nil {
@@ -317,10 +317,29 @@ func (p *podRun) probe(c *ctrRun, done <-chan struct{}) {
 	}
 }
 
-// probeOnce runs one tcpSocket or httpGet check against the pod's IP. Exec
-// probes are not supported yet and always fail.
-func (p *podRun) probeOnce(pr *corev1.Probe) bool {
+// probeOnce runs one check: tcpSocket and httpGet against the pod's IP, exec
+// inside the container's namespaces (nsenter into its mount and UTS
+// namespaces), with the container's environment.
+func (p *podRun) probeOnce(pr *corev1.Probe, c *ctrRun) bool {
 	switch {
+	case pr.Exec != nil && len(pr.Exec.Command) > 0:
+		p.mu.Lock()
+		pid := c.pid()
+		var env []string
+		if c.cmd != nil {
+			env = c.cmd.Env
+		}
+		p.mu.Unlock()
+		if pid == 0 {
+			return false
+		}
+		timeout := time.Duration(max(pr.TimeoutSeconds, 1)) * time.Second
+		ctx, cancel := context.WithTimeout(context.Background(), timeout)
+		defer cancel()
+		args := append([]string{"-t", strconv.Itoa(pid), "-m", "-u", "--"}, pr.Exec.Command...)
+		cmd := exec.CommandContext(ctx, "nsenter", args...)
+		cmd.Env = env
+		return cmd.Run() == nil
 	case pr.TCPSocket != nil:
 		port := pr.TCPSocket.Port.IntValue()
 		conn, err := net.DialTimeout("tcp", net.JoinHostPort(p.ip, strconv.Itoa(port)), probeTimeout)

@@ -66,13 +66,26 @@ func PodExec(hostname, scratch string, mounts []Mount, path string, args, env []
 			return fmt.Errorf("pod-exec: hostname: %w", err)
 		}
 	}
-	overlaid := map[string]bool{}
+	// First every mount point, then every bind: a new overlay must not
+	// cover a volume bound before it.
+	var overlaid []string
+	underOverlay := func(p string) bool {
+		for _, o := range overlaid {
+			if p == o || strings.HasPrefix(p, o+"/") {
+				return true
+			}
+		}
+		return false
+	}
 	for i, m := range mounts {
 		st, err := os.Stat(m.Source)
 		if err != nil {
 			return fmt.Errorf("pod-exec: volume source: %w", err)
 		}
-		if _, err := os.Stat(m.Target); errors.Is(err, os.ErrNotExist) {
+		if _, err := os.Stat(m.Target); !errors.Is(err, os.ErrNotExist) {
+			continue
+		}
+		if !underOverlay(m.Target) {
 			anc := filepath.Dir(m.Target)
 			for {
 				if _, err := os.Stat(anc); err == nil {
@@ -83,30 +96,29 @@ func PodExec(hostname, scratch string, mounts []Mount, path string, args, env []
 			if anc == "/" {
 				return fmt.Errorf("pod-exec: mount path %s: a new top-level directory is not supported; mount under an existing directory such as /var/lib or /opt", m.Target)
 			}
-			if !overlaid[anc] {
-				upper := filepath.Join(scratch, "overlay"+strconv.Itoa(i), "upper")
-				work := filepath.Join(scratch, "overlay"+strconv.Itoa(i), "work")
-				if err := os.MkdirAll(upper, 0o755); err != nil {
+			dir := filepath.Join(scratch, "overlay"+strconv.Itoa(i))
+			upper, work := filepath.Join(dir, "upper"), filepath.Join(dir, "work")
+			for _, d := range []string{upper, work} {
+				if err := os.MkdirAll(d, 0o755); err != nil {
 					return fmt.Errorf("pod-exec: %w", err)
 				}
-				if err := os.MkdirAll(work, 0o755); err != nil {
-					return fmt.Errorf("pod-exec: %w", err)
-				}
-				opts := "lowerdir=" + anc + ",upperdir=" + upper + ",workdir=" + work
-				if err := syscall.Mount("overlay", anc, "overlay", 0, opts); err != nil {
-					return fmt.Errorf("pod-exec: overlay on %s: %w", anc, err)
-				}
-				overlaid[anc] = true
 			}
-			if st.IsDir() {
-				err = os.MkdirAll(m.Target, 0o755)
-			} else if err = os.MkdirAll(filepath.Dir(m.Target), 0o755); err == nil {
-				err = os.WriteFile(m.Target, nil, 0o644)
+			opts := "lowerdir=" + anc + ",upperdir=" + upper + ",workdir=" + work
+			if err := syscall.Mount("overlay", anc, "overlay", 0, opts); err != nil {
+				return fmt.Errorf("pod-exec: overlay on %s: %w", anc, err)
 			}
-			if err != nil {
-				return fmt.Errorf("pod-exec: mount point %s: %w", m.Target, err)
-			}
+			overlaid = append(overlaid, anc)
 		}
+		if st.IsDir() {
+			err = os.MkdirAll(m.Target, 0o755)
+		} else if err = os.MkdirAll(filepath.Dir(m.Target), 0o755); err == nil {
+			err = os.WriteFile(m.Target, nil, 0o644)
+		}
+		if err != nil {
+			return fmt.Errorf("pod-exec: mount point %s: %w", m.Target, err)
+		}
+	}
+	for _, m := range mounts {
 		if err := syscall.Mount(m.Source, m.Target, "", syscall.MS_BIND|syscall.MS_REC, ""); err != nil {
 			return fmt.Errorf("pod-exec: bind %s at %s: %w", m.Source, m.Target, err)
 		}
