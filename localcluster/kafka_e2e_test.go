@@ -148,6 +148,15 @@ func TestKafkaOnLocalCluster(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer cl.Close()
+	for name, want := range map[string]string{
+		"kafka-headless.kafka.svc.cluster.local": "",        // a headless service: any of its pods
+		"kubernetes.default.svc.cluster.local":   serviceIP, // a ClusterIP service
+	} {
+		waitFor(t, ctx, "name "+name, func() (string, bool) {
+			ip, err := res.Lookup(name)
+			return fmt.Sprint(ip, err), err == nil && (want == "" || ip == want)
+		})
+	}
 	adm := kadm.NewClient(cl)
 	healthy := func(what string) {
 		t.Helper()

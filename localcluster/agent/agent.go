@@ -87,6 +87,7 @@ func Run(ctx context.Context, cfg Config) error {
 	if err != nil {
 		return err
 	}
+	go syncServices(ctx, cfg.Client, hosts)
 	ip := newIPAM()
 	nodes := make([]*nodeutil.Node, cfg.Nodes)
 	provs := make([]*provider, cfg.Nodes)
@@ -194,5 +195,24 @@ func KillPods(stateDir string) {
 	files, _ := filepath.Glob(filepath.Join(stateDir, "pods", "*", "*.pid"))
 	for _, f := range files {
 		pidfile.KillGroup(f)
+	}
+}
+
+// serviceSyncEvery is how often service names are refreshed.
+const serviceSyncEvery = time.Second
+
+// syncServices keeps the hosts file's service entries current.
+func syncServices(ctx context.Context, cs kubernetes.Interface, h *hostsFile) {
+	t := time.NewTicker(serviceSyncEvery)
+	defer t.Stop()
+	for {
+		if svcs, err := cs.CoreV1().Services("").List(ctx, metav1.ListOptions{}); err == nil {
+			_ = h.setServices(svcs.Items)
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
 	}
 }

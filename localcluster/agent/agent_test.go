@@ -49,7 +49,8 @@ func TestParseMount(t *testing.T) {
 func TestPodNames(t *testing.T) {
 	sts := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "kafka-0", Namespace: "kafka"},
 		Spec: corev1.PodSpec{Hostname: "kafka-0", Subdomain: "kafka-headless"}}
-	want := []string{"kafka-0.kafka-headless.kafka.svc.cluster.local", "kafka-0.kafka-headless.kafka.svc", "kafka-0.kafka-headless.kafka", "kafka-0"}
+	want := []string{"kafka-0.kafka-headless.kafka.svc.cluster.local", "kafka-0.kafka-headless.kafka.svc", "kafka-0.kafka-headless.kafka", "kafka-0",
+		"kafka-headless.kafka.svc.cluster.local"}
 	if got := PodNames(sts); !reflect.DeepEqual(got, want) {
 		t.Errorf("PodNames = %v, want %v", got, want)
 	}
@@ -89,6 +90,16 @@ func TestHostsAndResolver(t *testing.T) {
 	fi2, _ := os.Stat(path)
 	if !os.SameFile(fi, fi2) {
 		t.Errorf("the hosts file was replaced, not rewritten in place: pods' bind mounts would go stale")
+	}
+	if ip, _ := r.Lookup("kafka-headless.kafka.svc.cluster.local"); ip != "127.1.0.12" {
+		t.Errorf("headless service name resolved to %q, want its pod's 127.1.0.12", ip)
+	}
+	svc := corev1.Service{ObjectMeta: metav1.ObjectMeta{Name: "kafka", Namespace: "kafka"}, Spec: corev1.ServiceSpec{ClusterIP: "127.96.0.10"}}
+	if err := h.setServices([]corev1.Service{svc}); err != nil {
+		t.Fatal(err)
+	}
+	if ip, _ := r.Lookup("kafka.kafka.svc.cluster.local"); ip != "127.96.0.10" {
+		t.Errorf("service name resolved to %q, want its cluster IP", ip)
 	}
 	if _, err := r.Lookup("nope.kafka.svc.cluster.local"); err == nil {
 		t.Errorf("an unknown name resolved")

@@ -20,8 +20,9 @@ const ClusterDomain = "cluster.local"
 type hostsFile struct {
 	path string
 
-	mu      sync.Mutex
-	entries map[string]string // pod UID -> line
+	mu       sync.Mutex
+	entries  map[string]string // pod UID -> line
+	services []string          // lines of services with a cluster IP
 }
 
 func newHostsFile(path string) (*hostsFile, error) {
@@ -40,7 +41,9 @@ func PodNames(pod *corev1.Pod) []string {
 		return []string{host}
 	}
 	base := host + "." + pod.Spec.Subdomain + "." + pod.Namespace
-	return []string{base + ".svc." + ClusterDomain, base + ".svc", base, host}
+	// The headless service's own name answers with its pods' addresses.
+	svc := pod.Spec.Subdomain + "." + pod.Namespace + ".svc." + ClusterDomain
+	return []string{base + ".svc." + ClusterDomain, base + ".svc", base, host, svc}
 }
 
 func (h *hostsFile) add(pod *corev1.Pod, ip string) error {
@@ -57,6 +60,27 @@ func (h *hostsFile) remove(pod *corev1.Pod) error {
 	return h.writeLocked()
 }
 
+// setServices replaces the entries of services that have a cluster IP.
+func (h *hostsFile) setServices(svcs []corev1.Service) error {
+	var lines []string
+	for _, s := range svcs {
+		ip := s.Spec.ClusterIP
+		if ip == "" || ip == corev1.ClusterIPNone {
+			continue
+		}
+		base := s.Name + "." + s.Namespace
+		lines = append(lines, ip+"\t"+base+".svc."+ClusterDomain+" "+base+".svc "+base)
+	}
+	sort.Strings(lines)
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if strings.Join(lines, "\n") == strings.Join(h.services, "\n") {
+		return nil
+	}
+	h.services = lines
+	return h.writeLocked()
+}
+
 func (h *hostsFile) write() error {
 	h.mu.Lock()
 	defer h.mu.Unlock()
@@ -69,7 +93,8 @@ func (h *hostsFile) writeLocked() error {
 		lines = append(lines, l)
 	}
 	sort.Strings(lines)
-	body := "# kafkachaos local cluster: pod names (written by the node agent)\n127.0.0.1\tlocalhost\n::1\tlocalhost ip6-localhost\n" +
+	lines = append(lines, h.services...)
+	body := "# kafkachaos local cluster: pod and service names (written by the node agent)\n127.0.0.1\tlocalhost\n::1\tlocalhost ip6-localhost\n" +
 		strings.Join(lines, "\n") + "\n"
 	// In place (same inode): the pods' bind mounts follow.
 	f, err := os.OpenFile(h.path, os.O_CREATE|os.O_WRONLY|os.O_TRUNC, 0o644)
