@@ -76,11 +76,31 @@ func mustDecode(t *testing.T, doc []byte, into any) {
 	}
 }
 
-// TestKafkaOnLocalCluster deploys manifests/kafka on the local cluster, waits
-// for a healthy 3-broker KRaft cluster, force-deletes kafka-1, and checks it
-// comes back as a new pod with the same PVC and PV, registered again with
-// no under-replicated partition.
+// kafkaLayout is one of the manifests/kafka variants.
+type kafkaLayout struct {
+	name      string
+	manifest  string
+	namespace string
+	broker    string // StatefulSet of the brokers; pods are <broker>-N
+	pods      int    // pods to wait for
+}
+
+var kafkaLayouts = []kafkaLayout{
+	{"combined", "kafka.yaml", "kafka", "kafka", 3},
+	{"separate controllers", "separate-controllers/kafka.yaml", "kafka-split", "kafka-broker", 6},
+}
+
+// TestKafkaOnLocalCluster deploys each manifests/kafka variant on its own
+// local cluster, waits for a healthy 3-broker KRaft cluster, force-deletes
+// broker 1's pod, and checks it comes back as a new pod with the same PVC
+// and PV, registered again with no under-replicated partition.
 func TestKafkaOnLocalCluster(t *testing.T) {
+	for _, l := range kafkaLayouts {
+		t.Run(l.name, func(t *testing.T) { testKafkaLayout(t, l) })
+	}
+}
+
+func testKafkaLayout(t *testing.T, l kafkaLayout) {
 	if testing.Short() {
 		t.Skip("-short: needs the built control plane and the Kafka jars")
 	}
@@ -101,7 +121,7 @@ func TestKafkaOnLocalCluster(t *testing.T) {
 		ctx, cancel := context.WithTimeout(context.Background(), downTimeout)
 		defer cancel()
 		if t.Failed() {
-			logs, _ := filepath.Glob(filepath.Join(state, "pods", "kafka_kafka-*", "kafka.log"))
+			logs, _ := filepath.Glob(filepath.Join(state, "pods", l.namespace+"_*", "kafka.log"))
 			for _, l := range logs {
 				t.Logf("%s:\n%s", l, tailFile(l, 40))
 			}
@@ -125,9 +145,9 @@ func TestKafkaOnLocalCluster(t *testing.T) {
 		return fmt.Sprint(err), err == nil
 	})
 	start := time.Now()
-	applyManifest(ctx, t, cs, filepath.Join("..", "manifests", "kafka", "kafka.yaml"))
-	waitLong(t, ctx, kafkaReadyTimeout, "3 Ready brokers", func() (string, bool) {
-		pods, err := cs.CoreV1().Pods("kafka").List(ctx, metav1.ListOptions{})
+	applyManifest(ctx, t, cs, filepath.Join("..", "manifests", "kafka", l.manifest))
+	waitLong(t, ctx, kafkaReadyTimeout, fmt.Sprintf("%d Ready pods", l.pods), func() (string, bool) {
+		pods, err := cs.CoreV1().Pods(l.namespace).List(ctx, metav1.ListOptions{})
 		if err != nil {
 			return err.Error(), false
 		}
@@ -138,19 +158,19 @@ func TestKafkaOnLocalCluster(t *testing.T) {
 				ready++
 			}
 		}
-		return seen, ready == 3
+		return seen, ready == l.pods
 	})
-	t.Logf("3 brokers Ready %s after apply", time.Since(start).Round(time.Millisecond))
+	t.Logf("%d pods Ready %s after apply", l.pods, time.Since(start).Round(time.Millisecond))
 
 	res := agent.Resolver{Path: filepath.Join(state, agent.HostsPath)}
-	cl, err := kgo.NewClient(kgo.SeedBrokers("kafka-0.kafka-headless.kafka.svc.cluster.local:9092"), kgo.Dialer(res.DialContext))
+	cl, err := kgo.NewClient(kgo.SeedBrokers(l.broker+"-0.kafka-headless."+l.namespace+".svc.cluster.local:9092"), kgo.Dialer(res.DialContext))
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer cl.Close()
 	for name, want := range map[string]string{
-		"kafka-headless.kafka.svc.cluster.local": "",        // a headless service: any of its pods
-		"kubernetes.default.svc.cluster.local":   serviceIP, // a ClusterIP service
+		"kafka-headless." + l.namespace + ".svc.cluster.local": "",        // a headless service: any of its pods
+		"kubernetes.default.svc.cluster.local":                 serviceIP, // a ClusterIP service
 	} {
 		waitFor(t, ctx, "name "+name, func() (string, bool) {
 			ip, err := res.Lookup(name)
@@ -174,33 +194,34 @@ func TestKafkaOnLocalCluster(t *testing.T) {
 	}
 	healthy("the topic fully replicated")
 
-	old, err := cs.CoreV1().Pods("kafka").Get(ctx, "kafka-1", metav1.GetOptions{})
+	victim := l.broker + "-1"
+	old, err := cs.CoreV1().Pods(l.namespace).Get(ctx, victim, metav1.GetOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	pvc, err := cs.CoreV1().PersistentVolumeClaims("kafka").Get(ctx, "data-kafka-1", metav1.GetOptions{})
+	pvc, err := cs.CoreV1().PersistentVolumeClaims(l.namespace).Get(ctx, "data-"+victim, metav1.GetOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := cs.CoreV1().Pods("kafka").Delete(ctx, "kafka-1", metav1.DeleteOptions{GracePeriodSeconds: ptrTo(int64(0))}); err != nil {
+	if err := cs.CoreV1().Pods(l.namespace).Delete(ctx, victim, metav1.DeleteOptions{GracePeriodSeconds: ptrTo(int64(0))}); err != nil {
 		t.Fatal(err)
 	}
 	forced := time.Now()
-	waitLong(t, ctx, kafkaReadyTimeout, "kafka-1 back as a new Ready pod", func() (string, bool) {
-		p, err := cs.CoreV1().Pods("kafka").Get(ctx, "kafka-1", metav1.GetOptions{})
+	waitLong(t, ctx, kafkaReadyTimeout, victim+" back as a new Ready pod", func() (string, bool) {
+		p, err := cs.CoreV1().Pods(l.namespace).Get(ctx, victim, metav1.GetOptions{})
 		if err != nil {
 			return err.Error(), false
 		}
 		return fmt.Sprintf("uid %s ready %t", p.UID, podReady(p)), p.UID != old.UID && podReady(p)
 	})
 	healthy("broker 1 registered again and every ISR full")
-	t.Logf("kafka-1 force-deleted; healthy again %s later", time.Since(forced).Round(time.Millisecond))
-	pvc2, err := cs.CoreV1().PersistentVolumeClaims("kafka").Get(ctx, "data-kafka-1", metav1.GetOptions{})
+	t.Logf("%s force-deleted; healthy again %s later", victim, time.Since(forced).Round(time.Millisecond))
+	pvc2, err := cs.CoreV1().PersistentVolumeClaims(l.namespace).Get(ctx, "data-"+victim, metav1.GetOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if pvc2.UID != pvc.UID || pvc2.Spec.VolumeName != pvc.Spec.VolumeName {
-		t.Errorf("kafka-1's claim changed: %s -> %s (was %s -> %s)", pvc2.UID, pvc2.Spec.VolumeName, pvc.UID, pvc.Spec.VolumeName)
+		t.Errorf("%s's claim changed: %s -> %s (was %s -> %s)", victim, pvc2.UID, pvc2.Spec.VolumeName, pvc.UID, pvc.Spec.VolumeName)
 	}
 }
 
