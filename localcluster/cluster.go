@@ -13,6 +13,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -564,28 +565,9 @@ func tailFile(path string, n int) string {
 	if err != nil {
 		return err.Error()
 	}
-	lines := splitLines(string(raw))
+	lines := strings.Split(strings.TrimRight(string(raw), "\n"), "\n")
 	if len(lines) > n {
 		lines = lines[len(lines)-n:]
 	}
-	out := ""
-	for _, l := range lines {
-		out += l + "\n"
-	}
-	return out
-}
-
-func splitLines(s string) []string {
-	var out []string
-	start := 0
-	for i := 0; i < len(s); i++ {
-		if s[i] == '\n' {
-			out = append(out, s[start:i])
-			start = i + 1
-		}
-	}
-	if start < len(s) {
-		out = append(out, s[start:])
-	}
-	return out
+	return strings.Join(lines, "\n") + "\n"
 }

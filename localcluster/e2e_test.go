@@ -294,9 +294,17 @@ func TestNodeAgentRunsStatefulSet(t *testing.T) {
 	})
 }
 
+// waitFor waits up to podsTimeout for cond.
 func waitFor(t *testing.T, ctx context.Context, what string, cond func() (string, bool)) {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(ctx, podsTimeout)
+	waitLong(t, ctx, podsTimeout, what, cond)
+}
+
+// waitLong polls cond until it holds, failing after timeout with what it
+// saw last.
+func waitLong(t *testing.T, ctx context.Context, timeout time.Duration, what string, cond func() (string, bool)) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	for {
 		seen, ok := cond()
@@ -305,7 +313,7 @@ func waitFor(t *testing.T, ctx context.Context, what string, cond func() (string
 		}
 		select {
 		case <-ctx.Done():
-			t.Fatalf("waiting for %s: not after %s; last seen: %s", what, podsTimeout, seen)
+			t.Fatalf("waiting for %s: not after %s; last seen: %s", what, timeout, seen)
 		case <-time.After(pollEvery):
 		}
 	}

@@ -224,20 +224,3 @@ func testKafkaLayout(t *testing.T, l kafkaLayout) {
 		t.Errorf("%s's claim changed: %s -> %s (was %s -> %s)", victim, pvc2.UID, pvc2.Spec.VolumeName, pvc.UID, pvc.Spec.VolumeName)
 	}
 }
-
-func waitLong(t *testing.T, ctx context.Context, timeout time.Duration, what string, cond func() (string, bool)) {
-	t.Helper()
-	ctx, cancel := context.WithTimeout(ctx, timeout)
-	defer cancel()
-	for {
-		seen, ok := cond()
-		if ok {
-			return
-		}
-		select {
-		case <-ctx.Done():
-			t.Fatalf("waiting for %s: not after %s; last seen: %s", what, timeout, seen)
-		case <-time.After(time.Second):
-		}
-	}
-}

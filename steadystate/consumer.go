@@ -2,6 +2,7 @@ package steadystate
 
 import (
 	"context"
+	"fmt"
 	"sync/atomic"
 	"time"
 
@@ -34,17 +35,7 @@ func (r *Runner) newConsumer(start time.Time, partitions int32, startOffsets []i
 	return &consumer{cl: cl, ver: v, rec: newRecorder(start, 0), target: make(chan []int64, 1)}, nil
 }
 
-func fmtGroup(run uint64) string { return "kafkachaos-" + hex16(run) }
-
-func hex16(v uint64) string {
-	const digits = "0123456789abcdef"
-	var b [16]byte
-	for i := 15; i >= 0; i-- {
-		b[i] = digits[v&0xf]
-		v >>= 4
-	}
-	return string(b[:])
-}
+func fmtGroup(run uint64) string { return fmt.Sprintf("kafkachaos-%016x", run) }
 
 // setTarget tells the consumer to stop once it has read every offset below
 // end in each partition.

@@ -51,50 +51,16 @@ func volumeDirs(ctx context.Context, cs kubernetes.Interface, pod *corev1.Pod, p
 			out[v.Name] = dir
 		case v.HostPath != nil:
 			out[v.Name] = v.HostPath.Path
-		case v.ConfigMap != nil:
-			cm, err := cs.CoreV1().ConfigMaps(pod.Namespace).Get(ctx, v.ConfigMap.Name, metav1.GetOptions{})
+		default:
+			files, ok, err := fileVolume(ctx, cs, pod, v)
 			if err != nil {
 				return nil, fmt.Errorf("agent: volume %s: %w", v.Name, err)
 			}
-			data := map[string][]byte{}
-			for k, s := range cm.Data {
-				data[k] = []byte(s)
+			if !ok {
+				continue // a kind that is not mounted
 			}
-			for k, b := range cm.BinaryData {
-				data[k] = b
-			}
-			dir, err := writeVolume(filepath.Join(podDir, "volumes", v.Name), data, v.ConfigMap.Items)
-			if err != nil {
-				return nil, err
-			}
-			out[v.Name] = dir
-		case v.DownwardAPI != nil:
-			files, err := downwardFiles(pod, v.DownwardAPI.Items)
-			if err != nil {
-				return nil, fmt.Errorf("agent: volume %s: %w", v.Name, err)
-			}
-			dir, err := writeVolume(filepath.Join(podDir, "volumes", v.Name), files, nil)
-			if err != nil {
-				return nil, err
-			}
-			out[v.Name] = dir
-		case v.Projected != nil:
-			files, err := projectedFiles(ctx, cs, pod, v.Projected)
-			if err != nil {
-				return nil, fmt.Errorf("agent: volume %s: %w", v.Name, err)
-			}
-			dir, err := writeVolume(filepath.Join(podDir, "volumes", v.Name), files, nil)
-			if err != nil {
-				return nil, err
-			}
-			out[v.Name] = dir
-		case v.Secret != nil:
-			sec, err := cs.CoreV1().Secrets(pod.Namespace).Get(ctx, v.Secret.SecretName, metav1.GetOptions{})
-			if err != nil {
-				return nil, fmt.Errorf("agent: volume %s: %w", v.Name, err)
-			}
-			dir, err := writeVolume(filepath.Join(podDir, "volumes", v.Name), sec.Data, v.Secret.Items)
-			if err != nil {
+			dir := filepath.Join(podDir, "volumes", v.Name)
+			if err := writeFiles(dir, files); err != nil {
 				return nil, err
 			}
 			out[v.Name] = dir
@@ -103,34 +69,87 @@ func volumeDirs(ctx context.Context, cs kubernetes.Interface, pod *corev1.Pod, p
 	return out, nil
 }
 
-// writeVolume writes data as files in dir, all keys or only items.
-func writeVolume(dir string, data map[string][]byte, items []corev1.KeyToPath) (string, error) {
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return "", fmt.Errorf("agent: %w", err)
+// fileVolume returns the files of a configMap, secret, downwardAPI or
+// projected volume; ok is false for other kinds.
+func fileVolume(ctx context.Context, cs kubernetes.Interface, pod *corev1.Pod, v corev1.Volume) (map[string][]byte, bool, error) {
+	var files map[string][]byte
+	var err error
+	switch {
+	case v.ConfigMap != nil:
+		files, err = configMapFiles(ctx, cs, pod.Namespace, v.ConfigMap.Name, v.ConfigMap.Items, v.ConfigMap.Optional)
+	case v.Secret != nil:
+		files, err = secretFiles(ctx, cs, pod.Namespace, v.Secret.SecretName, v.Secret.Items, v.Secret.Optional)
+	case v.DownwardAPI != nil:
+		files, err = downwardFiles(pod, v.DownwardAPI.Items)
+	case v.Projected != nil:
+		files, err = projectedFiles(ctx, cs, pod, v.Projected)
+	default:
+		return nil, false, nil
+	}
+	return files, true, err
+}
+
+func configMapFiles(ctx context.Context, cs kubernetes.Interface, ns, name string, items []corev1.KeyToPath, optional *bool) (map[string][]byte, error) {
+	cm, err := cs.CoreV1().ConfigMaps(ns).Get(ctx, name, metav1.GetOptions{})
+	if err != nil {
+		if optional != nil && *optional {
+			return nil, nil
+		}
+		return nil, err
+	}
+	data := map[string][]byte{}
+	for k, s := range cm.Data {
+		data[k] = []byte(s)
+	}
+	for k, b := range cm.BinaryData {
+		data[k] = b
+	}
+	return selectItems(data, items)
+}
+
+func secretFiles(ctx context.Context, cs kubernetes.Interface, ns, name string, items []corev1.KeyToPath, optional *bool) (map[string][]byte, error) {
+	sec, err := cs.CoreV1().Secrets(ns).Get(ctx, name, metav1.GetOptions{})
+	if err != nil {
+		if optional != nil && *optional {
+			return nil, nil
+		}
+		return nil, err
+	}
+	return selectItems(sec.Data, items)
+}
+
+// selectItems returns every key of data as a file, or only items, at their
+// paths.
+func selectItems(data map[string][]byte, items []corev1.KeyToPath) (map[string][]byte, error) {
+	if len(items) == 0 {
+		return data, nil
 	}
 	files := map[string][]byte{}
-	if len(items) == 0 {
-		for k, b := range data {
-			files[k] = b
-		}
-	}
 	for _, it := range items {
 		b, ok := data[it.Key]
 		if !ok {
-			return "", fmt.Errorf("agent: volume key %s missing", it.Key)
+			return nil, fmt.Errorf("key %s missing", it.Key)
 		}
 		files[it.Path] = b
+	}
+	return files, nil
+}
+
+// writeFiles writes files (path -> content) under dir.
+func writeFiles(dir string, files map[string][]byte) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return fmt.Errorf("agent: %w", err)
 	}
 	for name, b := range files {
 		p := filepath.Join(dir, filepath.Clean("/"+name))
 		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			return "", fmt.Errorf("agent: %w", err)
+			return fmt.Errorf("agent: %w", err)
 		}
 		if err := os.WriteFile(p, b, 0o644); err != nil {
-			return "", fmt.Errorf("agent: %w", err)
+			return fmt.Errorf("agent: %w", err)
 		}
 	}
-	return dir, nil
+	return nil
 }
 
 // containerMounts returns c's mounts given the pod's resolved volumes.
@@ -206,76 +225,45 @@ func fieldValue(pod *corev1.Pod, path string) (string, error) {
 // downwardAPI items and a service-account token (TokenRequest API).
 func projectedFiles(ctx context.Context, cs kubernetes.Interface, pod *corev1.Pod, pv *corev1.ProjectedVolumeSource) (map[string][]byte, error) {
 	out := map[string][]byte{}
-	put := func(data map[string][]byte, items []corev1.KeyToPath) error {
-		if len(items) == 0 {
-			for k, b := range data {
-				out[k] = b
-			}
-			return nil
-		}
-		for _, it := range items {
-			b, ok := data[it.Key]
-			if !ok {
-				return fmt.Errorf("key %s missing", it.Key)
-			}
-			out[it.Path] = b
-		}
-		return nil
-	}
 	for _, src := range pv.Sources {
+		var files map[string][]byte
+		var err error
 		switch {
 		case src.ConfigMap != nil:
-			cm, err := cs.CoreV1().ConfigMaps(pod.Namespace).Get(ctx, src.ConfigMap.Name, metav1.GetOptions{})
-			if err != nil {
-				if src.ConfigMap.Optional != nil && *src.ConfigMap.Optional {
-					continue
-				}
-				return nil, err
-			}
-			data := map[string][]byte{}
-			for k, v := range cm.Data {
-				data[k] = []byte(v)
-			}
-			if err := put(data, src.ConfigMap.Items); err != nil {
-				return nil, err
-			}
+			files, err = configMapFiles(ctx, cs, pod.Namespace, src.ConfigMap.Name, src.ConfigMap.Items, src.ConfigMap.Optional)
 		case src.Secret != nil:
-			sec, err := cs.CoreV1().Secrets(pod.Namespace).Get(ctx, src.Secret.Name, metav1.GetOptions{})
-			if err != nil {
-				if src.Secret.Optional != nil && *src.Secret.Optional {
-					continue
-				}
-				return nil, err
-			}
-			if err := put(sec.Data, src.Secret.Items); err != nil {
-				return nil, err
-			}
+			files, err = secretFiles(ctx, cs, pod.Namespace, src.Secret.Name, src.Secret.Items, src.Secret.Optional)
 		case src.DownwardAPI != nil:
-			files, err := downwardFiles(pod, src.DownwardAPI.Items)
-			if err != nil {
-				return nil, err
-			}
-			for k, b := range files {
-				out[k] = b
-			}
+			files, err = downwardFiles(pod, src.DownwardAPI.Items)
 		case src.ServiceAccountToken != nil:
-			sa := pod.Spec.ServiceAccountName
-			if sa == "" {
-				sa = "default"
-			}
-			tr := &authenticationv1.TokenRequest{Spec: authenticationv1.TokenRequestSpec{
-				Audiences:         audiences(src.ServiceAccountToken.Audience),
-				ExpirationSeconds: src.ServiceAccountToken.ExpirationSeconds,
-				BoundObjectRef:    &authenticationv1.BoundObjectReference{Kind: "Pod", APIVersion: "v1", Name: pod.Name, UID: pod.UID},
-			}}
-			tok, err := cs.CoreV1().ServiceAccounts(pod.Namespace).CreateToken(ctx, sa, tr, metav1.CreateOptions{})
-			if err != nil {
-				return nil, fmt.Errorf("service-account token: %w", err)
-			}
-			out[src.ServiceAccountToken.Path] = []byte(tok.Status.Token)
+			files, err = tokenFile(ctx, cs, pod, src.ServiceAccountToken)
+		}
+		if err != nil {
+			return nil, err
+		}
+		for k, b := range files {
+			out[k] = b
 		}
 	}
 	return out, nil
+}
+
+// tokenFile asks the TokenRequest API for a token bound to the pod.
+func tokenFile(ctx context.Context, cs kubernetes.Interface, pod *corev1.Pod, src *corev1.ServiceAccountTokenProjection) (map[string][]byte, error) {
+	sa := pod.Spec.ServiceAccountName
+	if sa == "" {
+		sa = "default"
+	}
+	tr := &authenticationv1.TokenRequest{Spec: authenticationv1.TokenRequestSpec{
+		Audiences:         audiences(src.Audience),
+		ExpirationSeconds: src.ExpirationSeconds,
+		BoundObjectRef:    &authenticationv1.BoundObjectReference{Kind: "Pod", APIVersion: "v1", Name: pod.Name, UID: pod.UID},
+	}}
+	tok, err := cs.CoreV1().ServiceAccounts(pod.Namespace).CreateToken(ctx, sa, tr, metav1.CreateOptions{})
+	if err != nil {
+		return nil, fmt.Errorf("service-account token: %w", err)
+	}
+	return map[string][]byte{src.Path: []byte(tok.Status.Token)}, nil
 }
 
 func audiences(a string) []string {
