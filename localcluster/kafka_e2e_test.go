@@ -1,26 +1,23 @@
 package localcluster
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kgo"
-	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
-	policyv1 "k8s.io/api/policy/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/client-go/kubernetes"
-	"sigs.k8s.io/yaml"
 
 	"github.com/kafkachaos/kafkachaos/brokers"
 	"github.com/kafkachaos/kafkachaos/kafkadist"
 	"github.com/kafkachaos/kafkachaos/localcluster/agent"
+	"github.com/kafkachaos/kafkachaos/manifests"
 )
 
 // Timeouts of the Kafka end-to-end test.
@@ -29,78 +26,17 @@ const (
 	kafkaHealthTimeout = 4 * time.Minute
 )
 
-// applyManifest creates every object of a multi-document YAML file.
-func applyManifest(ctx context.Context, t *testing.T, cs kubernetes.Interface, path string) {
-	t.Helper()
-	raw, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, doc := range bytes.Split(raw, []byte("\n---\n")) {
-		var meta metav1.TypeMeta
-		if err := yaml.Unmarshal(doc, &meta); err != nil {
-			t.Fatal(err)
-		}
-		switch meta.Kind {
-		case "Namespace":
-			var o corev1.Namespace
-			mustDecode(t, doc, &o)
-			_, err = cs.CoreV1().Namespaces().Create(ctx, &o, metav1.CreateOptions{})
-		case "Service":
-			var o corev1.Service
-			mustDecode(t, doc, &o)
-			_, err = cs.CoreV1().Services(o.Namespace).Create(ctx, &o, metav1.CreateOptions{})
-		case "PodDisruptionBudget":
-			var o policyv1.PodDisruptionBudget
-			mustDecode(t, doc, &o)
-			_, err = cs.PolicyV1().PodDisruptionBudgets(o.Namespace).Create(ctx, &o, metav1.CreateOptions{})
-		case "StatefulSet":
-			var o appsv1.StatefulSet
-			mustDecode(t, doc, &o)
-			_, err = cs.AppsV1().StatefulSets(o.Namespace).Create(ctx, &o, metav1.CreateOptions{})
-		case "":
-			continue
-		default:
-			t.Fatalf("%s: kind %s not handled by the test", path, meta.Kind)
-		}
-		if err != nil {
-			t.Fatalf("create %s: %v", meta.Kind, err)
-		}
-	}
-}
-
-func mustDecode(t *testing.T, doc []byte, into any) {
-	t.Helper()
-	if err := yaml.UnmarshalStrict(doc, into); err != nil {
-		t.Fatal(err)
-	}
-}
-
-// kafkaLayout is one of the manifests/kafka variants.
-type kafkaLayout struct {
-	name      string
-	manifest  string
-	namespace string
-	broker    string // StatefulSet of the brokers; pods are <broker>-N
-	pods      int    // pods to wait for
-}
-
-var kafkaLayouts = []kafkaLayout{
-	{"combined", "kafka.yaml", "kafka", "kafka", 3},
-	{"separate controllers", "separate-controllers/kafka.yaml", "kafka-split", "kafka-broker", 6},
-}
-
 // TestKafkaOnLocalCluster deploys each manifests/kafka variant on its own
 // local cluster, waits for a healthy 3-broker KRaft cluster, force-deletes
 // broker 1's pod, and checks it comes back as a new pod with the same PVC
 // and PV, registered again with no under-replicated partition.
 func TestKafkaOnLocalCluster(t *testing.T) {
-	for _, l := range kafkaLayouts {
-		t.Run(l.name, func(t *testing.T) { testKafkaLayout(t, l) })
+	for _, l := range manifests.Layouts() {
+		t.Run(l.Name, func(t *testing.T) { testKafkaLayout(t, l) })
 	}
 }
 
-func testKafkaLayout(t *testing.T, l kafkaLayout) {
+func testKafkaLayout(t *testing.T, l manifests.Layout) {
 	if testing.Short() {
 		t.Skip("-short: needs the built control plane and the Kafka jars")
 	}
@@ -121,7 +57,7 @@ func testKafkaLayout(t *testing.T, l kafkaLayout) {
 		ctx, cancel := context.WithTimeout(context.Background(), downTimeout)
 		defer cancel()
 		if t.Failed() {
-			logs, _ := filepath.Glob(filepath.Join(state, "pods", l.namespace+"_*", "kafka.log"))
+			logs, _ := filepath.Glob(filepath.Join(state, "pods", l.Namespace+"_*", "kafka.log"))
 			for _, l := range logs {
 				t.Logf("%s:\n%s", l, tailFile(l, 40))
 			}
@@ -145,31 +81,35 @@ func testKafkaLayout(t *testing.T, l kafkaLayout) {
 		return fmt.Sprint(err), err == nil
 	})
 	start := time.Now()
-	applyManifest(ctx, t, cs, filepath.Join("..", "manifests", "kafka", l.manifest))
-	waitLong(t, ctx, kafkaReadyTimeout, fmt.Sprintf("%d Ready pods", l.pods), func() (string, bool) {
-		pods, err := cs.CoreV1().Pods(l.namespace).List(ctx, metav1.ListOptions{})
-		if err != nil {
-			return err.Error(), false
-		}
-		ready, seen := 0, ""
-		for _, p := range pods.Items {
-			seen += fmt.Sprintf("%s:%s/ready=%t ", p.Name, p.Status.Phase, podReady(&p))
-			if podReady(&p) {
-				ready++
-			}
-		}
-		return seen, ready == l.pods
+	raw, err := l.Read()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := c.RESTConfig()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := manifests.Apply(ctx, cfg, raw); err != nil {
+		t.Fatal(err)
+	}
+	waitLong(t, ctx, kafkaReadyTimeout, fmt.Sprintf("%d Ready pods", l.Pods), func() (string, bool) {
+		seen, ready, err := l.ReadyPods(ctx, cs)
+		return fmt.Sprint(seen, err), ready == l.Pods
 	})
-	t.Logf("%d pods Ready %s after apply", l.pods, time.Since(start).Round(time.Millisecond))
+	t.Logf("%d pods Ready %s after apply", l.Pods, time.Since(start).Round(time.Millisecond))
+	// Applying again is a no-op: server-side apply with one field manager.
+	if _, err := manifests.Apply(ctx, cfg, raw); err != nil {
+		t.Errorf("second apply: %v", err)
+	}
 
 	res := agent.Resolver{Path: filepath.Join(state, agent.HostsPath)}
-	cl, err := kgo.NewClient(kgo.SeedBrokers(l.broker+"-0.kafka-headless."+l.namespace+".svc.cluster.local:9092"), kgo.Dialer(res.DialContext))
+	cl, err := kgo.NewClient(kgo.SeedBrokers(l.StatefulSet+"-0.kafka-headless."+l.Namespace+".svc.cluster.local:9092"), kgo.Dialer(res.DialContext))
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer cl.Close()
 	for name, want := range map[string]string{
-		"kafka-headless." + l.namespace + ".svc.cluster.local": "",        // a headless service: any of its pods
+		"kafka-headless." + l.Namespace + ".svc.cluster.local": "",        // a headless service: any of its pods
 		"kubernetes.default.svc.cluster.local":                 serviceIP, // a ClusterIP service
 	} {
 		waitFor(t, ctx, "name "+name, func() (string, bool) {
@@ -189,26 +129,31 @@ func testKafkaLayout(t *testing.T, l kafkaLayout) {
 		})
 	}
 	healthy("a healthy Kafka cluster")
+	// kubectl logs: the API server asks the node agent for the log.
+	logs, err := cs.CoreV1().Pods(l.Namespace).GetLogs(l.StatefulSet+"-0", &corev1.PodLogOptions{}).DoRaw(ctx)
+	if err != nil || !strings.Contains(string(logs), "Kafka Server started") {
+		t.Errorf("logs of %s-0 through the API server: %v, %d bytes without \"Kafka Server started\"", l.StatefulSet, err, len(logs))
+	}
 	if _, err := adm.CreateTopic(ctx, 6, 3, nil, "kafkachaos-e2e"); err != nil {
 		t.Fatal(err)
 	}
 	healthy("the topic fully replicated")
 
-	victim := l.broker + "-1"
-	old, err := cs.CoreV1().Pods(l.namespace).Get(ctx, victim, metav1.GetOptions{})
+	victim := l.StatefulSet + "-1"
+	old, err := cs.CoreV1().Pods(l.Namespace).Get(ctx, victim, metav1.GetOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	pvc, err := cs.CoreV1().PersistentVolumeClaims(l.namespace).Get(ctx, "data-"+victim, metav1.GetOptions{})
+	pvc, err := cs.CoreV1().PersistentVolumeClaims(l.Namespace).Get(ctx, "data-"+victim, metav1.GetOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := cs.CoreV1().Pods(l.namespace).Delete(ctx, victim, metav1.DeleteOptions{GracePeriodSeconds: ptrTo(int64(0))}); err != nil {
+	if err := cs.CoreV1().Pods(l.Namespace).Delete(ctx, victim, metav1.DeleteOptions{GracePeriodSeconds: ptrTo(int64(0))}); err != nil {
 		t.Fatal(err)
 	}
 	forced := time.Now()
 	waitLong(t, ctx, kafkaReadyTimeout, victim+" back as a new Ready pod", func() (string, bool) {
-		p, err := cs.CoreV1().Pods(l.namespace).Get(ctx, victim, metav1.GetOptions{})
+		p, err := cs.CoreV1().Pods(l.Namespace).Get(ctx, victim, metav1.GetOptions{})
 		if err != nil {
 			return err.Error(), false
 		}
@@ -216,7 +161,7 @@ func testKafkaLayout(t *testing.T, l kafkaLayout) {
 	})
 	healthy("broker 1 registered again and every ISR full")
 	t.Logf("%s force-deleted; healthy again %s later", victim, time.Since(forced).Round(time.Millisecond))
-	pvc2, err := cs.CoreV1().PersistentVolumeClaims(l.namespace).Get(ctx, "data-"+victim, metav1.GetOptions{})
+	pvc2, err := cs.CoreV1().PersistentVolumeClaims(l.Namespace).Get(ctx, "data-"+victim, metav1.GetOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}

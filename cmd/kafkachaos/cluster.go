@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"io"
 	"os"
 	"os/signal"
 	"syscall"
@@ -11,8 +12,10 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/kafkachaos/kafkachaos/kafkadist"
 	"github.com/kafkachaos/kafkachaos/localcluster"
 	"github.com/kafkachaos/kafkachaos/localcluster/agent"
+	"github.com/kafkachaos/kafkachaos/manifests"
 )
 
 func newClusterCmd(ctx context.Context) *cobra.Command {
@@ -27,7 +30,14 @@ func newClusterCmd(ctx context.Context) *cobra.Command {
 kube-controller-manager and kube-scheduler on loopback. Its state (PKI, etcd
 data, logs, kubeconfig) lives in --state-dir.
 
-A node agent (virtual-kubelet) registers --nodes nodes and runs pods as host\nprocesses. Not yet: volumes, storage, DNS and the apache/kafka runtime.`,
+A node agent (virtual-kubelet) registers --nodes nodes (zones zone-a, zone-b,
+zone-c) and runs each pod's containers as host processes, with a loopback IP,
+a private mount namespace for its volumes, and the pod's hostname. A default
+StorageClass provisions PVs as directories in the state dir. apache/kafka
+images run the Maven-fetched Kafka jars (make kafka-dist).
+
+cluster up also deploys Kafka from manifests/kafka (--kafka), and waits for
+its pods to be Ready.`,
 	}
 	cmd.PersistentFlags().StringVar(&stateDir, "state-dir", "", "cluster state directory (default $HOME/.kafkachaos/local)")
 	cmd.PersistentFlags().StringToStringVar(&images, "image", nil, "map an image repository to a host program the nodes run for it (repo=/path), repeatable")
@@ -46,11 +56,23 @@ A node agent (virtual-kubelet) registers --nodes nodes and runs pods as host\npr
 		}))...)
 	}
 
+	var kafka string
 	up := &cobra.Command{
 		Use:   "up",
-		Short: "Start the control plane (idempotent) and print the kubeconfig path",
+		Short: "Start the cluster and deploy Kafka (idempotent); print the kubeconfig path",
 		Args:  noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			var layout *manifests.Layout
+			if kafka != "none" {
+				l, err := manifests.LayoutNamed(kafka)
+				if err != nil {
+					return usageError{fmt.Errorf("--kafka: %w, or none", err)}
+				}
+				if err := checkKafkaLibs(kafkaLibs); err != nil {
+					return usageError{err}
+				}
+				layout = &l
+			}
 			c, err := newCluster(cmd)
 			if err != nil {
 				return err
@@ -59,11 +81,18 @@ A node agent (virtual-kubelet) registers --nodes nodes and runs pods as host\npr
 			if err := c.Up(ctx); err != nil {
 				return err
 			}
-			fmt.Fprintf(cmd.ErrOrStderr(), "control plane ready in %s\n", time.Since(start).Round(time.Millisecond))
+			fmt.Fprintf(cmd.ErrOrStderr(), "cluster ready in %s\n", time.Since(start).Round(time.Millisecond))
+			if layout != nil {
+				if err := deployKafka(ctx, c, *layout, cmd.ErrOrStderr()); err != nil {
+					return err
+				}
+				fmt.Fprintf(cmd.ErrOrStderr(), "Kafka (%s) ready in namespace %s, %s after start\n", layout.Name, layout.Namespace, time.Since(start).Round(time.Millisecond))
+			}
 			fmt.Fprintln(cmd.OutOrStdout(), c.KubeconfigPath())
 			return nil
 		},
 	}
+	up.Flags().StringVar(&kafka, "kafka", "combined", "Kafka layout to deploy from manifests/kafka: combined, separate-controllers, or none")
 	var purge bool
 	down := &cobra.Command{
 		Use:   "down",
@@ -158,4 +187,73 @@ A node agent (virtual-kubelet) registers --nodes nodes and runs pods as host\npr
 	kafkaRun.Flags().StringVar(&libs, "libs", "", "directory of the Kafka jars")
 	cmd.AddCommand(up, down, status, agentCmd, podExec, kafkaRun)
 	return cmd
+}
+
+// kafkaReadyTimeout bounds the wait for Kafka's pods after cluster up
+// applied the manifest; kafkaReadyPoll is how often it looks.
+const (
+	kafkaReadyTimeout = 5 * time.Minute
+	kafkaReadyPoll    = time.Second
+	kafkaProgress     = 10 * time.Second
+)
+
+// checkKafkaLibs fails early, before anything starts, when apache/kafka
+// pods would have no jars to run.
+func checkKafkaLibs(dir string) error {
+	if dir != "" {
+		if _, err := os.Stat(dir); err != nil {
+			return fmt.Errorf("--kafka-libs: %w", err)
+		}
+		return nil
+	}
+	if _, err := kafkadist.Find(kafkadist.DefaultVersion); err != nil {
+		return fmt.Errorf("no Kafka jars for the apache/kafka pods (%w): run make kafka-dist, pass --kafka-libs, or --kafka=none", err)
+	}
+	return nil
+}
+
+// deployKafka applies layout's manifest and waits until its pods are Ready,
+// printing progress to w.
+func deployKafka(ctx context.Context, c *localcluster.Cluster, layout manifests.Layout, w io.Writer) error {
+	raw, err := layout.Read()
+	if err != nil {
+		return err
+	}
+	cfg, err := c.RESTConfig()
+	if err != nil {
+		return err
+	}
+	cs, err := c.Clientset()
+	if err != nil {
+		return err
+	}
+	objs, err := manifests.Apply(ctx, cfg, raw)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(w, "applied %s: %d objects; waiting for %d Ready pods\n", layout.File, len(objs), layout.Pods)
+	ctx, cancel := context.WithTimeout(ctx, kafkaReadyTimeout)
+	defer cancel()
+	tick, progress := time.NewTicker(kafkaReadyPoll), time.Now()
+	defer tick.Stop()
+	seen := ""
+	for {
+		s, ready, err := layout.ReadyPods(ctx, cs)
+		if err == nil && ready >= layout.Pods {
+			return nil
+		}
+		seen = s
+		if err != nil {
+			seen = err.Error()
+		}
+		if time.Since(progress) >= kafkaProgress {
+			fmt.Fprintf(w, "  %s\n", seen)
+			progress = time.Now()
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("kafka pods not Ready after %s; last seen: %s (logs: kubectl logs -n %s, or %s/pods)", kafkaReadyTimeout, seen, layout.Namespace, c.StateDir())
+		case <-tick.C:
+		}
+	}
 }

@@ -1,0 +1,172 @@
+package manifests
+
+import (
+	"bytes"
+	"context"
+	"embed"
+	"errors"
+	"fmt"
+	"io"
+	"slices"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/util/yaml"
+	"k8s.io/client-go/discovery"
+	"k8s.io/client-go/discovery/cached/memory"
+	"k8s.io/client-go/dynamic"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
+	"k8s.io/client-go/restmapper"
+)
+
+//go:embed kafka/kafka.yaml kafka/separate-controllers/kafka.yaml
+var files embed.FS
+
+// FieldManager is the server-side apply field manager of everything this
+// package applies.
+const FieldManager = "kafkachaos"
+
+// Layout is one variant of manifests/kafka.
+type Layout struct {
+	Name        string // as given to --kafka
+	File        string // path inside this directory
+	Namespace   string
+	StatefulSet string // the brokers' StatefulSet; its pods are <StatefulSet>-N
+	Pods        int    // pods the layout runs (brokers and controllers)
+}
+
+// Layouts returns the Kafka layouts, the default (combined mode) first.
+func Layouts() []Layout {
+	return []Layout{
+		{Name: "combined", File: "kafka/kafka.yaml", Namespace: "kafka", StatefulSet: "kafka", Pods: 3},
+		{Name: "separate-controllers", File: "kafka/separate-controllers/kafka.yaml", Namespace: "kafka-split", StatefulSet: "kafka-broker", Pods: 6},
+	}
+}
+
+// LayoutNamed returns the layout called name.
+func LayoutNamed(name string) (Layout, error) {
+	var names []string
+	for _, l := range Layouts() {
+		if l.Name == name {
+			return l, nil
+		}
+		names = append(names, l.Name)
+	}
+	return Layout{}, fmt.Errorf("manifests: no Kafka layout %q (have %v)", name, names)
+}
+
+// Read returns the embedded file's YAML.
+func (l Layout) Read() ([]byte, error) {
+	raw, err := files.ReadFile(l.File)
+	if err != nil {
+		return nil, fmt.Errorf("manifests: %w", err)
+	}
+	return raw, nil
+}
+
+// ReadyPods counts the layout's Ready pods. It returns a description of
+// what it saw (name, phase, readiness of each pod) for wait messages.
+func (l Layout) ReadyPods(ctx context.Context, cs kubernetes.Interface) (string, int, error) {
+	pods, err := cs.CoreV1().Pods(l.Namespace).List(ctx, metav1.ListOptions{})
+	if err != nil {
+		return "", 0, fmt.Errorf("manifests: list pods in %s: %w", l.Namespace, err)
+	}
+	var b bytes.Buffer
+	ready := 0
+	for _, p := range pods.Items {
+		r := PodReady(&p)
+		if r {
+			ready++
+		}
+		fmt.Fprintf(&b, "%s:%s/ready=%t ", p.Name, p.Status.Phase, r)
+	}
+	fmt.Fprintf(&b, "(%d of %d Ready)", ready, l.Pods)
+	return b.String(), ready, nil
+}
+
+// PodReady reports the pod's Ready condition.
+func PodReady(p *corev1.Pod) bool {
+	for _, c := range p.Status.Conditions {
+		if c.Type == corev1.PodReady {
+			return c.Status == corev1.ConditionTrue
+		}
+	}
+	return false
+}
+
+// Decode splits a multi-document YAML stream into objects, skipping empty
+// documents.
+func Decode(raw []byte) ([]*unstructured.Unstructured, error) {
+	dec := yaml.NewYAMLOrJSONDecoder(bytes.NewReader(raw), 4096)
+	var objs []*unstructured.Unstructured
+	for {
+		var m map[string]any
+		err := dec.Decode(&m)
+		if errors.Is(err, io.EOF) {
+			return objs, nil
+		}
+		if err != nil {
+			return nil, fmt.Errorf("manifests: decode document %d: %w", len(objs)+1, err)
+		}
+		if len(m) == 0 {
+			continue
+		}
+		u := &unstructured.Unstructured{Object: m}
+		if u.GetKind() == "" || u.GetAPIVersion() == "" || u.GetName() == "" {
+			return nil, fmt.Errorf("manifests: document %d lacks apiVersion, kind or metadata.name", len(objs)+1)
+		}
+		objs = append(objs, u)
+	}
+}
+
+// Apply applies every object of raw with server-side apply, Namespaces
+// first, and returns "kind/namespace/name" of each. Applying twice changes
+// nothing the second time.
+func Apply(ctx context.Context, cfg *rest.Config, raw []byte) ([]string, error) {
+	objs, err := Decode(raw)
+	if err != nil {
+		return nil, err
+	}
+	slices.SortStableFunc(objs, func(a, b *unstructured.Unstructured) int {
+		return boolRank(b.GetKind() == "Namespace") - boolRank(a.GetKind() == "Namespace")
+	})
+	disc, err := discovery.NewDiscoveryClientForConfig(cfg)
+	if err != nil {
+		return nil, fmt.Errorf("manifests: %w", err)
+	}
+	mapper := restmapper.NewDeferredDiscoveryRESTMapper(memory.NewMemCacheClient(disc))
+	dyn, err := dynamic.NewForConfig(cfg)
+	if err != nil {
+		return nil, fmt.Errorf("manifests: %w", err)
+	}
+	var applied []string
+	for _, o := range objs {
+		gvk := o.GroupVersionKind()
+		m, err := mapper.RESTMapping(gvk.GroupKind(), gvk.Version)
+		if err != nil {
+			return applied, fmt.Errorf("manifests: %s %s: %w", gvk.Kind, o.GetName(), err)
+		}
+		var ri dynamic.ResourceInterface = dyn.Resource(m.Resource)
+		if m.Scope.Name() == "namespace" {
+			ns := o.GetNamespace()
+			if ns == "" {
+				return applied, fmt.Errorf("manifests: %s %s has no namespace", gvk.Kind, o.GetName())
+			}
+			ri = dyn.Resource(m.Resource).Namespace(ns)
+		}
+		if _, err := ri.Apply(ctx, o.GetName(), o, metav1.ApplyOptions{FieldManager: FieldManager, Force: true}); err != nil {
+			return applied, fmt.Errorf("manifests: apply %s %s: %w", gvk.Kind, o.GetName(), err)
+		}
+		applied = append(applied, fmt.Sprintf("%s/%s/%s", gvk.Kind, o.GetNamespace(), o.GetName()))
+	}
+	return applied, nil
+}
+
+func boolRank(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
