@@ -47,6 +47,12 @@ const (
 	readyPoll             = 250 * time.Millisecond
 )
 
+// Client rate limits of the cluster's own clients (the node agent's too).
+const (
+	clientQPS   = 50
+	clientBurst = 100
+)
+
 // KubernetesVersion is the release the control plane is built from
 // (localcluster/build/go.mod).
 const KubernetesVersion = "v1.37.2"
@@ -432,6 +438,9 @@ func (c *Cluster) RESTConfig() (*rest.Config, error) {
 	if err != nil {
 		return nil, fmt.Errorf("localcluster: kubeconfig: %w", err)
 	}
+	// client-go's default of 5 requests/s throttles the node agent, whose
+	// nodes share one client for leases, node and pod statuses.
+	cfg.QPS, cfg.Burst = clientQPS, clientBurst
 	return cfg, nil
 }
 

@@ -16,6 +16,8 @@ import (
 	"github.com/virtual-kubelet/virtual-kubelet/node/api"
 	"github.com/virtual-kubelet/virtual-kubelet/node/nodeutil"
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
 	statsv1alpha1 "k8s.io/kubelet/pkg/apis/stats/v1alpha1"
 )
@@ -126,7 +128,7 @@ func (p *provider) UpdatePod(context.Context, *corev1.Pod) error { return nil }
 
 // DeletePod implements node.PodLifecycleHandler: SIGTERM, then SIGKILL after
 // the grace period; a force delete (grace 0) kills at once.
-func (p *provider) DeletePod(_ context.Context, pod *corev1.Pod) error {
+func (p *provider) DeletePod(ctx context.Context, pod *corev1.Pod) error {
 	k := key(pod.Namespace, pod.Name)
 	p.mu.Lock()
 	run, ok := p.pods[k]
@@ -172,7 +174,27 @@ func (p *provider) DeletePod(_ context.Context, pod *corev1.Pod) error {
 	if p.notify != nil {
 		p.notify(final)
 	}
+	if pod.DeletionTimestamp != nil {
+		p.removePodObject(ctx, pod)
+	}
 	return nil
+}
+
+// removePodObject deletes a pod whose containers have stopped from the API
+// server at once, as the kubelet does. The node library would leave it
+// Terminating until its grace period ends, since it reacts to spec changes
+// and not to status ones; a StatefulSet waits for the object to be gone
+// before it recreates the pod.
+func (p *provider) removePodObject(ctx context.Context, pod *corev1.Pod) {
+	uid := pod.UID
+	err := p.client.CoreV1().Pods(pod.Namespace).Delete(ctx, pod.Name, metav1.DeleteOptions{
+		GracePeriodSeconds: new(int64),
+		Preconditions:      &metav1.Preconditions{UID: &uid},
+	})
+	if err != nil && !apierrors.IsNotFound(err) && !apierrors.IsConflict(err) {
+		// The node library deletes it when the grace period ends.
+		fmt.Fprintf(os.Stderr, "agent: removing stopped pod %s/%s: %v\n", pod.Namespace, pod.Name, err)
+	}
 }
 
 // GetPod implements node.PodLifecycleHandler.
