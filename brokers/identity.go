@@ -1,0 +1,137 @@
+package brokers
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+
+	"k8s.io/apimachinery/pkg/types"
+)
+
+// Problem is one failed point of a rejoin check: what was expected and what
+// was seen.
+type Problem struct {
+	Broker int32
+	Check  string // what was checked, e.g. "same PV for claim data-kafka-1"
+	Want   string
+	Got    string
+}
+
+// String says which broker failed which check, e.g.
+// "broker 1: same PV for claim data-kafka-1: want pvc-abc (uid 123), got pvc-def (uid 456)".
+func (p Problem) String() string {
+	return fmt.Sprintf("broker %d: %s: want %s, got %s", p.Broker, p.Check, p.Want, p.Got)
+}
+
+// CompareIdentity checks that after is the same broker as before on
+// Kubernetes, and returns one Problem per failed point, none if it is:
+//
+//   - the same broker ID ("same broker ID");
+//   - a pod at all ("pod present"; without one, nothing else is checked);
+//   - when wantNewPod, a pod with a new UID: the old one was replaced
+//     ("new pod");
+//   - for each claim of before, the pod still mounts it ("claim <name>
+//     mounted"), it is the same claim object, not one recreated under the
+//     same name ("same claim <name>"), and it is bound to the same persistent
+//     volume, by name and UID ("same PV for claim <name>");
+//   - its data dir is on a persistent volume: after has a PVC-backed volume
+//     and none of its data dirs is ephemeral ("data dir on a persistent
+//     volume"); an emptyDir data dir is named in the Problem.
+func CompareIdentity(before, after Broker, wantNewPod bool) []Problem {
+	var out []Problem
+	add := func(check, want, got string) {
+		out = append(out, Problem{Broker: before.ID, Check: check, Want: want, Got: got})
+	}
+	if after.ID != before.ID {
+		add("same broker ID", strconv.Itoa(int(before.ID)), strconv.Itoa(int(after.ID)))
+	}
+	if after.PodUID == "" {
+		add("pod present", "a pod for broker "+strconv.Itoa(int(before.ID)), "none")
+		return out
+	}
+	if wantNewPod && after.PodUID == before.PodUID {
+		add("new pod", "a pod other than "+podRef(before.Pod, before.PodUID),
+			"the same pod "+podRef(after.Pod, after.PodUID)+": it was never replaced")
+	}
+
+	for _, bv := range before.Volumes {
+		av, ok := volumeByClaim(after.Volumes, bv.Claim)
+		if !ok {
+			add("claim "+bv.Claim+" mounted", "pod "+after.Pod+" to mount claim "+bv.Claim,
+				"its claims "+claimNames(after.Volumes))
+			continue
+		}
+		if av.ClaimUID != bv.ClaimUID {
+			got := uidRef(av.ClaimUID)
+			if av.ClaimUID != "" && bv.ClaimUID != "" {
+				got += ": the claim was recreated"
+			}
+			add("same claim "+bv.Claim, uidRef(bv.ClaimUID), got)
+		}
+		if av.PV != bv.PV || av.PVUID != bv.PVUID {
+			add("same PV for claim "+bv.Claim, pvRef(bv), pvRef(av))
+		}
+	}
+
+	const check, want, notPersistent = "data dir on a persistent volume", "a PersistentVolumeClaim", "the data dir is not on a persistent volume: "
+	switch {
+	case len(after.Ephemeral) > 0:
+		var on []string
+		for _, e := range after.Ephemeral {
+			if e == ContainerFilesystem {
+				on = append(on, "the "+e)
+			} else {
+				on = append(on, fmt.Sprintf("volume %q (emptyDir or other ephemeral volume)", e))
+			}
+		}
+		verb := " is"
+		if len(on) > 1 {
+			verb = " are"
+		}
+		add(check, want, notPersistent+strings.Join(on, " and ")+verb+" lost with the pod")
+	case len(after.Volumes) == 0:
+		add(check, want, notPersistent+"pod "+after.Pod+" has no PersistentVolumeClaim volume")
+	}
+	return out
+}
+
+func volumeByClaim(vs []Volume, claim string) (Volume, bool) {
+	for _, v := range vs {
+		if v.Claim == claim {
+			return v, true
+		}
+	}
+	return Volume{}, false
+}
+
+func claimNames(vs []Volume) string {
+	if len(vs) == 0 {
+		return "none"
+	}
+	var ns []string
+	for _, v := range vs {
+		ns = append(ns, v.Claim)
+	}
+	return "[" + strings.Join(ns, " ") + "]"
+}
+
+func podRef(name string, uid types.UID) string {
+	return fmt.Sprintf("%s (uid %s)", name, uid)
+}
+
+func uidRef(uid types.UID) string {
+	if uid == "" {
+		return "no claim"
+	}
+	return "uid " + string(uid)
+}
+
+func pvRef(v Volume) string {
+	if v.PV == "" {
+		return "unbound"
+	}
+	if v.PVUID == "" {
+		return v.PV + " (no such volume)"
+	}
+	return fmt.Sprintf("%s (uid %s)", v.PV, v.PVUID)
+}

@@ -1,0 +1,141 @@
+package brokers
+
+import (
+	"slices"
+	"testing"
+)
+
+func TestCompareIdentity(t *testing.T) {
+	data := Volume{Claim: "data-kafka-1", ClaimUID: "c-111", PV: "pvc-abc", PVUID: "123", StorageClass: "standard"}
+	before := Broker{ID: 1, Pod: "kafka-1", PodUID: "p-old", Node: "node-a", Volumes: []Volume{data}, Controller: true, BrokerRole: true}
+	restarted := func(change func(*Broker)) Broker {
+		b := before
+		b.PodUID, b.Node = "p-new", "node-b"
+		b.Volumes = slices.Clone(before.Volumes)
+		if change != nil {
+			change(&b)
+		}
+		return b
+	}
+
+	tests := []struct {
+		name       string
+		before     *Broker // nil: before
+		after      Broker
+		wantNewPod bool
+		want       []string // Problem.String(), in order
+	}{
+		{
+			name:       "new pod on the same volume",
+			after:      restarted(nil),
+			wantNewPod: true,
+		},
+		{
+			name:       "same pod when a new one was wanted",
+			after:      before,
+			wantNewPod: true,
+			want:       []string{"broker 1: new pod: want a pod other than kafka-1 (uid p-old), got the same pod kafka-1 (uid p-old): it was never replaced"},
+		},
+		{
+			name:  "same pod when none was wanted",
+			after: before,
+		},
+		{
+			name:       "PV swapped",
+			after:      restarted(func(b *Broker) { b.Volumes[0].PV, b.Volumes[0].PVUID = "pvc-def", "456" }),
+			wantNewPod: true,
+			want:       []string{"broker 1: same PV for claim data-kafka-1: want pvc-abc (uid 123), got pvc-def (uid 456)"},
+		},
+		{
+			name:  "PV recreated under the same name",
+			after: restarted(func(b *Broker) { b.Volumes[0].PVUID = "789" }),
+			want:  []string{"broker 1: same PV for claim data-kafka-1: want pvc-abc (uid 123), got pvc-abc (uid 789)"},
+		},
+		{
+			name: "claim recreated on a new volume",
+			after: restarted(func(b *Broker) {
+				b.Volumes[0] = Volume{Claim: "data-kafka-1", ClaimUID: "c-222", PV: "pvc-new", PVUID: "999"}
+			}),
+			want: []string{
+				"broker 1: same claim data-kafka-1: want uid c-111, got uid c-222: the claim was recreated",
+				"broker 1: same PV for claim data-kafka-1: want pvc-abc (uid 123), got pvc-new (uid 999)",
+			},
+		},
+		{
+			name:  "claim recreated, unbound",
+			after: restarted(func(b *Broker) { b.Volumes[0] = Volume{Claim: "data-kafka-1", ClaimUID: "c-222"} }),
+			want: []string{
+				"broker 1: same claim data-kafka-1: want uid c-111, got uid c-222: the claim was recreated",
+				"broker 1: same PV for claim data-kafka-1: want pvc-abc (uid 123), got unbound",
+			},
+		},
+		{
+			name:  "claim no longer mounted",
+			after: restarted(func(b *Broker) { b.Volumes = []Volume{{Claim: "other", ClaimUID: "c-9", PV: "pv-9", PVUID: "9"}} }),
+			want:  []string{"broker 1: claim data-kafka-1 mounted: want pod kafka-1 to mount claim data-kafka-1, got its claims [other]"},
+		},
+		{
+			name: "emptyDir broker",
+			after: restarted(func(b *Broker) {
+				b.Volumes, b.Ephemeral = nil, []string{"data"}
+			}),
+			want: []string{
+				"broker 1: claim data-kafka-1 mounted: want pod kafka-1 to mount claim data-kafka-1, got its claims none",
+				`broker 1: data dir on a persistent volume: want a PersistentVolumeClaim, got the data dir is not on a persistent volume: volume "data" (emptyDir or other ephemeral volume) is lost with the pod`,
+			},
+		},
+		{
+			name:       "emptyDir broker from the start",
+			before:     &Broker{ID: 1, Pod: "kafka-1", PodUID: "p-old", Ephemeral: []string{"data"}},
+			after:      Broker{ID: 1, Pod: "kafka-1", PodUID: "p-new", Ephemeral: []string{"data"}},
+			wantNewPod: true,
+			want:       []string{`broker 1: data dir on a persistent volume: want a PersistentVolumeClaim, got the data dir is not on a persistent volume: volume "data" (emptyDir or other ephemeral volume) is lost with the pod`},
+		},
+		{
+			name:  "data dir in the container filesystem beside a claim",
+			after: restarted(func(b *Broker) { b.Ephemeral = []string{ContainerFilesystem} }),
+			want:  []string{"broker 1: data dir on a persistent volume: want a PersistentVolumeClaim, got the data dir is not on a persistent volume: the container filesystem is lost with the pod"},
+		},
+		{
+			name:  "no volume at all",
+			after: restarted(func(b *Broker) { b.Volumes = nil }),
+			want: []string{
+				"broker 1: claim data-kafka-1 mounted: want pod kafka-1 to mount claim data-kafka-1, got its claims none",
+				"broker 1: data dir on a persistent volume: want a PersistentVolumeClaim, got the data dir is not on a persistent volume: pod kafka-1 has no PersistentVolumeClaim volume",
+			},
+		},
+		{
+			name:       "ID changed",
+			after:      restarted(func(b *Broker) { b.ID = 4 }),
+			wantNewPod: true,
+			want:       []string{"broker 1: same broker ID: want 1, got 4"},
+		},
+		{
+			name:       "no pod",
+			after:      Broker{},
+			wantNewPod: true,
+			want: []string{
+				"broker 1: same broker ID: want 1, got 0",
+				"broker 1: pod present: want a pod for broker 1, got none",
+			},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			b := before
+			if tt.before != nil {
+				b = *tt.before
+			}
+			var got []string
+			for _, p := range CompareIdentity(b, tt.after, tt.wantNewPod) {
+				if p.Broker != b.ID {
+					t.Errorf("problem %+v names broker %d; want %d", p, p.Broker, b.ID)
+				}
+				got = append(got, p.String())
+			}
+			if !slices.Equal(got, tt.want) {
+				t.Fatalf("CompareIdentity() problems:\n  %q\nwant\n  %q", got, tt.want)
+			}
+		})
+	}
+}
