@@ -1,0 +1,302 @@
+package chaos
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	policyv1 "k8s.io/api/policy/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/fields"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/util/retry"
+)
+
+const (
+	// DefaultEvictTimeout is how long NodeDrain retries evictions that a
+	// PodDisruptionBudget refuses.
+	DefaultEvictTimeout = 2 * time.Minute
+	// evictRetryInterval is the pause between rounds of refused evictions
+	// (kubectl drain waits 5s too).
+	evictRetryInterval = 5 * time.Second
+	// mirrorPodAnnotation marks static pods, which cannot be evicted.
+	mirrorPodAnnotation = "kubernetes.io/config.mirror"
+)
+
+// NodeDrain cordons a node and evicts the pods of Target.Namespace on it,
+// like kubectl drain limited to the opted-in namespace. Pods of other
+// namespaces are left alone. Evictions go through the policy/v1 Eviction
+// API, so PodDisruptionBudgets are honoured: refusals (429) are retried
+// until ctx ends or EvictTimeout passes.
+//
+// The cordon writes a ledger entry on the Node. Recover uncordons the node
+// only if that entry is there, so a node someone else cordoned stays
+// cordoned.
+type NodeDrain struct {
+	Target
+	Node string
+	// EvictTimeout bounds the retries of refused evictions; zero means
+	// DefaultEvictTimeout.
+	EvictTimeout time.Duration
+
+	retryEvery time.Duration // tests shorten it; zero means evictRetryInterval
+}
+
+var _ Fault = (*NodeDrain)(nil)
+
+// DrainError reports a drain that did not evict every pod.
+type DrainError struct {
+	Node    string
+	Evicted []string // namespace/name of the pods evicted
+	Blocked []string // namespace/name of the pods still not evicted
+	// Err is the last refusal (a 429 from a PodDisruptionBudget), another
+	// API error, or ctx's error.
+	Err error
+}
+
+func (e *DrainError) Error() string {
+	return fmt.Sprintf("chaos: drain node %s: %d pod(s) not evicted (%s), %d evicted (%s): %v",
+		e.Node, len(e.Blocked), strings.Join(e.Blocked, ", "), len(e.Evicted), strings.Join(e.Evicted, ", "), e.Err)
+}
+
+func (e *DrainError) Unwrap() error { return e.Err }
+
+// Name implements Fault.
+func (f *NodeDrain) Name() string { return "drain node " + f.Node }
+
+func (f *NodeDrain) timeout() time.Duration {
+	if f.EvictTimeout > 0 {
+		return f.EvictTimeout
+	}
+	return DefaultEvictTimeout
+}
+
+// Plan says what Inject does.
+func (f *NodeDrain) Plan() string {
+	return fmt.Sprintf("cordon node %s (ledger entry on the node) and evict the pods of namespace %s on it through the Eviction API, retrying PodDisruptionBudget refusals for up to %s",
+		f.Node, f.Namespace, f.timeout())
+}
+
+// Inject implements Fault. If some pods are still not evicted when ctx ends
+// or EvictTimeout passes, it returns a *DrainError; the node stays
+// cordoned until Recover.
+func (f *NodeDrain) Inject(ctx context.Context) error {
+	if err := f.check(ctx); err != nil {
+		return err
+	}
+	if _, err := f.Client.CoreV1().Nodes().Get(ctx, f.Node, metav1.GetOptions{}); err != nil {
+		return fmt.Errorf("chaos: %s: %w", f.Name(), err)
+	}
+	pods, err := f.pods(ctx)
+	if err != nil {
+		return err
+	}
+	if f.DryRun {
+		f.say("dry-run: %s; pods of %s on it now: %s", f.Plan(), f.Namespace, orNone(pods))
+		return nil
+	}
+	if err := f.cordon(ctx); err != nil {
+		return err
+	}
+	return f.evict(ctx, pods)
+}
+
+// pods lists the evictable pods of the namespace on the node.
+func (f *NodeDrain) pods(ctx context.Context) ([]string, error) {
+	list, err := f.Client.CoreV1().Pods(f.Namespace).List(ctx, metav1.ListOptions{
+		FieldSelector: fields.OneTermEqualSelector("spec.nodeName", f.Node).String(),
+	})
+	if err != nil {
+		return nil, fmt.Errorf("chaos: %s: list pods: %w", f.Name(), err)
+	}
+	var names []string
+	for _, p := range list.Items {
+		// The field selector is checked again: not every client (the fake
+		// one) applies it.
+		if p.Spec.NodeName != f.Node || p.DeletionTimestamp != nil || p.Annotations[mirrorPodAnnotation] != "" {
+			continue
+		}
+		names = append(names, p.Name)
+	}
+	return names, nil
+}
+
+func (f *NodeDrain) cordon(ctx context.Context) error {
+	err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
+		n, err := f.Client.CoreV1().Nodes().Get(ctx, f.Node, metav1.GetOptions{})
+		if err != nil {
+			return err
+		}
+		es, err := LedgerOf(n)
+		if err != nil {
+			return err
+		}
+		e, ours := entryOf(es, KindNodeDrain)
+		switch {
+		case !ours && n.Spec.Unschedulable:
+			f.say("%s: node was already cordoned by someone else; Recover will leave it cordoned", f.Name())
+			return nil
+		case ours && n.Spec.Unschedulable:
+			f.say("%s: node already cordoned by kafkachaos (%s)", f.Name(), e)
+			return nil
+		case !ours:
+			e = Entry{Fault: KindNodeDrain, RunID: f.RunID, At: time.Now().UTC(), Undo: "uncordon node " + f.Node}
+		}
+		md, err := metaPatch(n, withEntry(es, e))
+		if err != nil {
+			return err
+		}
+		if err := patch(ctx, f.Client, "", n.Name, "nodes", map[string]any{
+			"metadata": md,
+			"spec":     map[string]any{"unschedulable": true},
+		}); err != nil {
+			return err
+		}
+		f.say("%s: cordoned", f.Name())
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("chaos: %s: cordon: %w", f.Name(), err)
+	}
+	return nil
+}
+
+func (f *NodeDrain) evict(ctx context.Context, pending []string) error {
+	ctx, cancel := context.WithTimeout(ctx, f.timeout())
+	defer cancel()
+	every := f.retryEvery
+	if every <= 0 {
+		every = evictRetryInterval
+	}
+	var evicted []string
+	var last error // the last refusal
+	for {
+		var blocked []string
+	round:
+		for i, name := range pending {
+			if ctx.Err() != nil {
+				blocked = append(blocked, pending[i:]...)
+				break
+			}
+			err := f.Client.CoreV1().Pods(f.Namespace).EvictV1(ctx, &policyv1.Eviction{
+				ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: f.Namespace},
+			})
+			switch {
+			case err == nil || apierrors.IsNotFound(err):
+				evicted = append(evicted, f.Namespace+"/"+name)
+				f.say("%s: evicted pod %s/%s", f.Name(), f.Namespace, name)
+			case apierrors.IsTooManyRequests(err):
+				blocked, last = append(blocked, name), err
+			case ctx.Err() != nil:
+				blocked = append(blocked, pending[i:]...)
+				break round
+			default:
+				return &DrainError{Node: f.Node, Evicted: evicted, Blocked: qualify(f.Namespace, append(blocked, pending[i:]...)), Err: err}
+			}
+		}
+		if len(blocked) == 0 {
+			return nil
+		}
+		pending = blocked
+		t := time.NewTimer(every)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			if last == nil || errors.Is(ctx.Err(), context.Canceled) {
+				last = ctx.Err()
+			}
+			return &DrainError{Node: f.Node, Evicted: evicted, Blocked: qualify(f.Namespace, pending), Err: last}
+		case <-t.C:
+		}
+		f.say("%s: retrying %d eviction(s) refused by a PodDisruptionBudget: %s", f.Name(), len(pending), strings.Join(pending, ", "))
+	}
+}
+
+// Recover implements Fault: it uncordons the node if our ledger entry is on
+// it, and removes the entry.
+func (f *NodeDrain) Recover(ctx context.Context) error {
+	if f.Client == nil {
+		return fmt.Errorf("chaos: recover from %s: no Kubernetes client", f.Name())
+	}
+	line, err := recoverNode(ctx, f.Client, f.Node, func(e Entry) bool { return e.Fault == KindNodeDrain }, f.DryRun)
+	if err != nil {
+		return fmt.Errorf("chaos: recover from %s: %w", f.Name(), err)
+	}
+	if line != "" {
+		f.say("%s", line)
+	}
+	return nil
+}
+
+// recoverNode undoes the entries on node name that match, and says what it
+// did ("" when nothing matched). A node that no longer exists has nothing
+// to recover.
+func recoverNode(ctx context.Context, cs kubernetes.Interface, name string, match func(Entry) bool, dryRun bool) (string, error) {
+	var line string
+	err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
+		line = ""
+		n, err := cs.CoreV1().Nodes().Get(ctx, name, metav1.GetOptions{})
+		if apierrors.IsNotFound(err) {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		es, err := LedgerOf(n)
+		if err != nil {
+			return err
+		}
+		var kept []Entry
+		var did []string
+		uncordon := false
+		for _, e := range es {
+			switch {
+			case !match(e):
+				kept = append(kept, e)
+			case e.Fault != KindNodeDrain:
+				kept = append(kept, e)
+				did = append(did, fmt.Sprintf("keep entry of unknown kind (%s)", e))
+			case n.Spec.Unschedulable:
+				uncordon = true
+				did = append(did, fmt.Sprintf("uncordon (%s)", e))
+			default:
+				did = append(did, fmt.Sprintf("drop entry, node already schedulable (%s)", e))
+			}
+		}
+		if len(kept) == len(es) {
+			return nil
+		}
+		line = summary("node "+name, did, dryRun)
+		if dryRun {
+			return nil
+		}
+		md, err := metaPatch(n, kept)
+		if err != nil {
+			return err
+		}
+		p := map[string]any{"metadata": md}
+		if uncordon {
+			p["spec"] = map[string]any{"unschedulable": false}
+		}
+		return patch(ctx, cs, "", name, "nodes", p)
+	})
+	return line, err
+}
+
+func qualify(ns string, names []string) []string {
+	out := make([]string, len(names))
+	for i, n := range names {
+		out[i] = ns + "/" + n
+	}
+	return out
+}
+
+func orNone(names []string) string {
+	if len(names) == 0 {
+		return "none"
+	}
+	return strings.Join(names, ", ")
+}

@@ -1,0 +1,138 @@
+package chaos
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/util/retry"
+)
+
+// RecoverAll restores what faults left behind, from their ledger entries
+// alone: it is how `kafkachaos recover` cleans up after a run that was
+// killed. It scans Nodes (cluster-wide) and the StatefulSets of namespaces
+// (all namespaces when empty) for entries of run runID ("" = any run),
+// undoes each (uncordons a node we cordoned, restores the env var of a
+// config change, drops a restart entry), removes the entries, and returns
+// one line per object it recovered. With dryRun it only lists them. Entries
+// of kinds it does not know are kept. It goes on past an object it cannot
+// recover and returns the errors together.
+func RecoverAll(ctx context.Context, cs kubernetes.Interface, namespaces []string, runID string, dryRun bool) ([]string, error) {
+	if cs == nil {
+		return nil, errors.New("chaos: recover: no Kubernetes client")
+	}
+	match := func(e Entry) bool { return runID == "" || e.RunID == runID }
+	var lines []string
+	var errs []error
+
+	nodes, err := cs.CoreV1().Nodes().List(ctx, metav1.ListOptions{})
+	if err != nil {
+		errs = append(errs, fmt.Errorf("list nodes: %w", err))
+	} else {
+		for _, n := range nodes.Items {
+			if _, ok := n.Annotations[LedgerAnnotation]; !ok {
+				continue
+			}
+			line, err := recoverNode(ctx, cs, n.Name, match, dryRun)
+			if err != nil {
+				errs = append(errs, fmt.Errorf("node %s: %w", n.Name, err))
+			}
+			if line != "" {
+				lines = append(lines, line)
+			}
+		}
+	}
+
+	if len(namespaces) == 0 {
+		namespaces = []string{metav1.NamespaceAll}
+	}
+	for _, ns := range namespaces {
+		list, err := cs.AppsV1().StatefulSets(ns).List(ctx, metav1.ListOptions{})
+		if err != nil {
+			errs = append(errs, fmt.Errorf("list statefulsets in %q: %w", ns, err))
+			continue
+		}
+		for _, s := range list.Items {
+			if _, ok := s.Annotations[LedgerAnnotation]; !ok {
+				continue
+			}
+			line, err := recoverStatefulSet(ctx, cs, s.Namespace, s.Name, match, dryRun)
+			if err != nil {
+				errs = append(errs, fmt.Errorf("statefulset %s/%s: %w", s.Namespace, s.Name, err))
+			}
+			if line != "" {
+				lines = append(lines, line)
+			}
+		}
+	}
+	if err := errors.Join(errs...); err != nil {
+		return lines, fmt.Errorf("chaos: recover: %w", err)
+	}
+	return lines, nil
+}
+
+// recoverStatefulSet undoes the entries on StatefulSet ns/name that match,
+// in one patch, and says what it did ("" when nothing matched). A
+// StatefulSet that no longer exists has nothing to recover.
+func recoverStatefulSet(ctx context.Context, cs kubernetes.Interface, ns, name string, match func(Entry) bool, dryRun bool) (string, error) {
+	var line string
+	err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
+		line = ""
+		s, err := cs.AppsV1().StatefulSets(ns).Get(ctx, name, metav1.GetOptions{})
+		if apierrors.IsNotFound(err) {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		es, err := LedgerOf(s)
+		if err != nil {
+			return err
+		}
+		var kept []Entry
+		var did []string
+		var spec map[string]any
+		for _, e := range es {
+			if !match(e) {
+				kept = append(kept, e)
+				continue
+			}
+			switch e.Fault {
+			case KindRollingRestart:
+				did = append(did, fmt.Sprintf("drop restart entry, nothing to revert (%s)", e))
+			case KindConfigChange:
+				what, el, err := undoConfigChange(s, e)
+				if err != nil {
+					return err
+				}
+				did = append(did, what)
+				if el != nil {
+					spec = envPatch(e.Data[dataContainer], el)
+				}
+			default:
+				kept = append(kept, e)
+				did = append(did, fmt.Sprintf("keep entry of unknown kind (%s)", e))
+			}
+		}
+		if len(kept) == len(es) {
+			return nil
+		}
+		line = summary(fmt.Sprintf("statefulset %s/%s", ns, name), did, dryRun)
+		if dryRun {
+			return nil
+		}
+		md, err := metaPatch(s, kept)
+		if err != nil {
+			return err
+		}
+		p := map[string]any{"metadata": md}
+		if spec != nil {
+			p["spec"] = spec
+		}
+		return patch(ctx, cs, ns, name, "statefulsets", p)
+	})
+	return line, err
+}

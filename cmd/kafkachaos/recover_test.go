@@ -1,0 +1,198 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/tools/clientcmd"
+	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
+
+	"github.com/kafkachaos/kafkachaos/chaos"
+)
+
+// writeKubeconfig writes a kubeconfig for server with context "test".
+func writeKubeconfig(t *testing.T, path, server string) {
+	t.Helper()
+	cfg := clientcmdapi.NewConfig()
+	cfg.Clusters["test"] = &clientcmdapi.Cluster{Server: server}
+	cfg.AuthInfos["test"] = &clientcmdapi.AuthInfo{}
+	cfg.Contexts["test"] = &clientcmdapi.Context{Cluster: "test", AuthInfo: "test"}
+	cfg.CurrentContext = "test"
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := clientcmd.WriteToFile(*cfg, path); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestLoadRESTConfig(t *testing.T) {
+	tests := []struct {
+		name       string
+		files      map[string]string // path under $HOME -> server
+		flag       string            // under $HOME
+		env        string            // under $HOME, ":"-separated
+		context    string
+		wantServer string
+		wantErr    string
+	}{
+		{name: "flag", files: map[string]string{"a": "https://a", ".kube/config": "https://home"}, flag: "a", wantServer: "https://a"},
+		{name: "flag names a missing file", files: map[string]string{".kube/config": "https://home"}, flag: "nope", wantErr: "--kubeconfig"},
+		{name: "env", files: map[string]string{"b": "https://b", ".kube/config": "https://home"}, env: "missing:b", wantServer: "https://b"},
+		{name: "env names no file", files: map[string]string{".kube/config": "https://home"}, env: "missing", wantErr: "$KUBECONFIG"},
+		{name: "home", files: map[string]string{".kube/config": "https://home", ".kafkachaos/local/kubeconfig": "https://local"}, wantServer: "https://home"},
+		{name: "local cluster", files: map[string]string{".kafkachaos/local/kubeconfig": "https://local"}, wantServer: "https://local"},
+		{name: "none", wantErr: ".kafkachaos/local/kubeconfig"},
+		{name: "unknown context", files: map[string]string{".kube/config": "https://home"}, context: "nope", wantErr: "nope"},
+		{name: "not a kubeconfig", files: map[string]string{"bad": ""}, flag: "bad", wantErr: "kubeconfig"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			home := t.TempDir()
+			t.Setenv("HOME", home)
+			for p, server := range tt.files {
+				if server == "" {
+					if err := os.WriteFile(filepath.Join(home, p), []byte("{not yaml"), 0o600); err != nil {
+						t.Fatal(err)
+					}
+					continue
+				}
+				writeKubeconfig(t, filepath.Join(home, p), server)
+			}
+			var env []string
+			for _, p := range strings.Split(tt.env, ":") {
+				if p != "" {
+					env = append(env, filepath.Join(home, p))
+				}
+			}
+			t.Setenv("KUBECONFIG", strings.Join(env, string(os.PathListSeparator)))
+			flag := ""
+			if tt.flag != "" {
+				flag = filepath.Join(home, tt.flag)
+			}
+			cfg, err := loadRESTConfig(flag, tt.context)
+			if tt.wantErr != "" {
+				var ue usageError
+				if err == nil || !strings.Contains(err.Error(), tt.wantErr) || !errors.As(err, &ue) {
+					t.Fatalf("err = %v, want a usage error saying %q", err, tt.wantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if cfg.Host != tt.wantServer {
+				t.Errorf("server %q, want %q", cfg.Host, tt.wantServer)
+			}
+		})
+	}
+}
+
+func TestRecoverMissingKubeconfigExitsTwo(t *testing.T) {
+	t.Setenv("HOME", t.TempDir())
+	t.Setenv("KUBECONFIG", "")
+	var stdout, stderr bytes.Buffer
+	if code := run([]string{"recover"}, &stdout, &stderr); code != exitBadInput {
+		t.Errorf("exit %d, want %d; stderr %s", code, exitBadInput, stderr.String())
+	}
+	if !strings.Contains(stderr.String(), "no kubeconfig") {
+		t.Errorf("stderr %q does not say there is no kubeconfig", stderr.String())
+	}
+}
+
+// apiServer serves a node list and empty StatefulSet lists, and records
+// the patches it receives.
+type apiServer struct {
+	mu      sync.Mutex
+	node    *corev1.Node
+	patches []string
+}
+
+func (s *apiServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	w.Header().Set("Content-Type", "application/json")
+	var out any
+	switch {
+	case r.Method == http.MethodGet && r.URL.Path == "/api/v1/nodes":
+		list := &corev1.NodeList{TypeMeta: metav1.TypeMeta{Kind: "NodeList", APIVersion: "v1"}}
+		if s.node != nil {
+			list.Items = append(list.Items, *s.node)
+		}
+		out = list
+	case r.Method == http.MethodGet && s.node != nil && r.URL.Path == "/api/v1/nodes/"+s.node.Name:
+		out = s.node
+	case r.Method == http.MethodPatch && s.node != nil && r.URL.Path == "/api/v1/nodes/"+s.node.Name:
+		b, _ := io.ReadAll(r.Body)
+		s.patches = append(s.patches, r.Header.Get("Content-Type")+" "+string(b))
+		out = s.node
+	case r.Method == http.MethodGet && strings.HasSuffix(r.URL.Path, "/statefulsets"):
+		out = map[string]any{"kind": "StatefulSetList", "apiVersion": "apps/v1", "items": []any{}}
+	default:
+		w.WriteHeader(http.StatusNotFound)
+		out = map[string]any{"kind": "Status", "apiVersion": "v1", "status": "Failure", "reason": "NotFound", "code": 404}
+	}
+	_ = json.NewEncoder(w).Encode(out)
+}
+
+func TestRecoverCommand(t *testing.T) {
+	cordoned := &corev1.Node{
+		TypeMeta: metav1.TypeMeta{Kind: "Node", APIVersion: "v1"},
+		ObjectMeta: metav1.ObjectMeta{Name: "node-1", ResourceVersion: "7", Annotations: map[string]string{
+			chaos.LedgerAnnotation: `[{"fault":"node-drain","runID":"r1","at":"2026-01-02T03:04:05Z","undo":"uncordon node node-1"}]`,
+		}},
+		Spec: corev1.NodeSpec{Unschedulable: true},
+	}
+	tests := []struct {
+		name        string
+		node        *corev1.Node
+		args        []string
+		wantOut     string
+		wantPatches int
+	}{
+		{name: "nothing", wantOut: "nothing to recover\n"},
+		{name: "uncordon", node: cordoned, args: []string{"--namespace", "kafka"}, wantOut: "recovered node node-1: uncordon (node-drain of run r1", wantPatches: 1},
+		{name: "dry run", node: cordoned, args: []string{"--dry-run"}, wantOut: "would recover node node-1: uncordon"},
+		{name: "other run", node: cordoned, args: []string{"--run-id", "r2"}, wantOut: "nothing to recover\n"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			api := &apiServer{node: tt.node}
+			ts := httptest.NewServer(api)
+			defer ts.Close()
+			kc := filepath.Join(t.TempDir(), "kubeconfig")
+			writeKubeconfig(t, kc, ts.URL)
+			var stdout, stderr bytes.Buffer
+			code := run(append([]string{"recover", "--kubeconfig", kc}, tt.args...), &stdout, &stderr)
+			if code != exitOK {
+				t.Fatalf("exit %d; stderr %s", code, stderr.String())
+			}
+			if !strings.HasPrefix(stdout.String(), tt.wantOut) {
+				t.Errorf("stdout %q, want prefix %q", stdout.String(), tt.wantOut)
+			}
+			api.mu.Lock()
+			defer api.mu.Unlock()
+			if len(api.patches) != tt.wantPatches {
+				t.Fatalf("patches %q, want %d", api.patches, tt.wantPatches)
+			}
+			for _, p := range api.patches {
+				for _, want := range []string{"application/strategic-merge-patch+json", `"resourceVersion":"7"`, `"unschedulable":false`, `"kafkachaos.io/ledger":null`} {
+					if !strings.Contains(p, want) {
+						t.Errorf("patch %s lacks %s", p, want)
+					}
+				}
+			}
+		})
+	}
+}
