@@ -12,23 +12,31 @@ all: build
 build:
 	$(GO) build -o $(BIN) ./cmd/kafkachaos
 
-# The main job: the gate specs against local Kafka brokers, with Ginkgo's
-# JUnit and JSON reports and our report.json in reports/. The exit code is
-# the verdict.
+# The main job: bring up the embedded local cluster (unless ARGS names a
+# kubeconfig), deploy manifests/kafka, run the gate specs, print the summary
+# table. Ginkgo's JUnit and JSON reports and our report.json go to reports/.
+# The exit code is the verdict. LABELS picks other specs (a Ginkgo label
+# filter); ARGS passes suite flags, e.g.
+#   make chaos LABELS=gameday ARGS='-kafkachaos.config=my.yaml'
 REPORTS := $(CURDIR)/reports
-chaos: kafka-dist
+LABELS  ?= gate
+ARGS    ?=
+chaos: kafka-dist k8s-bin
 	@mkdir -p $(REPORTS)
-	KAFKACHAOS_REPORT_DIR=$(REPORTS) $(GO) test -count=1 -timeout 60m ./suites/ -v -ginkgo.v \
-	  -ginkgo.label-filter='$(or $(LABELS),gate)' \
-	  -ginkgo.junit-report=$(REPORTS)/junit.xml -ginkgo.json-report=$(REPORTS)/ginkgo.json
+	KAFKACHAOS_REPORT_DIR=$(REPORTS) $(GO) test -count=1 -timeout 120m ./suites/ -v -ginkgo.v \
+	  -ginkgo.label-filter='$(LABELS)' \
+	  -ginkgo.junit-report=$(REPORTS)/junit.xml -ginkgo.json-report=$(REPORTS)/ginkgo.json $(ARGS)
 
 # The tests: unit tests against kfake and client-go fakes (in parallel), then
 # the packages that run real components (Kafka JVMs, the Kubernetes control
-# plane) one package at a time, so a 2-core machine is not oversubscribed.
-REAL_PKGS := ./localkafka/ ./localcluster/... ./suites/
+# plane) one package at a time, so a 2-core machine is not oversubscribed,
+# then the suite's gate and negative specs end to end on the local cluster.
+REAL_PKGS := ./localkafka/ ./localcluster/...
 test: lint kafka-dist k8s-bin
 	$(GO) test -count=1 -short -timeout 20m $(GOTESTFLAGS) ./...
 	$(GO) test -count=1 -p 1 -timeout 60m $(GOTESTFLAGS) $(REAL_PKGS)
+	KAFKACHAOS_REPORT_DIR=$(REPORTS)/test $(GO) test -count=1 -timeout 60m $(GOTESTFLAGS) ./suites/ \
+	  -ginkgo.label-filter='gate || negative' -ginkgo.v
 
 # Only the fast tests (no real brokers needed).
 unit:

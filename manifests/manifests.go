@@ -34,14 +34,28 @@ type Layout struct {
 	File        string // path inside this directory
 	Namespace   string
 	StatefulSet string // the brokers' StatefulSet; its pods are <StatefulSet>-N
+	Brokers     int    // replicas of StatefulSet
+	Service     string // the headless service that names the pods
 	Pods        int    // pods the layout runs (brokers and controllers)
+}
+
+// BrokerPort is the brokers' client listener in every layout.
+const BrokerPort = 9092
+
+// Bootstrap returns the brokers' cluster DNS names with the client port.
+func (l Layout) Bootstrap() []string {
+	var addrs []string
+	for i := range l.Brokers {
+		addrs = append(addrs, fmt.Sprintf("%s-%d.%s.%s.svc.cluster.local:%d", l.StatefulSet, i, l.Service, l.Namespace, BrokerPort))
+	}
+	return addrs
 }
 
 // Layouts returns the Kafka layouts, the default (combined mode) first.
 func Layouts() []Layout {
 	return []Layout{
-		{Name: "combined", File: "kafka/kafka.yaml", Namespace: "kafka", StatefulSet: "kafka", Pods: 3},
-		{Name: "separate-controllers", File: "kafka/separate-controllers/kafka.yaml", Namespace: "kafka-split", StatefulSet: "kafka-broker", Pods: 6},
+		{Name: "combined", File: "kafka/kafka.yaml", Namespace: "kafka", StatefulSet: "kafka", Brokers: 3, Service: "kafka-headless", Pods: 3},
+		{Name: "separate-controllers", File: "kafka/separate-controllers/kafka.yaml", Namespace: "kafka-split", StatefulSet: "kafka-broker", Brokers: 3, Service: "kafka-headless", Pods: 6},
 	}
 }
 

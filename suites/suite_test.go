@@ -2,163 +2,269 @@ package suites
 
 import (
 	"context"
-	"encoding/json"
+	"crypto/rand"
+	"encoding/hex"
+	"flag"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"sort"
 	"strings"
 	"testing"
-	"text/tabwriter"
 	"time"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
+	"github.com/twmb/franz-go/pkg/kgo"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/clientcmd"
 
-	"github.com/kafkachaos/kafkachaos/localkafka"
-	"github.com/kafkachaos/kafkachaos/steadystate"
+	"github.com/kafkachaos/kafkachaos/brokers"
+	"github.com/kafkachaos/kafkachaos/chaos"
+	"github.com/kafkachaos/kafkachaos/localcluster"
+	"github.com/kafkachaos/kafkachaos/localcluster/agent"
+	"github.com/kafkachaos/kafkachaos/manifests"
 )
 
-// Suite-level timeouts.
+// Suite-level timeouts and polls.
 const (
-	clusterStartTimeout = 5 * time.Minute
-	clusterStopTimeout  = 2 * time.Minute
-	healthTimeout       = 3 * time.Minute
-	healthPoll          = time.Second
-	logLinesOnFailure   = 80
+	clusterUpTimeout   = 10 * time.Minute // includes go build of the agent binary
+	clusterDownTimeout = 3 * time.Minute
+	kafkaReadyTimeout  = 5 * time.Minute
+	healthTimeout      = 4 * time.Minute
+	healthPoll         = time.Second
+	cleanupTimeout     = 5 * time.Minute
+	logLinesOnFailure  = 60
 )
 
-// reportEntryName names the report entry that carries a spec's outcome.
-const reportEntryName = "kafkachaos"
+// flagsIn holds the flags after `--`; they must be registered before the
+// testing package parses the command line.
+var flagsIn = registerFlags(flag.CommandLine)
 
-// target is what every spec runs against. It is set once in BeforeSuite and
-// only read afterwards.
-type target struct {
-	kafka *localkafka.Cluster
+// env is what every spec runs against. BeforeSuite sets it once; specs
+// only read it.
+type env struct {
+	cfg       Config
+	cs        kubernetes.Interface
+	rest      *rest.Config
+	namespace string
+	flavor    brokers.Flavor
+	bootstrap []string
+	kgoOpts   []kgo.Opt // how the suite's clients reach the brokers
+	runID     string
+	local     *localcluster.Cluster // nil on an existing cluster
 }
 
-var tgt target
+var suite *env
 
 func TestSuites(t *testing.T) {
 	if testing.Short() {
-		t.Skip("-short: the suites run real Kafka brokers")
+		t.Skip("-short: the suites run a Kubernetes cluster and Kafka")
 	}
 	RegisterFailHandler(Fail)
 	RunSpecs(t, "kafkachaos resilience suite")
 }
 
 var _ = BeforeSuite(func(ctx SpecContext) {
-	By("starting three local KRaft brokers (JVM processes)")
-	k, err := localkafka.New()
-	Expect(err).NotTo(HaveOccurred(), "a local Kafka cluster needs the jars: run make kafka-dist")
+	cfg, err := flagsIn.load()
+	Expect(err).NotTo(HaveOccurred())
+	e := &env{cfg: cfg, namespace: cfg.Target.Namespace, runID: cfg.RunID}
+	if e.runID == "" {
+		e.runID = newRunID()
+	}
+	suite = e
+	By(fmt.Sprintf("run %s: namespace %s, %d records/s", e.runID, e.namespace, cfg.SteadyState.Rate))
+	if cfg.DryRun && cfg.Local() {
+		By("dry-run: would bring up the embedded local cluster and deploy manifests/kafka (" + cfg.Target.Layout + ")")
+		return
+	}
+	if cfg.Local() {
+		bringUpLocal(ctx, e)
+	} else {
+		By("connecting to the cluster in " + cfg.Target.Kubeconfig)
+		rc, err := clientcmd.NewNonInteractiveDeferredLoadingClientConfig(
+			&clientcmd.ClientConfigLoadingRules{ExplicitPath: cfg.Target.Kubeconfig},
+			&clientcmd.ConfigOverrides{CurrentContext: cfg.Target.Context}).ClientConfig()
+		Expect(err).NotTo(HaveOccurred())
+		e.rest = rc
+		e.cs, err = kubernetes.NewForConfig(rc)
+		Expect(err).NotTo(HaveOccurred())
+		e.bootstrap = cfg.Target.Bootstrap
+	}
+
+	By("checking that namespace " + e.namespace + " opts in to disruption")
+	Expect(chaos.CheckNamespace(ctx, e.cs, e.namespace)).To(Succeed())
+
+	flavor, err := brokers.ParseFlavor(cfg.Target.Flavor)
+	Expect(err).NotTo(HaveOccurred())
+	if flavor == "" {
+		By("detecting the Kafka flavor")
+		flavor, err = brokers.DetectFlavor(ctx, e.cs, e.namespace, cfg.Target.Selector)
+		Expect(err).NotTo(HaveOccurred())
+	}
+	e.flavor = flavor
+
+	By("waiting until Kafka is healthy: every broker registered, every ISR full, the quorum caught up")
+	snap, err := e.snapshot(ctx)
+	Expect(err).NotTo(HaveOccurred())
+	Expect(waitHealthy(ctx, e, brokerIDs(snap))).To(Succeed())
+
+	// Belt and braces: every spec recovers its own fault; whatever this
+	// run's ledger still holds at the end is recovered here, and is a bug.
 	DeferCleanup(func(ctx SpecContext) {
-		By("stopping the local brokers")
-		Expect(k.Close()).To(Succeed())
-	}, NodeTimeout(clusterStopTimeout))
-	Expect(k.Start(ctx)).To(Succeed())
-	By("waiting until every broker is registered and the quorum is caught up")
-	Expect(k.WaitHealthy(ctx)).To(Succeed())
-	tgt = target{kafka: k}
-}, NodeTimeout(clusterStartTimeout))
+		By("recovering anything this run's ledger still holds")
+		left, err := chaos.RecoverAll(ctx, e.cs, []string{e.namespace}, e.runID, false)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(left).To(BeEmpty(), "faults the specs did not recover themselves")
+	}, NodeTimeout(cleanupTimeout))
+}, NodeTimeout(clusterUpTimeout+kafkaReadyTimeout+healthTimeout))
 
-// On failure, put what a person needs into the report: the brokers' logs.
-var _ = JustAfterEach(func() {
-	if !CurrentSpecReport().Failed() || tgt.kafka == nil {
-		return
+// bringUpLocal starts the embedded cluster in a temporary state dir,
+// deploys Kafka, and registers the teardown.
+func bringUpLocal(ctx context.Context, e *env) {
+	layout, err := manifests.LayoutNamed(e.cfg.Target.Layout)
+	Expect(err).NotTo(HaveOccurred())
+	bin := e.cfg.Target.Binary
+	if bin == "" {
+		By("building the kafkachaos binary the node agent runs")
+		bin = filepath.Join(GinkgoT().TempDir(), "kafkachaos")
+		out, err := exec.CommandContext(ctx, "go", "build", "-o", bin, "../cmd/kafkachaos").CombinedOutput()
+		Expect(err).NotTo(HaveOccurred(), "go build: %s", out)
 	}
-	var b strings.Builder
-	if err := tgt.kafka.DumpLogs(&b, logLinesOnFailure); err != nil {
-		fmt.Fprintf(&b, "dump logs: %v\n", err)
-	}
-	AddReportEntry("broker logs", b.String(), ReportEntryVisibilityFailureOrVerbose)
-})
+	state, err := os.MkdirTemp("", "kafkachaos-suite-")
+	Expect(err).NotTo(HaveOccurred())
+	c, err := localcluster.New(localcluster.WithStateDir(state), localcluster.WithAgentBinary(bin),
+		localcluster.WithLogf(func(f string, a ...any) { GinkgoWriter.Printf(f+"\n", a...) }))
+	Expect(err).NotTo(HaveOccurred())
+	DeferCleanup(func(ctx SpecContext) {
+		By("taking the local cluster down and deleting its state")
+		Expect(c.Down(ctx, true)).To(Succeed())
+	}, NodeTimeout(clusterDownTimeout))
 
-// specOutcome is what each spec records for report.json.
-type specOutcome struct {
-	Spec          string              `json:"spec"`
-	Fault         string              `json:"fault"`
-	Passed        bool                `json:"passed"`
-	Report        *steadystate.Report `json:"steadyState"`
-	Identity      []string            `json:"identityProblems,omitempty"`
-	Recovery      map[string]string   `json:"recovery"`
-	FailureReason string              `json:"failure,omitempty"`
+	By("bringing up the embedded local cluster (control plane, 3 nodes) in " + state)
+	Expect(c.Up(ctx)).To(Succeed())
+	e.local = c
+	e.rest, err = c.RESTConfig()
+	Expect(err).NotTo(HaveOccurred())
+	e.cs, err = c.Clientset()
+	Expect(err).NotTo(HaveOccurred())
+
+	By("deploying Kafka from manifests/kafka (" + layout.Name + ")")
+	raw, err := layout.Read()
+	Expect(err).NotTo(HaveOccurred())
+	_, err = manifests.Apply(ctx, e.rest, raw)
+	Expect(err).NotTo(HaveOccurred())
+	Eventually(ctx, func(ctx context.Context) (int, error) {
+		_, n, err := layout.ReadyPods(ctx, e.cs)
+		return n, err
+	}).WithTimeout(kafkaReadyTimeout).WithPolling(healthPoll).Should(Equal(layout.Pods), "Ready Kafka pods")
+	e.bootstrap = layout.Bootstrap()
+	e.kgoOpts = []kgo.Opt{kgo.Dialer(agent.Resolver{Path: filepath.Join(state, agent.HostsPath)}.DialContext)}
 }
 
-// ReportAfterSuite writes reports/report.json and prints the summary table.
-var _ = ReportAfterSuite("kafkachaos summary", func(r Report) {
-	var outcomes []specOutcome
-	for _, sr := range r.SpecReports {
-		for _, e := range sr.ReportEntries {
-			if e.Name != reportEntryName {
-				continue
-			}
-			// In-process the raw value is there; across parallel
-			// processes only its JSON is.
-			o, ok := e.Value.GetRawValue().(specOutcome)
-			if !ok && json.Unmarshal([]byte(e.Value.AsJSON), &o) != nil {
-				continue
-			}
-			o.Spec, o.Passed = sr.FullText(), !sr.Failed()
-			if sr.Failed() {
-				o.FailureReason = sr.FailureMessage()
-			}
-			outcomes = append(outcomes, o)
-		}
-	}
-	if len(outcomes) == 0 {
-		return
-	}
-	var b strings.Builder
-	tw := tabwriter.NewWriter(&b, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "VERDICT\tFAULT\tRECORDS/S\tP99 ACK\tUNAVAILABLE\tLOST\tDUP\tREORDER\tRECOVERY")
-	for _, o := range outcomes {
-		v := "PASS"
-		if !o.Passed {
-			v = "FAIL"
-		}
-		rep := o.Report
-		if rep == nil {
-			fmt.Fprintf(tw, "%s\t%s\t-\t-\t-\t-\t-\t-\t-\n", v, o.Fault)
-			continue
-		}
-		fmt.Fprintf(tw, "%s\t%s\t%.0f\t%.1f ms\t%s\t%d\t%d\t%d\t%s\n", v, o.Fault, rep.Summary.RecordsPerSec,
-			float64(rep.Latency[steadystate.AckLatency.String()].P99)/1000, rep.Unavailable.Round(time.Millisecond),
-			rep.Records.Lost, rep.Records.Duplicates, rep.Records.Reordered, o.Recovery["throughputBack"])
-	}
-	tw.Flush()
-	fmt.Fprintf(GinkgoWriter, "\n%s", b.String())
-	fmt.Fprintf(os.Stdout, "\nkafkachaos summary\n%s", b.String())
+func newRunID() string {
+	b := make([]byte, 4)
+	_, _ = rand.Read(b)
+	return time.Now().UTC().Format("20060102T150405Z") + "-" + hex.EncodeToString(b)
+}
 
-	dir := reportDir()
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		fmt.Fprintf(os.Stdout, "reports: %v\n", err)
-		return
+// client returns a Kafka client of the suite's own, for admin requests.
+func (e *env) client() (*kgo.Client, error) {
+	return kgo.NewClient(append([]kgo.Opt{kgo.SeedBrokers(e.bootstrap...)}, e.kgoOpts...)...)
+}
+
+// snapshot returns every broker's identity on Kubernetes.
+func (e *env) snapshot(ctx context.Context) ([]brokers.Broker, error) {
+	return brokers.Snapshot(ctx, e.cs, e.namespace, e.cfg.Target.Selector, e.flavor)
+}
+
+// faultTarget is what every fault of this run aims at.
+func (e *env) faultTarget() chaos.Target {
+	return chaos.Target{Client: e.cs, Namespace: e.namespace, RunID: e.runID, DryRun: e.cfg.DryRun, Out: GinkgoWriter}
+}
+
+// brokerIDs lists the IDs of the snapshot's brokers (not controllers-only).
+func brokerIDs(bs []brokers.Broker) []int32 {
+	var ids []int32
+	for _, b := range bs {
+		if b.BrokerRole {
+			ids = append(ids, b.ID)
+		}
 	}
-	raw, err := json.MarshalIndent(outcomes, "", "  ")
-	if err == nil {
-		path := filepath.Join(dir, "report.json")
-		err = os.WriteFile(path, raw, 0o644)
-		fmt.Fprintf(os.Stdout, "report: %s\n", path)
-	}
+	return ids
+}
+
+// healthError returns nil when the cluster is healthy with every broker in
+// ids registered, or an error listing what is wrong.
+func healthError(ctx context.Context, e *env, ids []int32) error {
+	cl, err := e.client()
 	if err != nil {
-		fmt.Fprintf(os.Stdout, "reports: %v\n", err)
+		return err
 	}
-})
-
-// reportDir is where report.json goes: $KAFKACHAOS_REPORT_DIR, or reports/
-// at the repository's root.
-func reportDir() string {
-	if d := os.Getenv("KAFKACHAOS_REPORT_DIR"); d != "" {
-		return d
+	defer cl.Close()
+	h, err := brokers.CheckHealth(ctx, brokers.FromKgo(cl), brokers.WithBrokers(ids...))
+	if err != nil {
+		return err
 	}
-	return filepath.Join("..", "reports")
+	if p := h.Problems(); len(p) > 0 {
+		return fmt.Errorf("%s", strings.Join(p, "; "))
+	}
+	return nil
 }
 
-// waitHealthy waits until the cluster is healthy, failing with what was last
-// observed.
-func waitHealthy(ctx context.Context) {
-	GinkgoHelper()
-	Eventually(ctx, func(ctx context.Context) ([]string, error) {
-		h, err := tgt.kafka.Health(ctx)
-		return h.Problems(), err
-	}).WithTimeout(healthTimeout).WithPolling(healthPoll).Should(BeEmpty(), "cluster health problems")
+// waitHealthy waits for health and returns, instead of failing, what was
+// last observed when it never came.
+func waitHealthy(ctx context.Context, e *env, ids []int32) error {
+	return InterceptGomegaFailure(func() {
+		Eventually(ctx, func(ctx context.Context) error { return healthError(ctx, e, ids) }).
+			WithTimeout(healthTimeout).WithPolling(healthPoll).Should(Succeed(), "Kafka health")
+	})
+}
+
+// On failure, put what a person needs into the report: pods, events and
+// the brokers' logs.
+var _ = JustAfterEach(func(ctx SpecContext) {
+	if !CurrentSpecReport().Failed() || suite == nil || suite.cs == nil {
+		return
+	}
+	AddReportEntry("namespace dump", dumpNamespace(ctx, suite.cs, suite.namespace), ReportEntryVisibilityFailureOrVerbose)
+}, NodeTimeout(time.Minute))
+
+// dumpNamespace describes ns's pods and events and tails every pod's log.
+func dumpNamespace(ctx context.Context, cs kubernetes.Interface, ns string) string {
+	var b strings.Builder
+	pods, err := cs.CoreV1().Pods(ns).List(ctx, metav1.ListOptions{})
+	if err != nil {
+		fmt.Fprintf(&b, "pods: %v\n", err)
+		return b.String()
+	}
+	fmt.Fprintf(&b, "pods in %s:\n", ns)
+	for _, p := range pods.Items {
+		restarts := int32(0)
+		for _, c := range p.Status.ContainerStatuses {
+			restarts += c.RestartCount
+		}
+		fmt.Fprintf(&b, "  %s uid=%s node=%s ip=%s phase=%s ready=%t restarts=%d\n", p.Name, p.UID, p.Spec.NodeName, p.Status.PodIP,
+			p.Status.Phase, manifests.PodReady(&p), restarts)
+	}
+	if evs, err := cs.CoreV1().Events(ns).List(ctx, metav1.ListOptions{}); err == nil {
+		sort.Slice(evs.Items, func(i, j int) bool { return evs.Items[i].LastTimestamp.Before(&evs.Items[j].LastTimestamp) })
+		fmt.Fprintf(&b, "events in %s:\n", ns)
+		for _, ev := range evs.Items {
+			fmt.Fprintf(&b, "  %s %s %s/%s %s: %s\n", ev.LastTimestamp.Format(time.TimeOnly), ev.Type, ev.InvolvedObject.Kind, ev.InvolvedObject.Name, ev.Reason, ev.Message)
+		}
+	}
+	tail := int64(logLinesOnFailure)
+	for _, p := range pods.Items {
+		raw, err := cs.CoreV1().Pods(ns).GetLogs(p.Name, &corev1.PodLogOptions{TailLines: &tail}).DoRaw(ctx)
+		fmt.Fprintf(&b, "--- log of %s (last %d lines) ---\n%s", p.Name, tail, raw)
+		if err != nil {
+			fmt.Fprintf(&b, "(log: %v)\n", err)
+		}
+	}
+	return b.String()
 }

@@ -1,0 +1,236 @@
+package suites
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"os"
+	"strings"
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/yaml"
+
+	"github.com/kafkachaos/kafkachaos/brokers"
+	"github.com/kafkachaos/kafkachaos/manifests"
+)
+
+// ErrBadConfig wraps every configuration problem.
+var ErrBadConfig = errors.New("suites: bad config")
+
+// Config is what the suite runs against and how hard. It comes from a YAML
+// file (-kafkachaos.config) and from flags after `--`, the flags winning.
+// The zero value runs on the embedded local cluster.
+type Config struct {
+	Target      TargetConfig      `json:"target"`
+	SteadyState SteadyStateConfig `json:"steadyState"`
+	Timing      TimingConfig      `json:"timing"`
+	Bounds      BoundsConfig      `json:"bounds"`
+	// DryRun prints each spec's plan and changes nothing.
+	DryRun bool `json:"dryRun,omitempty"`
+	// RunID tags the ledger entries of this run; default: random.
+	RunID string `json:"runID,omitempty"`
+}
+
+// TargetConfig says which cluster and which Kafka.
+type TargetConfig struct {
+	// Kubeconfig of an existing cluster; empty brings up the embedded
+	// local cluster (in a temporary state dir, taken down at the end).
+	Kubeconfig string `json:"kubeconfig,omitempty"`
+	Context    string `json:"context,omitempty"`
+	// Layout of manifests/kafka deployed on the local cluster. Default
+	// "combined".
+	Layout string `json:"layout,omitempty"`
+	// Namespace of Kafka. Default: the layout's namespace.
+	Namespace string `json:"namespace,omitempty"`
+	// Flavor of the deployment: statefulset, strimzi, koperator, or empty
+	// to detect it.
+	Flavor string `json:"flavor,omitempty"`
+	// Selector narrows the broker pods by label; empty: every pod of the
+	// flavor in the namespace.
+	Selector string `json:"selector,omitempty"`
+	// StatefulSet rolled by the rolling-restart specs. Default: the
+	// layout's brokers.
+	StatefulSet string `json:"statefulSet,omitempty"`
+	// Bootstrap brokers the suite's own clients dial (host:port). Required
+	// with a kubeconfig; on the local cluster the brokers' cluster names
+	// are used through the node agent's hosts file.
+	Bootstrap []string `json:"bootstrap,omitempty"`
+	// Binary is the kafkachaos program the local cluster's node agent
+	// runs. Default: built from ./cmd/kafkachaos with go build.
+	Binary string `json:"binary,omitempty"`
+}
+
+// SteadyStateConfig shapes the load that runs during every fault.
+type SteadyStateConfig struct {
+	Rate       int   `json:"rate,omitempty"`       // records/s; default 1000
+	Partitions int32 `json:"partitions,omitempty"` // default 6
+	RecordSize int   `json:"recordSize,omitempty"` // default 100
+	Producers  int   `json:"producers,omitempty"`  // default 1
+}
+
+// TimingConfig sets how long each phase lasts.
+type TimingConfig struct {
+	Baseline metav1.Duration `json:"baseline,omitempty"` // default 15s
+	Hold     metav1.Duration `json:"hold,omitempty"`     // how long a fault is held; default 10s
+	After    metav1.Duration `json:"after,omitempty"`    // load after health is back; default 15s
+}
+
+// BoundsConfig is the steady-state hypothesis.
+type BoundsConfig struct {
+	// MaxUnavailable bounds the longest window without any ack. Default 30s.
+	MaxUnavailable metav1.Duration `json:"maxUnavailable,omitempty"`
+	// MaxP99Ack bounds p99 ack latency in every phase; 0: not bounded.
+	MaxP99Ack metav1.Duration `json:"maxP99Ack,omitempty"`
+	// MinThroughputRatioAfter is the least throughput after recovery, as
+	// a fraction of the baseline. Default 0.9.
+	MinThroughputRatioAfter float64 `json:"minThroughputRatioAfter,omitempty"`
+}
+
+// Defaults of Config.
+const (
+	DefaultRate           = 1000
+	DefaultBaseline       = 15 * time.Second
+	DefaultHold           = 10 * time.Second
+	DefaultAfter          = 15 * time.Second
+	DefaultMaxUnavailable = 30 * time.Second
+	DefaultThroughputBack = 0.9
+)
+
+// flagValues are the flags after `--`; empty ones leave the file's values.
+type flagValues struct {
+	config, kubeconfig, context, layout, namespace, flavor, selector, statefulSet, bootstrap, binary, runID string
+	rate                                                                                                    int
+	dryRun                                                                                                  bool
+}
+
+// registerFlags registers the suite's flags on fs.
+func registerFlags(fs *flag.FlagSet) *flagValues {
+	f := &flagValues{}
+	fs.StringVar(&f.config, "kafkachaos.config", "", "YAML config file of the suite (see suites/README.md)")
+	fs.StringVar(&f.kubeconfig, "kafkachaos.kubeconfig", "", "kubeconfig of an existing cluster; empty brings up the embedded local cluster")
+	fs.StringVar(&f.context, "kafkachaos.context", "", "kubeconfig context")
+	fs.StringVar(&f.layout, "kafkachaos.layout", "", "manifests/kafka layout on the local cluster: combined or separate-controllers")
+	fs.StringVar(&f.namespace, "kafkachaos.namespace", "", "Kafka's namespace (must carry kafkachaos.io/allow-disruption=true)")
+	fs.StringVar(&f.flavor, "kafkachaos.flavor", "", "statefulset, strimzi or koperator; empty detects it")
+	fs.StringVar(&f.selector, "kafkachaos.selector", "", "label selector of the broker pods")
+	fs.StringVar(&f.statefulSet, "kafkachaos.statefulset", "", "StatefulSet the rolling-restart specs roll")
+	fs.StringVar(&f.bootstrap, "kafkachaos.bootstrap", "", "comma-separated bootstrap brokers the suite's clients dial")
+	fs.StringVar(&f.binary, "kafkachaos.binary", "", "kafkachaos binary for the local cluster's node agent")
+	fs.StringVar(&f.runID, "kafkachaos.run-id", "", "run ID written into ledger annotations")
+	fs.IntVar(&f.rate, "kafkachaos.rate", 0, "steady-state records/s")
+	fs.BoolVar(&f.dryRun, "kafkachaos.dry-run", false, "print each spec's plan and change nothing")
+	return f
+}
+
+// load reads the config file, lays the flags over it, fills defaults and
+// validates the result.
+func (f *flagValues) load() (Config, error) {
+	var c Config
+	if f.config != "" {
+		raw, err := os.ReadFile(f.config)
+		if err != nil {
+			return Config{}, fmt.Errorf("%w: %w", ErrBadConfig, err)
+		}
+		if err := yaml.UnmarshalStrict(raw, &c); err != nil {
+			return Config{}, fmt.Errorf("%w: %s: %w", ErrBadConfig, f.config, err)
+		}
+	}
+	set := func(dst *string, v string) {
+		if v != "" {
+			*dst = v
+		}
+	}
+	set(&c.Target.Kubeconfig, f.kubeconfig)
+	set(&c.Target.Context, f.context)
+	set(&c.Target.Layout, f.layout)
+	set(&c.Target.Namespace, f.namespace)
+	set(&c.Target.Flavor, f.flavor)
+	set(&c.Target.Selector, f.selector)
+	set(&c.Target.StatefulSet, f.statefulSet)
+	set(&c.Target.Binary, f.binary)
+	set(&c.RunID, f.runID)
+	if f.bootstrap != "" {
+		c.Target.Bootstrap = nil
+		for _, b := range strings.Split(f.bootstrap, ",") {
+			if b = strings.TrimSpace(b); b != "" {
+				c.Target.Bootstrap = append(c.Target.Bootstrap, b)
+			}
+		}
+	}
+	if f.rate != 0 {
+		c.SteadyState.Rate = f.rate
+	}
+	c.DryRun = c.DryRun || f.dryRun
+	return c.withDefaults()
+}
+
+// withDefaults fills zero values and validates.
+func (c Config) withDefaults() (Config, error) {
+	bad := func(format string, a ...any) (Config, error) {
+		return Config{}, fmt.Errorf("%w: "+format, append([]any{ErrBadConfig}, a...)...)
+	}
+	if c.Target.Layout == "" {
+		c.Target.Layout = manifests.Layouts()[0].Name
+	}
+	layout, err := manifests.LayoutNamed(c.Target.Layout)
+	if err != nil {
+		return bad("target.layout: %v", err)
+	}
+	if c.Target.Kubeconfig == "" {
+		if c.Target.Namespace == "" {
+			c.Target.Namespace = layout.Namespace
+		}
+		if c.Target.StatefulSet == "" {
+			c.Target.StatefulSet = layout.StatefulSet
+		}
+	} else {
+		if _, err := os.Stat(c.Target.Kubeconfig); err != nil {
+			return bad("target.kubeconfig: %v", err)
+		}
+		if c.Target.Namespace == "" {
+			return bad("target.namespace is required with a kubeconfig")
+		}
+		if len(c.Target.Bootstrap) == 0 {
+			return bad("target.bootstrap is required with a kubeconfig: the suite's clients must reach the brokers")
+		}
+	}
+	if _, err := brokers.ParseFlavor(c.Target.Flavor); err != nil {
+		return bad("target.flavor: %v", err)
+	}
+	if c.SteadyState.Rate == 0 {
+		c.SteadyState.Rate = DefaultRate
+	}
+	if c.SteadyState.Rate < 0 {
+		return bad("steadyState.rate %d: the suites need a bounded rate", c.SteadyState.Rate)
+	}
+	defaultDuration(&c.Timing.Baseline, DefaultBaseline)
+	defaultDuration(&c.Timing.Hold, DefaultHold)
+	defaultDuration(&c.Timing.After, DefaultAfter)
+	defaultDuration(&c.Bounds.MaxUnavailable, DefaultMaxUnavailable)
+	if c.Bounds.MinThroughputRatioAfter == 0 {
+		c.Bounds.MinThroughputRatioAfter = DefaultThroughputBack
+	}
+	for name, d := range map[string]time.Duration{
+		"timing.baseline": c.Timing.Baseline.Duration, "timing.hold": c.Timing.Hold.Duration,
+		"timing.after": c.Timing.After.Duration, "bounds.maxUnavailable": c.Bounds.MaxUnavailable.Duration,
+		"bounds.maxP99Ack": c.Bounds.MaxP99Ack.Duration,
+	} {
+		if d < 0 {
+			return bad("%s %s must not be negative", name, d)
+		}
+	}
+	if r := c.Bounds.MinThroughputRatioAfter; r < 0 || r > 1 {
+		return bad("bounds.minThroughputRatioAfter %g: want 0 to 1", r)
+	}
+	return c, nil
+}
+
+func defaultDuration(d *metav1.Duration, def time.Duration) {
+	if d.Duration == 0 {
+		d.Duration = def
+	}
+}
+
+// Local reports whether the suite brings up the embedded local cluster.
+func (c Config) Local() bool { return c.Target.Kubeconfig == "" }

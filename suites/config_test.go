@@ -1,0 +1,82 @@
+package suites
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestConfigLoad(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, body string) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	kubeconfig := write("kubeconfig", "apiVersion: v1\nkind: Config\n")
+	good := write("good.yaml", "steadyState: {rate: 500}\ntiming: {hold: 30s}\nbounds: {maxUnavailable: 5s}\n")
+	existing := write("existing.yaml", "target:\n  kubeconfig: "+kubeconfig+"\n  namespace: prod-kafka\n  bootstrap: [kafka:9092]\n")
+	tests := []struct {
+		name    string
+		flags   flagValues
+		check   func(t *testing.T, c Config)
+		wantErr string
+	}{
+		{name: "defaults run on the local cluster", check: func(t *testing.T, c Config) {
+			if !c.Local() || c.Target.Namespace != "kafka" || c.Target.StatefulSet != "kafka" || c.SteadyState.Rate != DefaultRate ||
+				c.Timing.Hold.Duration != DefaultHold || c.Bounds.MaxUnavailable.Duration != DefaultMaxUnavailable {
+				t.Errorf("defaults: %+v", c)
+			}
+		}},
+		{name: "file values", flags: flagValues{config: good}, check: func(t *testing.T, c Config) {
+			if c.SteadyState.Rate != 500 || c.Timing.Hold.Duration != 30*time.Second || c.Bounds.MaxUnavailable.Duration != 5*time.Second {
+				t.Errorf("file: %+v", c)
+			}
+		}},
+		{name: "flags win over the file", flags: flagValues{config: good, rate: 2000, dryRun: true}, check: func(t *testing.T, c Config) {
+			if c.SteadyState.Rate != 2000 || !c.DryRun {
+				t.Errorf("flags: %+v", c)
+			}
+		}},
+		{name: "separate controllers layout", flags: flagValues{layout: "separate-controllers"}, check: func(t *testing.T, c Config) {
+			if c.Target.Namespace != "kafka-split" || c.Target.StatefulSet != "kafka-broker" {
+				t.Errorf("layout: %+v", c.Target)
+			}
+		}},
+		{name: "existing cluster", flags: flagValues{config: existing, bootstrap: "a:9092, b:9092"}, check: func(t *testing.T, c Config) {
+			if c.Local() || c.Target.Namespace != "prod-kafka" || strings.Join(c.Target.Bootstrap, ",") != "a:9092,b:9092" {
+				t.Errorf("existing: %+v", c.Target)
+			}
+		}},
+		{name: "missing file", flags: flagValues{config: filepath.Join(dir, "nope.yaml")}, wantErr: "nope.yaml"},
+		{name: "unknown field", flags: flagValues{config: write("typo.yaml", "steadyStat: {rate: 5}\n")}, wantErr: "steadyStat"},
+		{name: "unknown layout", flags: flagValues{layout: "zookeeper"}, wantErr: "target.layout"},
+		{name: "unknown flavor", flags: flagValues{flavor: "confluent"}, wantErr: "target.flavor"},
+		{name: "kubeconfig without namespace", flags: flagValues{kubeconfig: kubeconfig, bootstrap: "a:9092"}, wantErr: "target.namespace is required"},
+		{name: "kubeconfig without bootstrap", flags: flagValues{kubeconfig: kubeconfig, namespace: "k"}, wantErr: "target.bootstrap is required"},
+		{name: "missing kubeconfig", flags: flagValues{kubeconfig: filepath.Join(dir, "none"), namespace: "k", bootstrap: "a:1"}, wantErr: "target.kubeconfig"},
+		{name: "unbounded rate", flags: flagValues{rate: -1}, wantErr: "bounded rate"},
+		{name: "negative hold", flags: flagValues{config: write("neg.yaml", "timing: {hold: -1s}\n")}, wantErr: "timing.hold"},
+		{name: "ratio above 1", flags: flagValues{config: write("ratio.yaml", "bounds: {minThroughputRatioAfter: 1.5}\n")}, wantErr: "minThroughputRatioAfter"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c, err := tt.flags.load()
+			if tt.wantErr != "" {
+				if err == nil || !errors.Is(err, ErrBadConfig) || !strings.Contains(err.Error(), tt.wantErr) {
+					t.Fatalf("error %v, want ErrBadConfig mentioning %q", err, tt.wantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			tt.check(t, c)
+		})
+	}
+}

@@ -1,0 +1,74 @@
+package suites
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"time"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/kafkachaos/kafkachaos/manifests"
+)
+
+// unsafeKafka is testdata/unsafe-kafka.yaml: manifests/kafka's combined
+// layout with emptyDir data dirs, no PodDisruptionBudget, and
+// one-replica defaults.
+func unsafeKafka() manifests.Layout {
+	return manifests.Layout{Name: "unsafe", File: "testdata/unsafe-kafka.yaml", Namespace: "kafka-unsafe",
+		StatefulSet: "kafka", Brokers: 3, Service: "kafka-headless", Pods: 3}
+}
+
+const namespaceGoneTimeout = 3 * time.Minute
+
+var _ = Describe("The suite against an unsafe Kafka", Label("negative"), Serial, func() {
+	It("fails a broker pod kill, naming the broker without a persistent volume, the missing PDB and the low replication", func(ctx SpecContext) {
+		if suite.cfg.DryRun || !suite.cfg.Local() {
+			Skip("the negative spec deploys its own unsafe Kafka on the embedded local cluster")
+		}
+		l := unsafeKafka()
+		raw, err := os.ReadFile(l.File)
+		Expect(err).NotTo(HaveOccurred())
+
+		By("deploying an unsafe Kafka in " + l.Namespace + ": emptyDir data dirs, no PodDisruptionBudget, replication factor 1 by default")
+		_, err = manifests.Apply(ctx, suite.rest, raw)
+		Expect(err).NotTo(HaveOccurred())
+		DeferCleanup(deleteNamespace, suite, l.Namespace, NodeTimeout(namespaceGoneTimeout))
+		Eventually(ctx, func(ctx context.Context) (int, error) {
+			_, n, err := l.ReadyPods(ctx, suite.cs)
+			return n, err
+		}).WithTimeout(kafkaReadyTimeout).WithPolling(healthPoll).Should(Equal(l.Pods), "Ready pods of the unsafe Kafka")
+		unsafe := *suite
+		unsafe.namespace, unsafe.bootstrap = l.Namespace, l.Bootstrap()
+		Expect(waitHealthy(ctx, &unsafe, []int32{0, 1, 2})).To(Succeed())
+
+		o := runStory(ctx, &unsafe, story{label: "negative-pod-kill", pick: broker(namedBroker), fault: forceDelete, newPods: true, expectFailures: true})
+
+		By("checking that the story failed, and said why")
+		Expect(o.problems(checkIdentity)).To(ContainElement(And(ContainSubstring(fmt.Sprintf("broker %d", namedBroker)), ContainSubstring("persistent volume"), ContainSubstring("emptyDir"))),
+			"the identity check must name broker 1 and its missing persistent volume")
+		Expect(o.problems(checkAudit)).To(ContainElement(And(ContainSubstring("kafka-1"), ContainSubstring("PersistentVolumeClaim"))), "the audit must flag the emptyDir data dir")
+		Expect(o.problems(checkAudit)).To(ContainElement(ContainSubstring("PodDisruptionBudget")), "the audit must flag the missing PDB")
+		Expect(o.problems(checkAudit)).To(ContainElement(ContainSubstring("default.replication.factor=1")), "the audit must flag replication factor 1")
+	}, SpecTimeout(storyTimeout))
+})
+
+// deleteNamespace deletes ns and waits until it is gone, so its pods'
+// processes are stopped before the next spec.
+func deleteNamespace(ctx SpecContext, e *env, ns string) {
+	By("deleting namespace " + ns)
+	err := e.cs.CoreV1().Namespaces().Delete(ctx, ns, metav1.DeleteOptions{})
+	if !apierrors.IsNotFound(err) {
+		Expect(err).NotTo(HaveOccurred())
+	}
+	Eventually(ctx, func(ctx context.Context) error {
+		_, err := e.cs.CoreV1().Namespaces().Get(ctx, ns, metav1.GetOptions{})
+		if apierrors.IsNotFound(err) {
+			return nil
+		}
+		return fmt.Errorf("namespace %s still there (%v)", ns, err)
+	}).WithTimeout(namespaceGoneTimeout).WithPolling(healthPoll).Should(Succeed())
+}

@@ -1,0 +1,105 @@
+package suites
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	. "github.com/onsi/ginkgo/v2"
+
+	"github.com/kafkachaos/kafkachaos/steadystate"
+)
+
+// reportEntryName names the report entry that carries a spec's outcome.
+const reportEntryName = "kafkachaos"
+
+// ReportAfterSuite writes reports/report.json and prints the summary table.
+var _ = ReportAfterSuite("kafkachaos summary", func(r Report) {
+	var outcomes []outcome
+	for _, sr := range r.SpecReports {
+		for _, e := range sr.ReportEntries {
+			if e.Name != reportEntryName {
+				continue
+			}
+			// In-process the raw value is there; across parallel
+			// processes only its JSON is.
+			o, ok := e.Value.GetRawValue().(outcome)
+			if !ok && json.Unmarshal([]byte(e.Value.AsJSON), &o) != nil {
+				continue
+			}
+			o.Spec, o.Passed = sr.FullText(), !sr.Failed()
+			if sr.Failed() {
+				o.FailureReason = sr.FailureMessage()
+			}
+			outcomes = append(outcomes, o)
+		}
+	}
+	if len(outcomes) == 0 {
+		return
+	}
+	table := summaryTable(outcomes)
+	fmt.Fprintf(GinkgoWriter, "\n%s", table)
+	fmt.Fprintf(os.Stdout, "\nkafkachaos summary\n%s", table)
+
+	dir := reportDir()
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		fmt.Fprintf(os.Stdout, "reports: %v\n", err)
+		return
+	}
+	raw, err := json.MarshalIndent(outcomes, "", "  ")
+	if err == nil {
+		path := filepath.Join(dir, "report.json")
+		err = os.WriteFile(path, raw, 0o644)
+		fmt.Fprintf(os.Stdout, "report: %s\n", path)
+	}
+	if err != nil {
+		fmt.Fprintf(os.Stdout, "reports: %v\n", err)
+	}
+})
+
+// summaryTable is one line per spec: verdict, fault, load, latency,
+// unavailability, records, recovery, and the checks that failed.
+func summaryTable(outcomes []outcome) string {
+	var b strings.Builder
+	tw := tabwriter.NewWriter(&b, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "VERDICT\tFAULT\tRECORDS/S\tP99 ACK\tUNAVAILABLE\tLOST\tDUP\tREORDER\tHEALTHY AFTER\tTHROUGHPUT BACK\tFAILED CHECKS")
+	for _, o := range outcomes {
+		v := "PASS"
+		switch {
+		case !o.Passed:
+			v = "FAIL"
+		case o.ExpectFailures:
+			v = "CAUGHT" // a negative spec: the suite failed the unsafe cluster, as it must
+		}
+		var failed []string
+		for _, c := range o.Checks {
+			if len(c.Problems) > 0 {
+				failed = append(failed, c.Name)
+			}
+		}
+		rep := o.Report
+		if rep == nil {
+			fmt.Fprintf(tw, "%s\t%s\t-\t-\t-\t-\t-\t-\t-\t-\t%s\n", v, o.Fault, strings.Join(failed, "; "))
+			continue
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%.0f\t%.1f ms\t%s\t%d\t%d\t%d\t%s\t%s\t%s\n", v, o.Fault, rep.Summary.RecordsPerSec,
+			float64(rep.Latency[steadystate.AckLatency.String()].P99)/1000, rep.Unavailable.Round(time.Millisecond),
+			rep.Records.Lost, rep.Records.Duplicates, rep.Records.Reordered, o.Recovery["toHealthy"], o.Recovery["throughputBack"],
+			strings.Join(failed, "; "))
+	}
+	tw.Flush()
+	return b.String()
+}
+
+// reportDir is where report.json goes: $KAFKACHAOS_REPORT_DIR, or reports/
+// at the repository's root.
+func reportDir() string {
+	if d := os.Getenv("KAFKACHAOS_REPORT_DIR"); d != "" {
+		return d
+	}
+	return filepath.Join("..", "reports")
+}

@@ -1,0 +1,263 @@
+package suites
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/kafkachaos/kafkachaos/brokers"
+	"github.com/kafkachaos/kafkachaos/chaos"
+)
+
+// Labels select what runs: the fault's name, gate for the quick subset
+// before an upgrade, gameday for long holds and repeated faults.
+func gate() Labels    { return Label("gate") }
+func gameday() Labels { return Label("gameday") }
+
+// The victims of the specs that aim at a named broker.
+const (
+	namedBroker   int32 = 1
+	drainedBroker int32 = 2
+	gamedayRounds       = 3
+)
+
+// Config change rolled by the config-change spec, as in the Kafka on
+// Kubernetes write-ups.
+const (
+	configEnv      = "KAFKA_AUTO_LEADER_REBALANCE_ENABLE"
+	configKey      = "auto.leader.rebalance.enable"
+	configNewValue = "true"
+)
+
+var _ = Describe("A broker pod is force-deleted", Label("pod-kill"), gate(), Serial, func() {
+	It("loses no acknowledged record, and the leader of partition 0 comes back with its ID and its volume", func(ctx SpecContext) {
+		expectPassed(runStory(ctx, suite, story{
+			label:   "pod-kill",
+			pick:    leaderOf(0),
+			fault:   forceDelete,
+			newPods: true,
+		}))
+	}, SpecTimeout(storyTimeout))
+})
+
+var _ = Describe("A broker pod is deleted gracefully", Label("pod-delete"), Serial, func() {
+	It("loses no acknowledged record, and the broker comes back with its ID and its volume", func(ctx SpecContext) {
+		expectPassed(runStory(ctx, suite, story{
+			label: "pod-delete",
+			pick:  broker(namedBroker),
+			fault: func(e *env, v []brokers.Broker) chaos.Fault {
+				return &chaos.PodDelete{Target: e.faultTarget(), Pod: v[0].Pod}
+			},
+			newPods: true,
+		}))
+	}, SpecTimeout(storyTimeout))
+})
+
+var _ = Describe("The active KRaft controller's pod is force-deleted", Label("controller-kill"), Serial, func() {
+	It("elects a new controller, loses no acknowledged record, and the controller rejoins the quorum", func(ctx SpecContext) {
+		expectPassed(runStory(ctx, suite, story{
+			label:   "controller-kill",
+			pick:    activeController,
+			fault:   forceDelete,
+			newPods: true,
+		}))
+	}, SpecTimeout(storyTimeout))
+})
+
+var _ = Describe("The node of a broker is cordoned and drained", Label("node-drain"), gate(), Serial, func() {
+	It("respects the PodDisruptionBudget, keeps the broker off the node, and the broker returns with its volume after uncordon", func(ctx SpecContext) {
+		var drained string
+		expectPassed(runStory(ctx, suite, story{
+			label: "node-drain",
+			pick:  broker(drainedBroker),
+			fault: func(e *env, v []brokers.Broker) chaos.Fault {
+				drained = v[0].Node
+				return &chaos.NodeDrain{Target: e.faultTarget(), Node: drained}
+			},
+			during: func(ctx context.Context, e *env, _ []brokers.Broker) error {
+				By(fmt.Sprintf("holding the drain for %s: no broker pod may run on %s", e.cfg.Timing.Hold.Duration, drained))
+				return InterceptGomegaFailure(func() {
+					Consistently(ctx, func(ctx context.Context) error { return podsOnNode(ctx, e, drained) }).
+						WithTimeout(e.cfg.Timing.Hold.Duration).WithPolling(time.Second).Should(Succeed(), "pods on the cordoned node")
+				})
+			},
+			newPods: true,
+		}))
+	}, SpecTimeout(storyTimeout))
+})
+
+var _ = Describe("The brokers' StatefulSet is restarted", Label("rolling-restart"), gate(), Serial, func() {
+	It("rolls the brokers one by one with no acknowledged record lost, each back with its ID and volume", func(ctx SpecContext) {
+		expectPassed(runStory(ctx, suite, story{
+			label: "rolling-restart",
+			pick:  statefulSetPods,
+			fault: func(e *env, _ []brokers.Broker) chaos.Fault {
+				return &chaos.RollingRestart{Target: e.faultTarget(), StatefulSet: e.cfg.Target.StatefulSet}
+			},
+			during:  waitRollout,
+			newPods: true,
+		}))
+	}, SpecTimeout(storyTimeout))
+})
+
+var _ = Describe("A broker config change is rolled out", Label("rolling-restart", "config-change"), Serial, func() {
+	It("rolls "+configKey+"="+configNewValue+" through the brokers, then rolls it back, with no acknowledged record lost", func(ctx SpecContext) {
+		expectPassed(runStory(ctx, suite, story{
+			label: "config-change",
+			pick:  statefulSetPods,
+			fault: func(e *env, _ []brokers.Broker) chaos.Fault {
+				return &chaos.ConfigChange{Target: e.faultTarget(), StatefulSet: e.cfg.Target.StatefulSet, Env: configEnv, Value: configNewValue}
+			},
+			during: func(ctx context.Context, e *env, v []brokers.Broker) error {
+				if err := waitRollout(ctx, e, v); err != nil {
+					return err
+				}
+				By("checking that every rolled broker runs with " + configKey + "=" + configNewValue)
+				return brokerConfigIs(ctx, e, v, configKey, configNewValue)
+			},
+			settle:  waitRollout,
+			newPods: true,
+		}))
+	}, SpecTimeout(2*storyTimeout))
+})
+
+var _ = Describe("Game day: every broker is force-deleted in turn", gameday(), Label("pod-kill"), Serial, func() {
+	It("survives each broker's loss with nothing lost and every broker back with its ID and its volume", func(ctx SpecContext) {
+		snap, err := suite.snapshot(ctx)
+		Expect(err).NotTo(HaveOccurred())
+		ids := brokerIDs(snap)
+		for round := range gamedayRounds {
+			id := ids[round%len(ids)]
+			By(fmt.Sprintf("round %d of %d: broker %d", round+1, gamedayRounds, id))
+			expectPassed(runStory(ctx, suite, story{
+				label:   fmt.Sprintf("gameday-%d", round+1),
+				pick:    broker(id),
+				fault:   forceDelete,
+				newPods: true,
+			}))
+		}
+	}, SpecTimeout(gamedayRounds*storyTimeout))
+})
+
+// forceDelete deletes the first victim's pod with grace period 0.
+func forceDelete(e *env, v []brokers.Broker) chaos.Fault {
+	return &chaos.PodDelete{Target: e.faultTarget(), Pod: v[0].Pod, Force: true}
+}
+
+// broker picks the broker with ID id.
+func broker(id int32) func(context.Context, *env, string, []brokers.Broker) ([]brokers.Broker, error) {
+	return func(_ context.Context, _ *env, _ string, snap []brokers.Broker) ([]brokers.Broker, error) {
+		b, ok := brokers.ByID(snap, id)
+		if !ok {
+			return nil, fmt.Errorf("no broker %d among %v", id, brokerIDs(snap))
+		}
+		return []brokers.Broker{b}, nil
+	}
+}
+
+// leaderOf picks the leader of the workload topic's partition p.
+func leaderOf(p int32) func(context.Context, *env, string, []brokers.Broker) ([]brokers.Broker, error) {
+	return func(ctx context.Context, e *env, topic string, snap []brokers.Broker) ([]brokers.Broker, error) {
+		cl, err := e.client()
+		if err != nil {
+			return nil, err
+		}
+		defer cl.Close()
+		id, err := brokers.PartitionLeader(ctx, brokers.FromKgo(cl), topic, p)
+		if err != nil {
+			return nil, err
+		}
+		By(fmt.Sprintf("broker %d leads %s/%d", id, topic, p))
+		return broker(id)(ctx, e, topic, snap)
+	}
+}
+
+// activeController picks the KRaft quorum's leader.
+func activeController(ctx context.Context, e *env, topic string, snap []brokers.Broker) ([]brokers.Broker, error) {
+	cl, err := e.client()
+	if err != nil {
+		return nil, err
+	}
+	defer cl.Close()
+	id, err := brokers.ActiveController(ctx, brokers.FromKgo(cl))
+	if err != nil {
+		return nil, err
+	}
+	By(fmt.Sprintf("node %d is the active controller", id))
+	return broker(id)(ctx, e, topic, snap)
+}
+
+// statefulSetPods picks every pod of the rolled StatefulSet.
+func statefulSetPods(_ context.Context, e *env, _ string, snap []brokers.Broker) ([]brokers.Broker, error) {
+	var v []brokers.Broker
+	for _, b := range snap {
+		if strings.HasPrefix(b.Pod, e.cfg.Target.StatefulSet+"-") {
+			v = append(v, b)
+		}
+	}
+	if len(v) == 0 {
+		return nil, fmt.Errorf("no pods of StatefulSet %s among the brokers", e.cfg.Target.StatefulSet)
+	}
+	return v, nil
+}
+
+// waitRollout waits until the StatefulSet has rolled every pod.
+func waitRollout(ctx context.Context, e *env, _ []brokers.Broker) error {
+	By("waiting until StatefulSet " + e.cfg.Target.StatefulSet + " has rolled every pod, one by one")
+	return InterceptGomegaFailure(func() {
+		Eventually(ctx, func(ctx context.Context) error {
+			seen, done, err := chaos.RolloutDone(ctx, e.cs, e.namespace, e.cfg.Target.StatefulSet)
+			if err != nil || done {
+				return err
+			}
+			return fmt.Errorf("rolling: %s", seen)
+		}).WithTimeout(rolloutTimeout).WithPolling(rolloutPoll).Should(Succeed(), "rollout")
+	})
+}
+
+// podsOnNode fails when a broker pod that is not terminating is bound to
+// node.
+func podsOnNode(ctx context.Context, e *env, node string) error {
+	pods, err := e.cs.CoreV1().Pods(e.namespace).List(ctx, metav1.ListOptions{FieldSelector: "spec.nodeName=" + node})
+	if err != nil {
+		return err
+	}
+	var on []string
+	for _, p := range pods.Items {
+		if p.DeletionTimestamp == nil {
+			on = append(on, p.Name)
+		}
+	}
+	if len(on) > 0 {
+		return fmt.Errorf("pods %v run on cordoned node %s", on, node)
+	}
+	return nil
+}
+
+// brokerConfigIs checks a broker config's value on each victim.
+func brokerConfigIs(ctx context.Context, e *env, victims []brokers.Broker, key, want string) error {
+	cl, err := e.client()
+	if err != nil {
+		return err
+	}
+	defer cl.Close()
+	var wrong []string
+	for _, v := range victims {
+		got, err := brokers.BrokerConfig(ctx, brokers.FromKgo(cl), v.ID, key)
+		if err != nil {
+			return err
+		}
+		if got != want {
+			wrong = append(wrong, fmt.Sprintf("broker %d: %s=%s", v.ID, key, got))
+		}
+	}
+	if len(wrong) > 0 {
+		return fmt.Errorf("want %s=%s; %s", key, want, strings.Join(wrong, ", "))
+	}
+	return nil
+}

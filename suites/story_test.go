@@ -1,0 +1,404 @@
+package suites
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/kafkachaos/kafkachaos/brokers"
+	"github.com/kafkachaos/kafkachaos/chaos"
+	"github.com/kafkachaos/kafkachaos/manifests"
+	"github.com/kafkachaos/kafkachaos/steadystate"
+)
+
+// Timeouts of one story.
+const (
+	storyTimeout       = 20 * time.Minute
+	podBackTimeout     = 5 * time.Minute
+	podBackPoll        = time.Second
+	faultRecoverTime   = 5 * time.Minute
+	runStopTimeout     = 3 * time.Minute
+	rolloutTimeout     = 10 * time.Minute
+	rolloutPoll        = 2 * time.Second
+	minAckedOfExpected = 0.5 // a run that acked less than half its records barely ran
+)
+
+// story is one fault's tale: whom it hits, what it does, and what happens
+// while it holds. Every spec is a story; runStory tells it.
+type story struct {
+	// label names the fault (pod-kill, node-drain, ...); the workload
+	// topic is kafkachaos-<label>.
+	label string
+	// pick chooses the victims when the fault is injected, after the
+	// baseline, so "the leader of partition 0" is the leader of then.
+	pick func(ctx context.Context, e *env, topic string, snap []brokers.Broker) ([]brokers.Broker, error)
+	// fault builds the fault aimed at the victims.
+	fault func(e *env, victims []brokers.Broker) chaos.Fault
+	// during runs while the fault holds, in place of holding for
+	// timing.hold when set; an error is a failed check of the fault phase.
+	during func(ctx context.Context, e *env, victims []brokers.Broker) error
+	// settle runs after Recover, before the victims are awaited (a
+	// config change rolls the pods back).
+	settle func(ctx context.Context, e *env, victims []brokers.Broker) error
+	// newPods: the victims must come back as new pods (new UIDs).
+	newPods bool
+	// expectFailures marks a negative story: its checks are meant to
+	// fail, and the report says so.
+	expectFailures bool
+}
+
+// check is one point of the verdict: its problems, none when it held.
+type check struct {
+	Name     string   `json:"name"`
+	Problems []string `json:"problems,omitempty"`
+}
+
+// outcome is what a story saw; it goes to report.json.
+type outcome struct {
+	Spec    string  `json:"spec"`
+	Fault   string  `json:"fault"`
+	Victims []int32 `json:"victims"`
+	Passed  bool    `json:"passed"`
+	// ExpectFailures marks a negative spec: it passes when its checks fail.
+	ExpectFailures bool                `json:"expectFailures,omitempty"`
+	Report         *steadystate.Report `json:"steadyState,omitempty"`
+	Checks         []check             `json:"checks"`
+	Recovery       map[string]string   `json:"recovery"`
+	FailureReason  string              `json:"failure,omitempty"`
+}
+
+// problems returns the problems of check name.
+func (o outcome) problems(name string) []string {
+	for _, c := range o.Checks {
+		if c.Name == name {
+			return c.Problems
+		}
+	}
+	return nil
+}
+
+func (o *outcome) add(name string, problems ...string) {
+	o.Checks = append(o.Checks, check{Name: name, Problems: problems})
+}
+
+// Names of the checks every story makes.
+const (
+	checkAudit    = "deployment safe to disrupt"
+	checkFault    = "fault held as planned"
+	checkPodsBack = "victims back as Ready pods"
+	checkHealth   = "cluster healthy again"
+	checkRecords  = "records: none lost, duplicated or reordered"
+	checkBounds   = "steady-state bounds in every phase"
+	checkIdentity = "identity: same broker ID, new pod, same claim on the same volume"
+	checkLogDirs  = "log dirs still hold their partitions"
+	checkCluster  = "same cluster ID"
+)
+
+// runStory tells st against e: steady state, baseline, inject, hold,
+// recover, wait for health, after; then it checks records, bounds,
+// identity and health, and returns what it saw without failing the spec
+// on a check (expectPassed does that), so negative specs can inspect it.
+func runStory(ctx context.Context, e *env, st story) outcome {
+	GinkgoHelper()
+	topic := "kafkachaos-" + st.label
+	if e.cs == nil { // dry-run with no cluster to read
+		By(fmt.Sprintf("dry-run: would run the %s story against the local cluster", st.label))
+		Skip("dry-run")
+	}
+
+	By("recording every broker's identity: ID, pod, node, claims and volumes")
+	before, err := e.snapshot(ctx)
+	Expect(err).NotTo(HaveOccurred())
+	Expect(brokerIDs(before)).NotTo(BeEmpty(), "no broker pods found in %s", e.namespace)
+	clusterID := kafkaClusterID(ctx, e)
+	o := outcome{Recovery: map[string]string{}, ExpectFailures: st.expectFailures}
+	By("auditing the deployment: PVCs, PodDisruptionBudget, spread, replication settings, stable node IDs")
+	o.add(checkAudit, auditProblems(ctx, e, before)...)
+
+	if e.cfg.DryRun {
+		victims, err := st.pick(ctx, e, topic, before)
+		if err != nil {
+			victims = before[:1] // the topic may not exist yet: show the plan for the first broker
+		}
+		f := st.fault(e, victims)
+		Expect(f.Inject(ctx)).To(Succeed())
+		Skip("dry-run: " + f.Name())
+	}
+
+	cfg := e.cfg
+	By(fmt.Sprintf("starting the steady state on %s: %d records/s, acks=all, idempotent, RF 3, min ISR 2", topic, cfg.SteadyState.Rate))
+	h := steadystate.Hypothesis{
+		All:    steadystate.Bounds{MaxUnavailable: cfg.Bounds.MaxUnavailable.Duration, MaxP99Ack: cfg.Bounds.MaxP99Ack.Duration},
+		Phases: map[steadystate.Phase]steadystate.Bounds{steadystate.PhaseAfter: {MinThroughputRatio: cfg.Bounds.MinThroughputRatioAfter}},
+	}
+	r, err := steadystate.New(steadystate.Config{
+		Bootstrap:  e.bootstrap,
+		Topic:      topic,
+		Rate:       cfg.SteadyState.Rate,
+		Partitions: cfg.SteadyState.Partitions,
+		RecordSize: cfg.SteadyState.RecordSize,
+		Producers:  cfg.SteadyState.Producers,
+		ClientOpts: e.kgoOpts,
+		Hypothesis: &h,
+	})
+	Expect(err).NotTo(HaveOccurred())
+	type runResult struct {
+		rep *steadystate.Report
+		err error
+	}
+	results := make(chan runResult, 1)
+	runDone := make(chan struct{})
+	go func() {
+		defer GinkgoRecover()
+		defer close(runDone)
+		rep, err := r.Run(ctx)
+		results <- runResult{rep, err}
+	}()
+	// If the spec fails early, stop the load and wait for it, so nothing
+	// of it outlives the spec.
+	DeferCleanup(func(ctx SpecContext) {
+		r.Stop()
+		select {
+		case <-runDone:
+		case <-ctx.Done():
+		}
+	}, NodeTimeout(runStopTimeout))
+	start := time.Now()
+
+	By(fmt.Sprintf("holding the baseline for %s", cfg.Timing.Baseline.Duration))
+	hold(ctx, cfg.Timing.Baseline.Duration)
+
+	victims, err := st.pick(ctx, e, topic, before)
+	Expect(err).NotTo(HaveOccurred(), "choosing the victims")
+	for _, v := range victims {
+		o.Victims = append(o.Victims, v.ID)
+	}
+	fault := st.fault(e, victims)
+	o.Fault = fault.Name()
+	By("injecting the fault: " + fault.Name())
+	r.Mark(steadystate.PhaseFault)
+	Expect(fault.Inject(ctx)).To(Succeed())
+	DeferCleanup(fault.Recover, NodeTimeout(faultRecoverTime))
+	injectedAt := time.Now()
+
+	if st.during != nil {
+		o.add(checkFault, errText(st.during(ctx, e, victims))...)
+	} else {
+		By(fmt.Sprintf("holding the fault for %s", cfg.Timing.Hold.Duration))
+		hold(ctx, cfg.Timing.Hold.Duration)
+	}
+
+	By("recovering: " + fault.Name())
+	r.Mark(steadystate.PhaseRecovery)
+	Expect(fault.Recover(ctx)).To(Succeed())
+	recoveredAt := time.Now()
+	if st.settle != nil {
+		o.add("recovery rolled out", errText(st.settle(ctx, e, victims))...)
+	}
+
+	By(fmt.Sprintf("waiting until brokers %v are back as Ready pods", o.Victims))
+	podsErr := waitPodsBack(ctx, e, victims, st.newPods)
+	o.add(checkPodsBack, errText(podsErr)...)
+	o.Recovery["toPodsReady"] = since(recoveredAt)
+
+	By("waiting until every broker is registered, every ISR is full and the quorum is caught up")
+	healthErr := waitHealthy(ctx, e, brokerIDs(before))
+	o.add(checkHealth, errText(healthErr)...)
+	o.Recovery["toHealthy"] = since(recoveredAt)
+	o.Recovery["injectToHealthy"] = since(injectedAt)
+	r.Mark(steadystate.PhaseAfter)
+
+	By(fmt.Sprintf("running the after phase for %s", cfg.Timing.After.Duration))
+	hold(ctx, cfg.Timing.After.Duration)
+	r.Stop()
+	var res runResult
+	Eventually(ctx, results).WithTimeout(runStopTimeout).Should(Receive(&res), "the steady state did not finish its flush and drain")
+	Expect(res.err).NotTo(HaveOccurred())
+	rep := res.rep
+	o.Report = rep
+	o.Recovery["throughputBack"] = "never"
+	if back, ok := rep.ThroughputBackAfter(recoveredAt, cfg.Bounds.MinThroughputRatioAfter); ok {
+		o.Recovery["throughputBack"] = back.Round(time.Millisecond).String()
+	}
+	GinkgoWriter.Printf("%s\nunavailability %s; recovery: %v\n", rep.SummaryLine, rep.Unavailable.Round(time.Millisecond), o.Recovery)
+
+	expected := float64(cfg.SteadyState.Rate) * time.Since(start).Seconds()
+	o.add(checkRecords, recordProblems(rep, expected)...)
+	var bounds []string
+	for _, v := range rep.Violations {
+		bounds = append(bounds, fmt.Sprint(v))
+	}
+	o.add(checkBounds, bounds...)
+
+	after, err := e.snapshot(ctx)
+	Expect(err).NotTo(HaveOccurred())
+	o.add(checkIdentity, identityProblems(before, after, o.Victims, st.newPods)...)
+	o.add(checkLogDirs, logDirProblems(ctx, e, o.Victims, topic)...)
+	if now := kafkaClusterID(ctx, e); now != clusterID {
+		o.add(checkCluster, fmt.Sprintf("cluster ID: want %q, got %q", clusterID, now))
+	} else {
+		o.add(checkCluster)
+	}
+	AddReportEntry(reportEntryName, o, ReportEntryVisibilityNever)
+	return o
+}
+
+// expectPassed fails the spec on the first check with problems, narrating
+// each check.
+func expectPassed(o outcome) {
+	GinkgoHelper()
+	for _, c := range o.Checks {
+		By("checking: " + c.Name)
+		Expect(c.Problems).To(BeEmpty(), c.Name)
+	}
+}
+
+// recordProblems reads the verifier's verdict.
+func recordProblems(rep *steadystate.Report, expected float64) []string {
+	var p []string
+	if n := rep.Records.Lost; n > 0 {
+		p = append(p, fmt.Sprintf("%d acknowledged records lost, e.g. %+v", n, rep.Records.LostExamples))
+	}
+	if n := rep.Records.Duplicates; n > 0 {
+		p = append(p, fmt.Sprintf("%d duplicates, e.g. %+v", n, rep.Records.DuplicateExamples))
+	}
+	if n := rep.Records.Reordered; n > 0 {
+		p = append(p, fmt.Sprintf("%d reordered, e.g. %+v", n, rep.Records.ReorderExamples))
+	}
+	if float64(rep.Records.Acked) < minAckedOfExpected*expected {
+		p = append(p, fmt.Sprintf("only %d records acknowledged of about %.0f sent on schedule: the load barely ran", rep.Records.Acked, expected))
+	}
+	if rep.Records.DrainIncomplete {
+		p = append(p, "the consumer did not read up to every acknowledged offset before the drain timeout")
+	}
+	return p
+}
+
+// identityProblems compares each broker before and after: victims must be
+// new pods, all must keep their claims and volumes.
+func identityProblems(before, after []brokers.Broker, victims []int32, newPods bool) []string {
+	var p []string
+	for _, b := range before {
+		a, ok := brokers.ByID(after, b.ID)
+		if !ok {
+			p = append(p, fmt.Sprintf("broker %d: no pod carries this broker ID any more (was %s)", b.ID, b.Pod))
+			continue
+		}
+		wantNew := newPods && containsID(victims, b.ID)
+		for _, pr := range brokers.CompareIdentity(b, a, wantNew) {
+			p = append(p, pr.String())
+		}
+	}
+	return p
+}
+
+// logDirProblems checks with DescribeLogDirs that each victim's log dirs
+// still hold the workload topic's partitions it replicates.
+func logDirProblems(ctx context.Context, e *env, ids []int32, topic string) []string {
+	cl, err := e.client()
+	if err != nil {
+		return []string{err.Error()}
+	}
+	defer cl.Close()
+	var p []string
+	for _, id := range ids {
+		probs, err := brokers.CheckLogDirs(ctx, brokers.FromKgo(cl), id, topic)
+		if err != nil {
+			p = append(p, fmt.Sprintf("broker %d: %v", id, err))
+		}
+		for _, pr := range probs {
+			p = append(p, pr.String())
+		}
+	}
+	return p
+}
+
+// auditProblems runs brokers.Audit on the snapshot.
+func auditProblems(ctx context.Context, e *env, snap []brokers.Broker) []string {
+	cl, err := e.client()
+	if err != nil {
+		return []string{err.Error()}
+	}
+	defer cl.Close()
+	fs, err := brokers.Audit(ctx, e.cs, brokers.FromKgo(cl), e.namespace, snap)
+	if err != nil {
+		return []string{err.Error()}
+	}
+	var p []string
+	for _, f := range fs {
+		p = append(p, f.String())
+	}
+	return p
+}
+
+func kafkaClusterID(ctx context.Context, e *env) string {
+	cl, err := e.client()
+	if err != nil {
+		return "unknown: " + err.Error()
+	}
+	defer cl.Close()
+	id, err := brokers.ClusterID(ctx, brokers.FromKgo(cl))
+	if err != nil {
+		return "unknown: " + err.Error()
+	}
+	return id
+}
+
+// waitPodsBack waits until each victim's pod is Ready (and, with newPod,
+// a new pod); it returns what it last saw when that never happened.
+func waitPodsBack(ctx context.Context, e *env, victims []brokers.Broker, newPod bool) error {
+	return InterceptGomegaFailure(func() {
+		Eventually(ctx, func(ctx context.Context) error {
+			var waiting []string
+			for _, v := range victims {
+				p, err := e.cs.CoreV1().Pods(e.namespace).Get(ctx, v.Pod, metav1.GetOptions{})
+				switch {
+				case err != nil:
+					waiting = append(waiting, fmt.Sprintf("%s: %v", v.Pod, err))
+				case newPod && p.UID == v.PodUID:
+					waiting = append(waiting, fmt.Sprintf("%s: still the old pod %s", v.Pod, p.UID))
+				case !manifests.PodReady(p):
+					waiting = append(waiting, fmt.Sprintf("%s: %s on %q, not Ready", v.Pod, p.Status.Phase, p.Spec.NodeName))
+				}
+			}
+			if len(waiting) > 0 {
+				return fmt.Errorf("%s", strings.Join(waiting, "; "))
+			}
+			return nil
+		}).WithTimeout(podBackTimeout).WithPolling(podBackPoll).Should(Succeed(), "victims back as Ready pods")
+	})
+}
+
+// hold keeps a fault (or a phase) in place for d; it returns early when ctx
+// ends.
+func hold(ctx context.Context, d time.Duration) {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+	case <-t.C:
+	}
+}
+
+func since(t time.Time) string { return time.Since(t).Round(time.Millisecond).String() }
+
+func errText(err error) []string {
+	if err == nil {
+		return nil
+	}
+	return []string{err.Error()}
+}
+
+func containsID(ids []int32, id int32) bool {
+	for _, x := range ids {
+		if x == id {
+			return true
+		}
+	}
+	return false
+}
