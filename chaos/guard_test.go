@@ -69,6 +69,7 @@ func k8sFaults(t Target) map[string]interface {
 		"node drain":       &NodeDrain{Target: t, Node: "node-1"},
 		"rolling restart":  &RollingRestart{Target: t, StatefulSet: "kafka"},
 		"config change":    &ConfigChange{Target: t, StatefulSet: "kafka", Env: "KAFKA_X", Value: "true"},
+		"scale":            &Scale{Target: t, StatefulSet: "kafka", Replicas: 4},
 	}
 }
 

@@ -4,7 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 
+	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
@@ -16,7 +18,8 @@ import (
 // killed. It scans Nodes (cluster-wide) and the StatefulSets of namespaces
 // (all namespaces when empty) for entries of run runID ("" = any run),
 // undoes each (uncordons a node we cordoned, restores the env var of a
-// config change, drops a restart entry), removes the entries, and returns
+// config change, drops a restart entry, scales a scaled-out StatefulSet back
+// and deletes the claims its added pods got), removes the entries, and returns
 // one line per object it recovered. With dryRun it only lists them. Entries
 // of kinds it does not know are kept. It goes on past an object it cannot
 // recover and returns the errors together.
@@ -76,7 +79,9 @@ func RecoverAll(ctx context.Context, cs kubernetes.Interface, namespaces []strin
 
 // recoverStatefulSet undoes the entries on StatefulSet ns/name that match,
 // in one patch, and says what it did ("" when nothing matched). A
-// StatefulSet that no longer exists has nothing to recover.
+// StatefulSet that no longer exists has nothing to recover. The claims a
+// scale-out added are deleted just before that patch, so that the entry
+// stays until they are: a recovery cut short is finished by the next one.
 func recoverStatefulSet(ctx context.Context, cs kubernetes.Interface, ns, name string, match func(Entry) bool, dryRun bool) (string, error) {
 	var line string
 	err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
@@ -94,7 +99,8 @@ func recoverStatefulSet(ctx context.Context, cs kubernetes.Interface, ns, name s
 		}
 		var kept []Entry
 		var did []string
-		var spec map[string]any
+		spec := map[string]any{}
+		var claims []corev1.PersistentVolumeClaim
 		for _, e := range es {
 			if !match(e) {
 				kept = append(kept, e)
@@ -110,8 +116,18 @@ func recoverStatefulSet(ctx context.Context, cs kubernetes.Interface, ns, name s
 				}
 				did = append(did, what)
 				if el != nil {
-					spec = envPatch(e.Data[dataContainer], el)
+					maps.Copy(spec, envPatch(e.Data[dataContainer], el))
 				}
+			case KindScale:
+				what, replicas, cl, err := undoScale(ctx, cs, s, e)
+				if err != nil {
+					return err
+				}
+				did = append(did, what)
+				if replicas != nil {
+					spec["replicas"] = *replicas
+				}
+				claims = append(claims, cl...)
 			default:
 				kept = append(kept, e)
 				did = append(did, fmt.Sprintf("keep entry of unknown kind (%s)", e))
@@ -128,8 +144,11 @@ func recoverStatefulSet(ctx context.Context, cs kubernetes.Interface, ns, name s
 		if err != nil {
 			return err
 		}
+		if err := deleteClaims(ctx, cs, ns, claims); err != nil {
+			return err
+		}
 		p := map[string]any{"metadata": md}
-		if spec != nil {
+		if len(spec) > 0 {
 			p["spec"] = spec
 		}
 		return patch(ctx, cs, ns, name, "statefulsets", p)
