@@ -31,7 +31,7 @@ chaos: kafka-dist k8s-bin
 # the packages that run real components (Kafka JVMs, the Kubernetes control
 # plane) one package at a time, so a 2-core machine is not oversubscribed,
 # then the suite's gate and negative specs end to end on the local cluster.
-REAL_PKGS := ./localkafka/ ./localcluster/...
+REAL_PKGS := ./localkafka/ ./localcluster/... ./suites/interrupt/
 test: lint kafka-dist k8s-bin
 	$(GO) test -count=1 -short -timeout 20m $(GOTESTFLAGS) ./...
 	$(GO) test -count=1 -p 1 -timeout 60m $(GOTESTFLAGS) $(REAL_PKGS)

@@ -54,3 +54,23 @@ func BrokerConfigs(ctx context.Context, cl Client, id int32, keys ...string) (ma
 	}
 	return vals, nil
 }
+
+// Unregister removes broker id's registration from the KRaft controller
+// (UnregisterBroker), as after a scale-in: a broker that is gone for good
+// otherwise stays registered, fenced, for ever. The broker must be stopped.
+func Unregister(ctx context.Context, cl Client, id int32) error {
+	req := kmsg.NewPtrUnregisterBrokerRequest()
+	req.BrokerID = id
+	raw, err := cl.Request(ctx, req)
+	if err != nil {
+		return fmt.Errorf("brokers: unregister broker %d: %w", id, err)
+	}
+	resp, ok := raw.(*kmsg.UnregisterBrokerResponse)
+	if !ok {
+		return fmt.Errorf("brokers: unregister broker %d: unexpected response %T", id, raw)
+	}
+	if err := kerr.ErrorForCode(resp.ErrorCode); err != nil {
+		return fmt.Errorf("brokers: unregister broker %d: %w", id, err)
+	}
+	return nil
+}

@@ -56,6 +56,10 @@ type TargetConfig struct {
 	// with a kubeconfig; on the local cluster the brokers' cluster names
 	// are used through the node agent's hosts file.
 	Bootstrap []string `json:"bootstrap,omitempty"`
+	// StateDir of the embedded local cluster to use: brought up there if
+	// it is not running, and left running at the end. Empty: a temporary
+	// cluster, taken down at the end.
+	StateDir string `json:"stateDir,omitempty"`
 	// Binary is the kafkachaos program the local cluster's node agent
 	// runs. Default: built from ./cmd/kafkachaos with go build.
 	Binary string `json:"binary,omitempty"`
@@ -99,9 +103,12 @@ const (
 
 // flagValues are the flags after `--`; empty ones leave the file's values.
 type flagValues struct {
-	config, kubeconfig, context, layout, namespace, flavor, selector, statefulSet, bootstrap, binary, runID string
-	rate                                                                                                    int
-	dryRun                                                                                                  bool
+	config                                string
+	kubeconfig, context, stateDir, binary string
+	layout, namespace, flavor, selector   string
+	statefulSet, bootstrap, runID         string
+	rate                                  int
+	dryRun                                bool
 }
 
 // registerFlags registers the suite's flags on fs.
@@ -116,6 +123,7 @@ func registerFlags(fs *flag.FlagSet) *flagValues {
 	fs.StringVar(&f.selector, "kafkachaos.selector", "", "label selector of the broker pods")
 	fs.StringVar(&f.statefulSet, "kafkachaos.statefulset", "", "StatefulSet the rolling-restart specs roll")
 	fs.StringVar(&f.bootstrap, "kafkachaos.bootstrap", "", "comma-separated bootstrap brokers the suite's clients dial")
+	fs.StringVar(&f.stateDir, "kafkachaos.state-dir", "", "state dir of a local cluster to use and leave running (e.g. ~/.kafkachaos/local after kafkachaos cluster up)")
 	fs.StringVar(&f.binary, "kafkachaos.binary", "", "kafkachaos binary for the local cluster's node agent")
 	fs.StringVar(&f.runID, "kafkachaos.run-id", "", "run ID written into ledger annotations")
 	fs.IntVar(&f.rate, "kafkachaos.rate", 0, "steady-state records/s")
@@ -149,6 +157,7 @@ func (f *flagValues) load() (Config, error) {
 	set(&c.Target.Selector, f.selector)
 	set(&c.Target.StatefulSet, f.statefulSet)
 	set(&c.Target.Binary, f.binary)
+	set(&c.Target.StateDir, f.stateDir)
 	set(&c.RunID, f.runID)
 	if f.bootstrap != "" {
 		c.Target.Bootstrap = nil
@@ -185,6 +194,9 @@ func (c Config) withDefaults() (Config, error) {
 			c.Target.StatefulSet = layout.StatefulSet
 		}
 	} else {
+		if c.Target.StateDir != "" {
+			return bad("target.stateDir and target.kubeconfig exclude each other")
+		}
 		if _, err := os.Stat(c.Target.Kubeconfig); err != nil {
 			return bad("target.kubeconfig: %v", err)
 		}

@@ -60,6 +60,7 @@ func TestConfigLoad(t *testing.T) {
 		{name: "kubeconfig without namespace", flags: flagValues{kubeconfig: kubeconfig, bootstrap: "a:9092"}, wantErr: "target.namespace is required"},
 		{name: "kubeconfig without bootstrap", flags: flagValues{kubeconfig: kubeconfig, namespace: "k"}, wantErr: "target.bootstrap is required"},
 		{name: "missing kubeconfig", flags: flagValues{kubeconfig: filepath.Join(dir, "none"), namespace: "k", bootstrap: "a:1"}, wantErr: "target.kubeconfig"},
+		{name: "state dir with a kubeconfig", flags: flagValues{kubeconfig: kubeconfig, namespace: "k", bootstrap: "a:1", stateDir: dir}, wantErr: "exclude each other"},
 		{name: "unbounded rate", flags: flagValues{rate: -1}, wantErr: "bounded rate"},
 		{name: "negative hold", flags: flagValues{config: write("neg.yaml", "timing: {hold: -1s}\n")}, wantErr: "timing.hold"},
 		{name: "ratio above 1", flags: flagValues{config: write("ratio.yaml", "bounds: {minThroughputRatioAfter: 1.5}\n")}, wantErr: "minThroughputRatioAfter"},

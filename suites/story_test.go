@@ -193,6 +193,7 @@ func runStory(ctx context.Context, e *env, st story) outcome {
 		hold(ctx, cfg.Timing.Hold.Duration)
 	}
 
+	stopIfDone(ctx)
 	By("recovering: " + fault.Name())
 	r.Mark(steadystate.PhaseRecovery)
 	Expect(fault.Recover(ctx)).To(Succeed())
@@ -211,6 +212,7 @@ func runStory(ctx context.Context, e *env, st story) outcome {
 	o.add(checkHealth, errText(healthErr)...)
 	o.Recovery["toHealthy"] = since(recoveredAt)
 	o.Recovery["injectToHealthy"] = since(injectedAt)
+	stopIfDone(ctx)
 	r.Mark(steadystate.PhaseAfter)
 
 	By(fmt.Sprintf("running the after phase for %s", cfg.Timing.After.Duration))
@@ -372,6 +374,16 @@ func waitPodsBack(ctx context.Context, e *env, victims []brokers.Broker, newPod 
 			return nil
 		}).WithTimeout(podBackTimeout).WithPolling(podBackPoll).Should(Succeed(), "victims back as Ready pods")
 	})
+}
+
+// stopIfDone ends the spec when it was interrupted (Ctrl-C, SIGTERM) or
+// timed out, instead of going on with a dead context; the cleanups then
+// recover the fault with a fresh one.
+func stopIfDone(ctx context.Context) {
+	GinkgoHelper()
+	if ctx.Err() != nil {
+		Fail(fmt.Sprintf("stopped: %v; the cleanups recover the fault", context.Cause(ctx)))
+	}
 }
 
 // hold keeps a fault (or a phase) in place for d; it returns early when ctx

@@ -123,27 +123,38 @@ var _ = BeforeSuite(func(ctx SpecContext) {
 	}, NodeTimeout(cleanupTimeout))
 }, NodeTimeout(clusterUpTimeout+kafkaReadyTimeout+healthTimeout))
 
-// bringUpLocal starts the embedded cluster in a temporary state dir,
-// deploys Kafka, and registers the teardown.
+// bringUpLocal starts the embedded cluster (in a temporary state dir,
+// taken down at the end, unless target.stateDir names one to use and keep)
+// and deploys Kafka.
 func bringUpLocal(ctx context.Context, e *env) {
 	layout, err := manifests.LayoutNamed(e.cfg.Target.Layout)
 	Expect(err).NotTo(HaveOccurred())
+	state, keep := e.cfg.Target.StateDir, e.cfg.Target.StateDir != ""
+	if !keep {
+		var err error
+		state, err = os.MkdirTemp("", "kafkachaos-suite-")
+		Expect(err).NotTo(HaveOccurred())
+	}
 	bin := e.cfg.Target.Binary
 	if bin == "" {
-		By("building the kafkachaos binary the node agent runs")
-		bin = filepath.Join(GinkgoT().TempDir(), "kafkachaos")
-		out, err := exec.CommandContext(ctx, "go", "build", "-o", bin, "../cmd/kafkachaos").CombinedOutput()
-		Expect(err).NotTo(HaveOccurred(), "go build: %s", out)
+		// In the state dir, so a cluster left running keeps its agent's
+		// program; a kept cluster's existing one is reused as it is.
+		bin = filepath.Join(state, "kafkachaos")
+		if _, err := os.Stat(bin); err != nil || !keep {
+			By("building the kafkachaos binary the node agent runs")
+			out, err := exec.CommandContext(ctx, "go", "build", "-o", bin, "../cmd/kafkachaos").CombinedOutput()
+			Expect(err).NotTo(HaveOccurred(), "go build: %s", out)
+		}
 	}
-	state, err := os.MkdirTemp("", "kafkachaos-suite-")
-	Expect(err).NotTo(HaveOccurred())
 	c, err := localcluster.New(localcluster.WithStateDir(state), localcluster.WithAgentBinary(bin),
 		localcluster.WithLogf(func(f string, a ...any) { GinkgoWriter.Printf(f+"\n", a...) }))
 	Expect(err).NotTo(HaveOccurred())
-	DeferCleanup(func(ctx SpecContext) {
-		By("taking the local cluster down and deleting its state")
-		Expect(c.Down(ctx, true)).To(Succeed())
-	}, NodeTimeout(clusterDownTimeout))
+	if !keep {
+		DeferCleanup(func(ctx SpecContext) {
+			By("taking the local cluster down and deleting its state")
+			Expect(c.Down(ctx, true)).To(Succeed())
+		}, NodeTimeout(clusterDownTimeout))
+	}
 
 	By("bringing up the embedded local cluster (control plane, 3 nodes) in " + state)
 	Expect(c.Up(ctx)).To(Succeed())

@@ -1,0 +1,235 @@
+package interrupt
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes"
+
+	"github.com/kafkachaos/kafkachaos/chaos"
+	"github.com/kafkachaos/kafkachaos/kafkadist"
+	"github.com/kafkachaos/kafkachaos/localcluster"
+)
+
+// Timeouts of the test.
+const (
+	buildTimeout    = 5 * time.Minute
+	drainTimeout    = 10 * time.Minute // until the suite holds the drain (includes cluster up and Kafka)
+	exitTimeout     = 5 * time.Minute  // for the interrupted suite to recover and exit
+	downTimeout     = 2 * time.Minute
+	holdingTheDrain = "holding the drain"
+)
+
+// TestInterruptedDrainLeavesNoCordon runs the node-drain spec twice on one
+// local cluster: once interrupted with SIGINT while the drain holds (its
+// cleanups must uncordon the node and clear the ledger), once killed with
+// SIGKILL there (the node stays cordoned, and kafkachaos recover must
+// restore it from the ledger).
+func TestInterruptedDrainLeavesNoCordon(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: runs the suite on a local cluster")
+	}
+	if _, err := kafkadist.Find(kafkadist.DefaultVersion); err != nil && os.Getenv("CI") == "" {
+		t.Skipf("Kafka jars missing (CI would fail here): %v", err)
+	}
+	root, err := filepath.Abs(filepath.Join("..", ".."))
+	if err != nil {
+		t.Fatal(err)
+	}
+	state := t.TempDir()
+	ctx, cancel := context.WithTimeout(t.Context(), buildTimeout+2*(drainTimeout+exitTimeout))
+	defer cancel()
+	bin := filepath.Join(state, "kafkachaos")
+	suite := filepath.Join(state, "suites.test")
+	run(ctx, t, root, "go", "build", "-o", bin, "./cmd/kafkachaos")
+	run(ctx, t, root, "go", "test", "-c", "-o", suite, "./suites")
+
+	c, err := localcluster.New(localcluster.WithStateDir(state), localcluster.WithAgentBinary(bin))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), downTimeout)
+		defer cancel()
+		if err := c.Down(ctx, true); err != nil {
+			t.Errorf("down: %v", err)
+		}
+	})
+	args := []string{"-test.v", "-ginkgo.v", "-ginkgo.label-filter=node-drain",
+		"-kafkachaos.state-dir=" + state, "-kafkachaos.binary=" + bin}
+	env := append(os.Environ(), "KAFKACHAOS_REPORT_DIR="+filepath.Join(state, "reports"))
+
+	t.Run("SIGINT runs the recoveries", func(t *testing.T) {
+		cmd := startUntil(ctx, t, root, suite, args, env, holdingTheDrain)
+		cs := clientset(t, c)
+		if n := cordoned(ctx, t, cs); len(n) != 1 {
+			t.Fatalf("while the drain holds, cordoned nodes %v, want one", n)
+		}
+		if err := cmd.Process.Signal(os.Interrupt); err != nil {
+			t.Fatal(err)
+		}
+		waitExit(t, cmd)
+		if n := cordoned(ctx, t, cs); len(n) != 0 {
+			t.Errorf("after SIGINT, nodes still cordoned: %v", n)
+		}
+		if l := ledgers(ctx, t, cs); len(l) != 0 {
+			t.Errorf("after SIGINT, ledger entries left: %v", l)
+		}
+	})
+
+	t.Run("kafkachaos recover after SIGKILL", func(t *testing.T) {
+		cmd := startUntil(ctx, t, root, suite, args, env, holdingTheDrain)
+		if err := cmd.Process.Signal(syscall.SIGKILL); err != nil {
+			t.Fatal(err)
+		}
+		waitExit(t, cmd)
+		cs := clientset(t, c)
+		if n := cordoned(ctx, t, cs); len(n) != 1 {
+			t.Fatalf("after SIGKILL, cordoned nodes %v, want the drained one", n)
+		}
+		if l := ledgers(ctx, t, cs); len(l) == 0 {
+			t.Fatal("after SIGKILL, no ledger entry to recover from")
+		}
+		out := run(ctx, t, root, bin, "recover", "--kubeconfig", c.KubeconfigPath())
+		if !strings.Contains(out, "uncordon") {
+			t.Errorf("recover printed %q, want an uncordon", out)
+		}
+		if n := cordoned(ctx, t, cs); len(n) != 0 {
+			t.Errorf("after recover, nodes still cordoned: %v", n)
+		}
+		if l := ledgers(ctx, t, cs); len(l) != 0 {
+			t.Errorf("after recover, ledger entries left: %v", l)
+		}
+		if out := run(ctx, t, root, bin, "recover", "--kubeconfig", c.KubeconfigPath()); !strings.Contains(out, "nothing to recover") {
+			t.Errorf("second recover printed %q, want nothing to recover", out)
+		}
+	})
+}
+
+// run runs a command in dir and returns its output, failing the test on
+// error.
+func run(ctx context.Context, t *testing.T, dir, name string, args ...string) string {
+	t.Helper()
+	cmd := exec.CommandContext(ctx, name, args...)
+	cmd.Dir = dir
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("%s %s: %v\n%s", name, strings.Join(args, " "), err, out)
+	}
+	return string(out)
+}
+
+// startUntil starts the suite and returns once it printed marker; the
+// suite's output goes to the test log.
+func startUntil(ctx context.Context, t *testing.T, root, suite string, args, env []string, marker string) *exec.Cmd {
+	t.Helper()
+	cmd := exec.Command(suite, args...)
+	cmd.Dir = filepath.Join(root, "suites")
+	cmd.Env = env
+	pr, pw := io.Pipe()
+	cmd.Stdout, cmd.Stderr = pw, pw
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	seen, logged := make(chan struct{}), make(chan struct{})
+	t.Cleanup(func() {
+		_ = cmd.Process.Kill()
+		pw.Close()
+		<-logged // no t.Log once the test is over
+	})
+	go func() {
+		defer close(logged)
+		sc := bufio.NewScanner(pr)
+		found := false
+		for sc.Scan() {
+			t.Log(sc.Text())
+			if !found && strings.Contains(sc.Text(), marker) {
+				found = true
+				close(seen)
+			}
+		}
+	}()
+	select {
+	case <-seen:
+		return cmd
+	case <-time.After(drainTimeout):
+		t.Fatalf("the suite did not print %q within %s", marker, drainTimeout)
+	case <-ctx.Done():
+		t.Fatal(ctx.Err())
+	}
+	return nil
+}
+
+// waitExit waits for the suite to exit, whatever its status.
+func waitExit(t *testing.T, cmd *exec.Cmd) {
+	t.Helper()
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	select {
+	case err := <-done:
+		t.Logf("suite exited: %v", err)
+	case <-time.After(exitTimeout):
+		t.Fatalf("the suite did not exit within %s of the signal", exitTimeout)
+	}
+}
+
+func clientset(t *testing.T, c *localcluster.Cluster) kubernetes.Interface {
+	t.Helper()
+	cs, err := c.Clientset()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return cs
+}
+
+// cordoned lists the unschedulable nodes.
+func cordoned(ctx context.Context, t *testing.T, cs kubernetes.Interface) []string {
+	t.Helper()
+	nodes, err := cs.CoreV1().Nodes().List(ctx, metav1.ListOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, n := range nodes.Items {
+		if n.Spec.Unschedulable {
+			names = append(names, n.Name)
+		}
+	}
+	return names
+}
+
+// ledgers lists the objects (nodes and StatefulSets) that carry a ledger
+// annotation.
+func ledgers(ctx context.Context, t *testing.T, cs kubernetes.Interface) []string {
+	t.Helper()
+	var found []string
+	nodes, err := cs.CoreV1().Nodes().List(ctx, metav1.ListOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, n := range nodes.Items {
+		if v, ok := n.Annotations[chaos.LedgerAnnotation]; ok {
+			found = append(found, fmt.Sprintf("node %s: %s", n.Name, v))
+		}
+	}
+	sets, err := cs.AppsV1().StatefulSets("").List(ctx, metav1.ListOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range sets.Items {
+		if v, ok := s.Annotations[chaos.LedgerAnnotation]; ok {
+			found = append(found, fmt.Sprintf("statefulset %s/%s: %s", s.Namespace, s.Name, v))
+		}
+	}
+	return found
+}

@@ -1,0 +1,145 @@
+package suites
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/kafkachaos/kafkachaos/brokers"
+	"github.com/kafkachaos/kafkachaos/chaos"
+	"github.com/kafkachaos/kafkachaos/manifests"
+)
+
+// The scale story adds one broker and removes it again. Partitions are not
+// reassigned to the new broker: the story checks what scaling itself must
+// get right (the next ID, a volume of its own, registration, no impact on
+// the load), and a reassignment would have to be undone before the
+// scale-in, which is a fault of its own.
+var _ = Describe("A broker is added, then removed", Label("scale"), Serial, func() {
+	It("gives the new broker the next ID and a volume of its own, and loses no acknowledged record", func(ctx SpecContext) {
+		snap, err := suite.snapshot(ctx)
+		Expect(err).NotTo(HaveOccurred())
+		pods, err := statefulSetPods(ctx, suite, "", snap)
+		Expect(err).NotTo(HaveOccurred())
+		for _, p := range pods {
+			if p.Controller {
+				Skip(fmt.Sprintf("%s runs a KRaft controller: adding one outside the static voter set fails; scale needs brokers apart from the controllers (layout separate-controllers)", p.Pod))
+			}
+		}
+		var added string
+		addedID := int32(-1)
+		expectPassed(runStory(ctx, suite, story{
+			label: "scale",
+			pick:  statefulSetPods,
+			fault: func(e *env, v []brokers.Broker) chaos.Fault {
+				added = fmt.Sprintf("%s-%d", e.cfg.Target.StatefulSet, len(v))
+				return &chaos.Scale{Target: e.faultTarget(), StatefulSet: e.cfg.Target.StatefulSet, Replicas: int32(len(v) + 1)}
+			},
+			during: func(ctx context.Context, e *env, v []brokers.Broker) error {
+				By("waiting until the new broker " + added + " is Ready, registered, and the cluster healthy")
+				nb, err := waitAdded(ctx, e, added)
+				if err != nil {
+					return err
+				}
+				addedID = nb.ID
+				ids := append(brokerIDs(v), nb.ID)
+				if err := waitHealthy(ctx, e, ids); err != nil {
+					return err
+				}
+				return addedProblems(v, nb)
+			},
+			settle: func(ctx context.Context, e *env, _ []brokers.Broker) error {
+				By("waiting until " + added + " is gone, then unregistering its broker ID")
+				return removeAdded(ctx, e, added, addedID)
+			},
+		}))
+	}, SpecTimeout(storyTimeout))
+})
+
+// waitAdded waits until pod is Ready and returns it as a broker.
+func waitAdded(ctx context.Context, e *env, pod string) (brokers.Broker, error) {
+	var b brokers.Broker
+	err := InterceptGomegaFailure(func() {
+		Eventually(ctx, func(ctx context.Context) error {
+			p, err := e.cs.CoreV1().Pods(e.namespace).Get(ctx, pod, metav1.GetOptions{})
+			if err != nil {
+				return err
+			}
+			if !manifests.PodReady(p) {
+				return fmt.Errorf("%s is %s, not Ready", pod, p.Status.Phase)
+			}
+			snap, err := e.snapshot(ctx)
+			if err != nil {
+				return err
+			}
+			for _, s := range snap {
+				if s.Pod == pod {
+					b = s
+					return nil
+				}
+			}
+			return fmt.Errorf("%s is not among the brokers", pod)
+		}).WithTimeout(podBackTimeout).WithPolling(podBackPoll).Should(Succeed(), "the added broker")
+	})
+	return b, err
+}
+
+// addedProblems checks that nb took the next broker ID and a persistent
+// volume no other broker has.
+func addedProblems(before []brokers.Broker, nb brokers.Broker) error {
+	var p []string
+	ids := brokerIDs(before)
+	if next := slices.Max(ids) + 1; nb.ID != next {
+		p = append(p, fmt.Sprintf("broker ID of %s: want %d, the next after %v; got %d", nb.Pod, next, ids, nb.ID))
+	}
+	if len(nb.Volumes) == 0 || nb.Volumes[0].PV == "" {
+		p = append(p, fmt.Sprintf("%s has no bound persistent volume: %+v", nb.Pod, nb.Volumes))
+	}
+	for _, b := range before {
+		for _, v := range b.Volumes {
+			for _, w := range nb.Volumes {
+				if v.PV != "" && v.PV == w.PV {
+					p = append(p, fmt.Sprintf("%s got %s's volume %s", nb.Pod, b.Pod, v.PV))
+				}
+			}
+		}
+	}
+	if len(p) > 0 {
+		return errors.New(strings.Join(p, "; "))
+	}
+	return nil
+}
+
+// removeAdded waits until the scale-in removed pod, then unregisters its
+// broker ID (if it got as far as having one) from the KRaft controller.
+func removeAdded(ctx context.Context, e *env, pod string, id int32) error {
+	err := InterceptGomegaFailure(func() {
+		Eventually(ctx, func(ctx context.Context) error {
+			_, err := e.cs.CoreV1().Pods(e.namespace).Get(ctx, pod, metav1.GetOptions{})
+			if apierrors.IsNotFound(err) {
+				return nil
+			}
+			return fmt.Errorf("%s still there (%v)", pod, err)
+		}).WithTimeout(podBackTimeout).WithPolling(podBackPoll).Should(Succeed(), "the scale-in")
+	})
+	if err != nil || id < 0 {
+		return err
+	}
+	cl, err := e.client()
+	if err != nil {
+		return err
+	}
+	defer cl.Close()
+	return InterceptGomegaFailure(func() {
+		// The controller refuses while the broker is still unfenced.
+		Eventually(ctx, func(ctx context.Context) error { return brokers.Unregister(ctx, brokers.FromKgo(cl), id) }).
+			WithTimeout(healthTimeout).WithPolling(healthPoll).Should(Succeed(), "unregistering broker %d", id)
+	})
+}
