@@ -75,13 +75,8 @@ func summaryTable(outcomes []outcome) string {
 		case o.ExpectFailures:
 			v = "CAUGHT" // a negative spec: the suite failed the unsafe cluster, as it must
 		}
-		var failed []string
-		for _, c := range o.Checks {
-			if len(c.Problems) > 0 {
-				failed = append(failed, c.Name)
-			}
-		}
-		rep := o.Report
+		failed := o.FailedChecks()
+		rep := o.SteadyState
 		if rep == nil {
 			fmt.Fprintf(tw, "%s\t%s\t-\t-\t-\t-\t-\t-\t-\t-\t%s\n", v, o.Fault, strings.Join(failed, "; "))
 			continue

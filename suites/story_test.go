@@ -13,6 +13,7 @@ import (
 	"github.com/kafkachaos/kafkachaos/brokers"
 	"github.com/kafkachaos/kafkachaos/chaos"
 	"github.com/kafkachaos/kafkachaos/manifests"
+	"github.com/kafkachaos/kafkachaos/report"
 	"github.com/kafkachaos/kafkachaos/steadystate"
 )
 
@@ -52,39 +53,8 @@ type story struct {
 	expectFailures bool
 }
 
-// check is one point of the verdict: its problems, none when it held.
-type check struct {
-	Name     string   `json:"name"`
-	Problems []string `json:"problems,omitempty"`
-}
-
-// outcome is what a story saw; it goes to report.json.
-type outcome struct {
-	Spec    string  `json:"spec"`
-	Fault   string  `json:"fault"`
-	Victims []int32 `json:"victims"`
-	Passed  bool    `json:"passed"`
-	// ExpectFailures marks a negative spec: it passes when its checks fail.
-	ExpectFailures bool                `json:"expectFailures,omitempty"`
-	Report         *steadystate.Report `json:"steadyState,omitempty"`
-	Checks         []check             `json:"checks"`
-	Recovery       map[string]string   `json:"recovery"`
-	FailureReason  string              `json:"failure,omitempty"`
-}
-
-// problems returns the problems of check name.
-func (o outcome) problems(name string) []string {
-	for _, c := range o.Checks {
-		if c.Name == name {
-			return c.Problems
-		}
-	}
-	return nil
-}
-
-func (o *outcome) add(name string, problems ...string) {
-	o.Checks = append(o.Checks, check{Name: name, Problems: problems})
-}
+// outcome is what a story saw: one spec of report.json.
+type outcome = report.Spec
 
 // Names of the checks every story makes.
 const (
@@ -118,7 +88,7 @@ func runStory(ctx context.Context, e *env, st story) outcome {
 	clusterID := kafkaClusterID(ctx, e)
 	o := outcome{Recovery: map[string]string{}, ExpectFailures: st.expectFailures}
 	By("auditing the deployment: PVCs, PodDisruptionBudget, spread, replication settings, stable node IDs")
-	o.add(checkAudit, auditProblems(ctx, e, before)...)
+	o.Add(checkAudit, auditProblems(ctx, e, before)...)
 
 	if e.cfg.DryRun {
 		victims, err := st.pick(ctx, e, topic, before)
@@ -187,7 +157,7 @@ func runStory(ctx context.Context, e *env, st story) outcome {
 	injectedAt := time.Now()
 
 	if st.during != nil {
-		o.add(checkFault, errText(st.during(ctx, e, victims))...)
+		o.Add(checkFault, errText(st.during(ctx, e, victims))...)
 	} else {
 		By(fmt.Sprintf("holding the fault for %s", cfg.Timing.Hold.Duration))
 		hold(ctx, cfg.Timing.Hold.Duration)
@@ -199,17 +169,17 @@ func runStory(ctx context.Context, e *env, st story) outcome {
 	Expect(fault.Recover(ctx)).To(Succeed())
 	recoveredAt := time.Now()
 	if st.settle != nil {
-		o.add("recovery rolled out", errText(st.settle(ctx, e, victims))...)
+		o.Add("recovery rolled out", errText(st.settle(ctx, e, victims))...)
 	}
 
 	By(fmt.Sprintf("waiting until brokers %v are back as Ready pods", o.Victims))
 	podsErr := waitPodsBack(ctx, e, victims, st.newPods)
-	o.add(checkPodsBack, errText(podsErr)...)
+	o.Add(checkPodsBack, errText(podsErr)...)
 	o.Recovery["toPodsReady"] = since(recoveredAt)
 
 	By("waiting until every broker is registered, every ISR is full and the quorum is caught up")
 	healthErr := waitHealthy(ctx, e, brokerIDs(before))
-	o.add(checkHealth, errText(healthErr)...)
+	o.Add(checkHealth, errText(healthErr)...)
 	o.Recovery["toHealthy"] = since(recoveredAt)
 	o.Recovery["injectToHealthy"] = since(injectedAt)
 	stopIfDone(ctx)
@@ -222,7 +192,7 @@ func runStory(ctx context.Context, e *env, st story) outcome {
 	Eventually(ctx, results).WithTimeout(runStopTimeout).Should(Receive(&res), "the steady state did not finish its flush and drain")
 	Expect(res.err).NotTo(HaveOccurred())
 	rep := res.rep
-	o.Report = rep
+	o.SteadyState = rep
 	o.Recovery["throughputBack"] = "never"
 	if back, ok := rep.ThroughputBackAfter(recoveredAt, cfg.Bounds.MinThroughputRatioAfter); ok {
 		o.Recovery["throughputBack"] = back.Round(time.Millisecond).String()
@@ -230,21 +200,27 @@ func runStory(ctx context.Context, e *env, st story) outcome {
 	GinkgoWriter.Printf("%s\nunavailability %s; recovery: %v\n", rep.SummaryLine, rep.Unavailable.Round(time.Millisecond), o.Recovery)
 
 	expected := float64(cfg.SteadyState.Rate) * time.Since(start).Seconds()
-	o.add(checkRecords, recordProblems(rep, expected)...)
+	o.Add(checkRecords, recordProblems(rep, expected)...)
 	var bounds []string
 	for _, v := range rep.Violations {
 		bounds = append(bounds, fmt.Sprint(v))
 	}
-	o.add(checkBounds, bounds...)
+	o.Add(checkBounds, bounds...)
 
 	after, err := e.snapshot(ctx)
 	Expect(err).NotTo(HaveOccurred())
-	o.add(checkIdentity, identityProblems(before, after, o.Victims, st.newPods)...)
-	o.add(checkLogDirs, logDirProblems(ctx, e, o.Victims, topic)...)
+	o.Add(checkIdentity, identityProblems(before, after, o.Victims, st.newPods)...)
+	var brokerVictims []int32 // controllers have no log dirs for the topic
+	for _, v := range victims {
+		if v.BrokerRole {
+			brokerVictims = append(brokerVictims, v.ID)
+		}
+	}
+	o.Add(checkLogDirs, logDirProblems(ctx, e, brokerVictims, topic)...)
 	if now := kafkaClusterID(ctx, e); now != clusterID {
-		o.add(checkCluster, fmt.Sprintf("cluster ID: want %q, got %q", clusterID, now))
+		o.Add(checkCluster, fmt.Sprintf("cluster ID: want %q, got %q", clusterID, now))
 	} else {
-		o.add(checkCluster)
+		o.Add(checkCluster)
 	}
 	AddReportEntry(reportEntryName, o, ReportEntryVisibilityNever)
 	return o

@@ -1,0 +1,104 @@
+package report
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/kafkachaos/kafkachaos/steadystate"
+)
+
+// spec builds a spec with the figures Compare reads.
+func spec(name string, rate float64, p99AckMs int64, unavailable time.Duration, toHealthy, back string) Spec {
+	return Spec{
+		Spec: name,
+		SteadyState: &steadystate.Report{
+			Summary:     steadystate.Summary{RecordsPerSec: rate},
+			Unavailable: unavailable,
+			Latency: map[string]steadystate.LatencyStats{
+				"ack": {Count: 100, P50: 50_000, P99: p99AckMs * 1000},
+				"e2e": {Count: 100, P50: 80_000, P99: 200_000},
+			},
+		},
+		Recovery: map[string]string{"toHealthy": toHealthy, "throughputBack": back},
+	}
+}
+
+func TestCompare(t *testing.T) {
+	base := spec("pod-kill", 1000, 100, 5*time.Second, "10s", "1s")
+	tests := []struct {
+		name      string
+		b         Spec
+		regressed []string // metrics that must regress; none else may
+	}{
+		{"same", base, nil},
+		{"better everywhere", spec("pod-kill", 1200, 50, time.Second, "5s", "500ms"), nil},
+		{"throughput down 30%", spec("pod-kill", 700, 100, 5*time.Second, "10s", "1s"), []string{"throughput"}},
+		{"throughput down 10%: within the threshold", spec("pod-kill", 900, 100, 5*time.Second, "10s", "1s"), nil},
+		{"p99 ack doubled", spec("pod-kill", 1000, 200, 5*time.Second, "10s", "1s"), []string{"p99 ack"}},
+		{"unavailability doubled", spec("pod-kill", 1000, 100, 10*time.Second, "10s", "1s"), []string{"unavailable"}},
+		{"recovery slower", spec("pod-kill", 1000, 100, 5*time.Second, "30s", "1s"), []string{"recovery to healthy"}},
+		{"throughput never back", spec("pod-kill", 1000, 100, 5*time.Second, "10s", "never"), []string{"throughput back"}},
+		{"+60% under the noise floor", spec("pod-kill", 1000, 100, 5*time.Second, "10s", "1.6s"), nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c := Compare([]Spec{base}, []Spec{tt.b}, 0.2)
+			if len(c.Rows) != len(Metrics()) {
+				t.Fatalf("%d rows, want one per metric (%d)", len(c.Rows), len(Metrics()))
+			}
+			var got []string
+			for _, r := range c.Regressions() {
+				got = append(got, r.Metric)
+			}
+			if strings.Join(got, ",") != strings.Join(tt.regressed, ",") {
+				t.Errorf("regressed %v, want %v", got, tt.regressed)
+			}
+		})
+	}
+}
+
+func TestCompareUnmatchedAndTable(t *testing.T) {
+	a := []Spec{spec("pod-kill", 1000, 100, time.Second, "10s", "1s"), spec("drain", 1000, 100, time.Second, "10s", "1s")}
+	b := []Spec{spec("pod-kill", 500, 100, time.Second, "10s", "never"), spec("scale", 1000, 100, time.Second, "10s", "1s")}
+	c := Compare(a, b, 0.2)
+	if strings.Join(c.OnlyInA, ",") != "drain" || strings.Join(c.OnlyInB, ",") != "scale" {
+		t.Errorf("only in A %v, only in B %v", c.OnlyInA, c.OnlyInB)
+	}
+	var out bytes.Buffer
+	if err := c.Write(&out); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"throughput", "1000 rec/s", "500 rec/s", "-50.0%", "REGRESSION (> 20%)", "never", "only in A: drain", "only in B: scale"} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("table lacks %q:\n%s", want, out.String())
+		}
+	}
+}
+
+func TestReadRoundTrip(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "report.json")
+	want := []Spec{spec("pod-kill", 1000, 100, time.Second, "10s", "1s")}
+	want[0].Add("records", "3 lost")
+	raw, err := json.Marshal(want)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, raw, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	got, err := Read(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 1 || got[0].Problems("records")[0] != "3 lost" || got[0].SteadyState.Summary.RecordsPerSec != 1000 {
+		t.Errorf("read back %+v", got)
+	}
+	if _, err := Read(filepath.Join(t.TempDir(), "none.json")); err == nil {
+		t.Error("reading a missing file: want an error")
+	}
+}

@@ -1,0 +1,71 @@
+package report
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+
+	"github.com/kafkachaos/kafkachaos/steadystate"
+)
+
+// Check is one point of a spec's verdict: its problems, none when it held.
+type Check struct {
+	Name     string   `json:"name"`
+	Problems []string `json:"problems,omitempty"`
+}
+
+// Spec is what one spec saw; a run report (report.json) is a list of them.
+type Spec struct {
+	Spec    string  `json:"spec"`
+	Fault   string  `json:"fault"`
+	Victims []int32 `json:"victims"`
+	Passed  bool    `json:"passed"`
+	// ExpectFailures marks a negative spec: it passes when its checks fail.
+	ExpectFailures bool                `json:"expectFailures,omitempty"`
+	SteadyState    *steadystate.Report `json:"steadyState,omitempty"`
+	Checks         []Check             `json:"checks"`
+	// Recovery holds durations (time.Duration strings) by name:
+	// toPodsReady, toHealthy, injectToHealthy, throughputBack ("never"
+	// when throughput did not come back).
+	Recovery      map[string]string `json:"recovery"`
+	FailureReason string            `json:"failure,omitempty"`
+}
+
+// Problems returns the problems of check name.
+func (s Spec) Problems(name string) []string {
+	for _, c := range s.Checks {
+		if c.Name == name {
+			return c.Problems
+		}
+	}
+	return nil
+}
+
+// Add appends check name with its problems.
+func (s *Spec) Add(name string, problems ...string) {
+	s.Checks = append(s.Checks, Check{Name: name, Problems: problems})
+}
+
+// FailedChecks names the checks with problems.
+func (s Spec) FailedChecks() []string {
+	var names []string
+	for _, c := range s.Checks {
+		if len(c.Problems) > 0 {
+			names = append(names, c.Name)
+		}
+	}
+	return names
+}
+
+// Read reads a run report.
+func Read(path string) ([]Spec, error) {
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("report: %w", err)
+	}
+	var specs []Spec
+	if err := json.Unmarshal(raw, &specs); err != nil {
+		return nil, fmt.Errorf("report: %s: %w", path, err)
+	}
+	return specs, nil
+}
