@@ -159,16 +159,22 @@ func row(spec string, m Metric, a, b, threshold float64) Row {
 	return r
 }
 
-// Write prints the comparison as a table, then the specs only one run has.
+// Write prints the comparison: per spec, a table of its figures in A and
+// B; then the specs only one run has.
 func (c Comparison) Write(w io.Writer) error {
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "SPEC\tMETRIC\tA\tB\tCHANGE\t")
+	spec := ""
 	for _, r := range c.Rows {
+		if r.Spec != spec {
+			spec = r.Spec
+			fmt.Fprintf(tw, "\n%s\n", spec)
+			fmt.Fprintln(tw, "  METRIC\tA\tB\tCHANGE\t")
+		}
 		flag := ""
 		if r.Regressed {
 			flag = fmt.Sprintf("REGRESSION (> %.0f%%)", c.Threshold*100)
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", r.Spec, r.Metric, figure(r.A, r.Unit), figure(r.B, r.Unit), change(r.Change), flag)
+		fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%s\n", r.Metric, figure(r.A, r.Unit), figure(r.B, r.Unit), change(r.Change), flag)
 	}
 	if err := tw.Flush(); err != nil {
 		return err
