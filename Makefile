@@ -12,6 +12,9 @@ all: build
 build:
 	$(GO) build -o $(BIN) ./cmd/kafkachaos
 
+# Ginkgo's own timeout stays under go test's, so a run that overstays is
+# interrupted by Ginkgo (which runs the cleanups: faults recovered, the
+# cluster taken down) rather than killed by go test.
 # The main job: bring up the embedded local cluster (unless ARGS names a
 # kubeconfig), deploy manifests/kafka, run the gate specs, print the summary
 # table. Ginkgo's JUnit and JSON reports and our report.json go to reports/.
@@ -23,7 +26,7 @@ LABELS  ?= gate
 ARGS    ?=
 chaos: kafka-dist k8s-bin
 	@mkdir -p $(REPORTS)
-	KAFKACHAOS_REPORT_DIR=$(REPORTS) $(GO) test -count=1 -timeout 120m ./suites/ -v -ginkgo.v \
+	KAFKACHAOS_REPORT_DIR=$(REPORTS) $(GO) test -count=1 -timeout 190m ./suites/ -v -ginkgo.v -ginkgo.timeout=180m \
 	  -ginkgo.label-filter='$(LABELS)' \
 	  -ginkgo.junit-report=$(REPORTS)/junit.xml -ginkgo.json-report=$(REPORTS)/ginkgo.json $(ARGS)
 
@@ -36,7 +39,7 @@ test: lint kafka-dist k8s-bin
 	$(GO) test -count=1 -short -timeout 20m $(GOTESTFLAGS) ./...
 	$(GO) test -count=1 -p 1 -timeout 60m $(GOTESTFLAGS) $(REAL_PKGS)
 	KAFKACHAOS_REPORT_DIR=$(REPORTS)/test $(GO) test -count=1 -timeout 60m $(GOTESTFLAGS) ./suites/ \
-	  -ginkgo.label-filter='gate || negative' -ginkgo.v
+	  -ginkgo.label-filter='gate || negative' -ginkgo.v -ginkgo.timeout=50m
 
 # Only the fast tests (no real brokers needed).
 unit:

@@ -109,21 +109,37 @@ func auditPDB(ctx context.Context, cs kubernetes.Interface, namespace string, sn
 	if err != nil {
 		return nil, fmt.Errorf("brokers: audit: list PodDisruptionBudgets in %s: %w", namespace, err)
 	}
-	var fs []Finding
-	for _, b := range snap {
+	podLabels := make([]labels.Set, len(snap))
+	for i, b := range snap {
 		pod, err := cs.CoreV1().Pods(namespace).Get(ctx, b.Pod, metav1.GetOptions{})
 		if err != nil {
 			return nil, fmt.Errorf("brokers: audit: %w", err)
 		}
+		podLabels[i] = pod.Labels
+	}
+	// selects[j] lists the snapshot's pods PDB j selects: the pod count
+	// its maxUnavailable or minAvailable percentages are taken of.
+	selects := make([][]int, len(pdbs.Items))
+	for j, p := range pdbs.Items {
+		sel, err := metav1.LabelSelectorAsSelector(p.Spec.Selector)
+		if err != nil || sel.Empty() {
+			continue
+		}
+		for i := range snap {
+			if sel.Matches(podLabels[i]) {
+				selects[j] = append(selects[j], i)
+			}
+		}
+	}
+	var fs []Finding
+	for i, b := range snap {
 		var covering []string
 		allowed := math.MaxInt
-		for _, p := range pdbs.Items {
-			sel, err := metav1.LabelSelectorAsSelector(p.Spec.Selector)
-			if err != nil || sel.Empty() || !sel.Matches(labels.Set(pod.Labels)) {
-				continue
+		for j, p := range pdbs.Items {
+			if slices.Contains(selects[j], i) {
+				covering = append(covering, p.Name)
+				allowed = min(allowed, disruptionsAllowed(&p, len(selects[j])))
 			}
-			covering = append(covering, p.Name)
-			allowed = min(allowed, disruptionsAllowed(&p, len(snap)))
 		}
 		switch {
 		case len(covering) == 0:
@@ -132,6 +148,9 @@ func auditPDB(ctx context.Context, cs kubernetes.Interface, namespace string, sn
 		case allowed > 1:
 			fs = append(fs, Finding{subject(b), AuditPDB, "at most 1 disruption",
 				fmt.Sprintf("%s allows %d brokers down at once", strings.Join(covering, ", "), allowed)})
+		case allowed < 1:
+			fs = append(fs, Finding{subject(b), AuditPDB, "1 disruption allowed",
+				fmt.Sprintf("%s allows none: a node drain blocks for ever", strings.Join(covering, ", "))})
 		}
 	}
 	return fs, nil

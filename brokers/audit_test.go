@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kmsg"
 	corev1 "k8s.io/api/core/v1"
 	policyv1 "k8s.io/api/policy/v1"
@@ -77,7 +78,7 @@ func auditPDBOf(maxUnavailable *intstr.IntOrString, minAvailable *intstr.IntOrSt
 }
 
 func TestAudit(t *testing.T) {
-	one, two := intstr.FromInt32(1), intstr.FromInt32(2)
+	one, two, three, third := intstr.FromInt32(1), intstr.FromInt32(2), intstr.FromInt32(3), intstr.FromString("33%") // 33 % of 3 rounds up to 1, as the disruption controller does
 	safeSnap := func() []Broker {
 		var bs []Broker
 		for i := range int32(3) {
@@ -105,6 +106,8 @@ func TestAudit(t *testing.T) {
 			want: []string{"broker 1 (pod kafka-1): " + AuditStorage + ": want a PersistentVolumeClaim, got emptyDir data"}},
 		{name: "no PDB", want: []string{"broker 0 (pod kafka-0): " + AuditPDB, "none: a node drain may evict several brokers"}},
 		{name: "PDB too loose", pdb: auditPDBOf(&two, nil), want: []string{"kafka allows 2 brokers down at once"}},
+		{name: "PDB allowing none", pdb: auditPDBOf(nil, &three), want: []string{"kafka allows none: a node drain blocks for ever"}},
+		{name: "percent of the selected pods", pdb: auditPDBOf(&third, nil)},
 		{name: "two brokers on one node", pdb: auditPDBOf(&one, nil),
 			snap: func(bs []Broker) []Broker { bs[2].Node = "node-0"; return bs },
 			want: []string{"node node-0: " + AuditSpread + ": want one broker per node, got kafka-0, kafka-2"}},
@@ -157,6 +160,41 @@ func TestAudit(t *testing.T) {
 				if !strings.Contains(all, w) {
 					t.Errorf("no finding contains %q; findings:\n%s", w, all)
 				}
+			}
+		})
+	}
+}
+
+// unregisterKafka answers UnregisterBroker with a fixed error code.
+type unregisterKafka struct{ code int16 }
+
+func (k unregisterKafka) Request(_ context.Context, req kmsg.Request) (kmsg.Response, error) {
+	if _, ok := req.(*kmsg.UnregisterBrokerRequest); !ok {
+		return nil, fmt.Errorf("unexpected %T", req)
+	}
+	resp := kmsg.NewPtrUnregisterBrokerResponse()
+	resp.ErrorCode = k.code
+	return resp, nil
+}
+
+func (k unregisterKafka) RequestBroker(ctx context.Context, _ int32, req kmsg.Request) (kmsg.Response, error) {
+	return k.Request(ctx, req)
+}
+
+func TestUnregister(t *testing.T) {
+	for _, tt := range []struct {
+		name    string
+		code    int16
+		wantErr bool
+	}{
+		{"unregistered", 0, false},
+		{"already gone", kerr.BrokerIDNotRegistered.Code, false},
+		{"still running", kerr.InvalidRequest.Code, true},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			err := Unregister(t.Context(), unregisterKafka{tt.code}, 3)
+			if (err != nil) != tt.wantErr {
+				t.Errorf("Unregister = %v, want error %t", err, tt.wantErr)
 			}
 		})
 	}

@@ -2,6 +2,7 @@ package brokers
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strconv"
 
@@ -58,6 +59,8 @@ func BrokerConfigs(ctx context.Context, cl Client, id int32, keys ...string) (ma
 // Unregister removes broker id's registration from the KRaft controller
 // (UnregisterBroker), as after a scale-in: a broker that is gone for good
 // otherwise stays registered, fenced, for ever. The broker must be stopped.
+// A broker that is not registered (any more) is success, so a retry after
+// a lost answer does not fail.
 func Unregister(ctx context.Context, cl Client, id int32) error {
 	req := kmsg.NewPtrUnregisterBrokerRequest()
 	req.BrokerID = id
@@ -69,7 +72,7 @@ func Unregister(ctx context.Context, cl Client, id int32) error {
 	if !ok {
 		return fmt.Errorf("brokers: unregister broker %d: unexpected response %T", id, raw)
 	}
-	if err := kerr.ErrorForCode(resp.ErrorCode); err != nil {
+	if err := kerr.ErrorForCode(resp.ErrorCode); err != nil && !errors.Is(err, kerr.BrokerIDNotRegistered) {
 		return fmt.Errorf("brokers: unregister broker %d: %w", id, err)
 	}
 	return nil

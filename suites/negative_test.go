@@ -37,6 +37,11 @@ var _ = Describe("The suite against an unsafe Kafka", Label("negative"), Serial,
 		_, err = manifests.Apply(ctx, suite.rest, raw)
 		Expect(err).NotTo(HaveOccurred())
 		DeferCleanup(deleteNamespace, suite, l.Namespace, NodeTimeout(namespaceGoneTimeout))
+		DeferCleanup(func(ctx SpecContext) { // runs before the namespace goes
+			if CurrentSpecReport().Failed() {
+				AddReportEntry("namespace dump", dumpNamespace(ctx, suite.cs, l.Namespace), ReportEntryVisibilityFailureOrVerbose)
+			}
+		}, NodeTimeout(time.Minute))
 		Eventually(ctx, func(ctx context.Context) (int, error) {
 			_, n, err := l.ReadyPods(ctx, suite.cs)
 			return n, err

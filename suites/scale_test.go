@@ -24,6 +24,7 @@ import (
 // scale-in, which is a fault of its own.
 var _ = Describe("A broker is added, then removed", Label("scale"), Serial, func() {
 	It("gives the new broker the next ID and a volume of its own, and loses no acknowledged record", func(ctx SpecContext) {
+		skipWithoutCluster(suite, "scale")
 		snap, err := suite.snapshot(ctx)
 		Expect(err).NotTo(HaveOccurred())
 		pods, err := statefulSetPods(ctx, suite, "", snap)

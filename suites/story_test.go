@@ -48,6 +48,9 @@ type story struct {
 	settle func(ctx context.Context, e *env, victims []brokers.Broker) error
 	// newPods: the victims must come back as new pods (new UIDs).
 	newPods bool
+	// round names one of several stories of a spec (game day rounds), so
+	// each has its own row in the report.
+	round string
 	// expectFailures marks a negative story: its checks are meant to
 	// fail, and the report says so.
 	expectFailures bool
@@ -76,17 +79,23 @@ const (
 func runStory(ctx context.Context, e *env, st story) outcome {
 	GinkgoHelper()
 	topic := "kafkachaos-" + st.label
-	if e.cs == nil { // dry-run with no cluster to read
-		By(fmt.Sprintf("dry-run: would run the %s story against the local cluster", st.label))
-		Skip("dry-run")
-	}
+	skipWithoutCluster(e, st.label)
 
 	By("recording every broker's identity: ID, pod, node, claims and volumes")
 	before, err := e.snapshot(ctx)
 	Expect(err).NotTo(HaveOccurred())
 	Expect(brokerIDs(before)).NotTo(BeEmpty(), "no broker pods found in %s", e.namespace)
-	clusterID := kafkaClusterID(ctx, e)
-	o := outcome{Recovery: map[string]string{}, ExpectFailures: st.expectFailures}
+	By("checking that Kafka is healthy before the fault")
+	Expect(waitHealthy(ctx, e, brokerIDs(before))).To(Succeed(), "Kafka was not healthy before the fault: the fault would be charged with an earlier one's damage")
+	clusterID, err := kafkaClusterID(ctx, e)
+	Expect(err).NotTo(HaveOccurred())
+	o := &outcome{Spec: CurrentSpecReport().FullText(), Recovery: map[string]string{}, ExpectFailures: st.expectFailures}
+	if st.round != "" {
+		o.Spec += " (" + st.round + ")"
+	}
+	// The outcome goes into the report however the story ends, so a spec
+	// that fails half-way still has its row.
+	DeferCleanup(func() { AddReportEntry(reportEntryName, *o, ReportEntryVisibilityNever) })
 	By("auditing the deployment: PVCs, PodDisruptionBudget, spread, replication settings, stable node IDs")
 	o.Add(checkAudit, auditProblems(ctx, e, before)...)
 
@@ -142,6 +151,7 @@ func runStory(ctx context.Context, e *env, st story) outcome {
 
 	By(fmt.Sprintf("holding the baseline for %s", cfg.Timing.Baseline.Duration))
 	hold(ctx, cfg.Timing.Baseline.Duration)
+	stopIfDone(ctx)
 
 	victims, err := st.pick(ctx, e, topic, before)
 	Expect(err).NotTo(HaveOccurred(), "choosing the victims")
@@ -152,8 +162,11 @@ func runStory(ctx context.Context, e *env, st story) outcome {
 	o.Fault = fault.Name()
 	By("injecting the fault: " + fault.Name())
 	r.Mark(steadystate.PhaseFault)
-	Expect(fault.Inject(ctx)).To(Succeed())
+	injectErr := fault.Inject(ctx)
+	// Registered whatever Inject returned: a drain whose evictions failed
+	// has still cordoned its node. Recover is idempotent.
 	DeferCleanup(fault.Recover, NodeTimeout(faultRecoverTime))
+	Expect(injectErr).NotTo(HaveOccurred(), "injecting the fault")
 	injectedAt := time.Now()
 
 	if st.during != nil {
@@ -175,19 +188,20 @@ func runStory(ctx context.Context, e *env, st story) outcome {
 	By(fmt.Sprintf("waiting until brokers %v are back as Ready pods", o.Victims))
 	podsErr := waitPodsBack(ctx, e, victims, st.newPods)
 	o.Add(checkPodsBack, errText(podsErr)...)
-	o.Recovery["toPodsReady"] = since(recoveredAt)
+	o.Recovery["toPodsReady"] = sinceUnless(recoveredAt, podsErr)
 
 	By("waiting until every broker is registered, every ISR is full and the quorum is caught up")
 	healthErr := waitHealthy(ctx, e, brokerIDs(before))
 	o.Add(checkHealth, errText(healthErr)...)
-	o.Recovery["toHealthy"] = since(recoveredAt)
-	o.Recovery["injectToHealthy"] = since(injectedAt)
+	o.Recovery["toHealthy"] = sinceUnless(recoveredAt, healthErr)
+	o.Recovery["injectToHealthy"] = sinceUnless(injectedAt, healthErr)
 	stopIfDone(ctx)
 	r.Mark(steadystate.PhaseAfter)
 
 	By(fmt.Sprintf("running the after phase for %s", cfg.Timing.After.Duration))
 	hold(ctx, cfg.Timing.After.Duration)
 	r.Stop()
+	loadTime := time.Since(start)
 	var res runResult
 	Eventually(ctx, results).WithTimeout(runStopTimeout).Should(Receive(&res), "the steady state did not finish its flush and drain")
 	Expect(res.err).NotTo(HaveOccurred())
@@ -199,7 +213,7 @@ func runStory(ctx context.Context, e *env, st story) outcome {
 	}
 	GinkgoWriter.Printf("%s\nunavailability %s; recovery: %v\n", rep.SummaryLine, rep.Unavailable.Round(time.Millisecond), o.Recovery)
 
-	expected := float64(cfg.SteadyState.Rate) * time.Since(start).Seconds()
+	expected := float64(cfg.SteadyState.Rate) * loadTime.Seconds()
 	o.Add(checkRecords, recordProblems(rep, expected)...)
 	var bounds []string
 	for _, v := range rep.Violations {
@@ -217,13 +231,24 @@ func runStory(ctx context.Context, e *env, st story) outcome {
 		}
 	}
 	o.Add(checkLogDirs, logDirProblems(ctx, e, brokerVictims, topic)...)
-	if now := kafkaClusterID(ctx, e); now != clusterID {
+	switch now, err := kafkaClusterID(ctx, e); {
+	case err != nil:
+		o.Add(checkCluster, fmt.Sprintf("cluster ID: want %q, could not read it: %v", clusterID, err))
+	case now != clusterID:
 		o.Add(checkCluster, fmt.Sprintf("cluster ID: want %q, got %q", clusterID, now))
-	} else {
+	default:
 		o.Add(checkCluster)
 	}
-	AddReportEntry(reportEntryName, o, ReportEntryVisibilityNever)
-	return o
+	return *o
+}
+
+// skipWithoutCluster skips a dry run that has no cluster to read (the
+// local target is not brought up in a dry run).
+func skipWithoutCluster(e *env, label string) {
+	if e.cs == nil {
+		By(fmt.Sprintf("dry-run: would run the %s story against the local cluster", label))
+		Skip("dry-run")
+	}
 }
 
 // expectPassed fails the spec on the first check with problems, narrating
@@ -314,17 +339,13 @@ func auditProblems(ctx context.Context, e *env, snap []brokers.Broker) []string 
 	return p
 }
 
-func kafkaClusterID(ctx context.Context, e *env) string {
+func kafkaClusterID(ctx context.Context, e *env) (string, error) {
 	cl, err := e.client()
 	if err != nil {
-		return "unknown: " + err.Error()
+		return "", err
 	}
 	defer cl.Close()
-	id, err := brokers.ClusterID(ctx, brokers.FromKgo(cl))
-	if err != nil {
-		return "unknown: " + err.Error()
-	}
-	return id
+	return brokers.ClusterID(ctx, brokers.FromKgo(cl))
 }
 
 // waitPodsBack waits until each victim's pod is Ready (and, with newPod,
@@ -373,7 +394,13 @@ func hold(ctx context.Context, d time.Duration) {
 	}
 }
 
-func since(t time.Time) string { return time.Since(t).Round(time.Millisecond).String() }
+// sinceUnless is the time since t, or "never" when the wait for it failed.
+func sinceUnless(t time.Time, err error) string {
+	if err != nil {
+		return "never"
+	}
+	return time.Since(t).Round(time.Millisecond).String()
+}
 
 func errText(err error) []string {
 	if err == nil {

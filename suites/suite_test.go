@@ -25,6 +25,7 @@ import (
 
 	"github.com/kafkachaos/kafkachaos/brokers"
 	"github.com/kafkachaos/kafkachaos/chaos"
+	"github.com/kafkachaos/kafkachaos/kafkadist"
 	"github.com/kafkachaos/kafkachaos/localcluster"
 	"github.com/kafkachaos/kafkachaos/localcluster/agent"
 	"github.com/kafkachaos/kafkachaos/manifests"
@@ -99,6 +100,11 @@ var _ = BeforeSuite(func(ctx SpecContext) {
 	By("checking that namespace " + e.namespace + " opts in to disruption")
 	Expect(chaos.CheckNamespace(ctx, e.cs, e.namespace)).To(Succeed())
 
+	By("checking that no earlier run left a fault behind (ledger annotations)")
+	left, err := chaos.RecoverAll(ctx, e.cs, []string{e.namespace}, "", true)
+	Expect(err).NotTo(HaveOccurred())
+	Expect(left).To(BeEmpty(), "an earlier run left faults in place: run kafkachaos recover --kubeconfig ... first")
+
 	flavor, err := brokers.ParseFlavor(cfg.Target.Flavor)
 	Expect(err).NotTo(HaveOccurred())
 	if flavor == "" {
@@ -117,7 +123,7 @@ var _ = BeforeSuite(func(ctx SpecContext) {
 	// run's ledger still holds at the end is recovered here, and is a bug.
 	DeferCleanup(func(ctx SpecContext) {
 		By("recovering anything this run's ledger still holds")
-		left, err := chaos.RecoverAll(ctx, e.cs, []string{e.namespace}, e.runID, false)
+		left, err := chaos.RecoverAll(ctx, e.cs, []string{e.namespace}, e.runID, e.cfg.DryRun)
 		Expect(err).NotTo(HaveOccurred())
 		Expect(left).To(BeEmpty(), "faults the specs did not recover themselves")
 	}, NodeTimeout(cleanupTimeout))
@@ -129,11 +135,13 @@ var _ = BeforeSuite(func(ctx SpecContext) {
 func bringUpLocal(ctx context.Context, e *env) {
 	layout, err := manifests.LayoutNamed(e.cfg.Target.Layout)
 	Expect(err).NotTo(HaveOccurred())
+	_, err = kafkadist.Find(kafkadist.DefaultVersion)
+	Expect(err).NotTo(HaveOccurred(), "apache/kafka pods need the Kafka jars: run make kafka-dist")
 	state, keep := e.cfg.Target.StateDir, e.cfg.Target.StateDir != ""
 	if !keep {
-		var err error
 		state, err = os.MkdirTemp("", "kafkachaos-suite-")
 		Expect(err).NotTo(HaveOccurred())
+		DeferCleanup(os.RemoveAll, state)
 	}
 	bin := e.cfg.Target.Binary
 	if bin == "" {
@@ -172,7 +180,7 @@ func bringUpLocal(ctx context.Context, e *env) {
 	Eventually(ctx, func(ctx context.Context) (int, error) {
 		_, n, err := layout.ReadyPods(ctx, e.cs)
 		return n, err
-	}).WithTimeout(kafkaReadyTimeout).WithPolling(healthPoll).Should(Equal(layout.Pods), "Ready Kafka pods")
+	}).WithTimeout(kafkaReadyTimeout).WithPolling(healthPoll).Should(BeNumerically(">=", layout.Pods), "Ready Kafka pods")
 	e.bootstrap = layout.Bootstrap()
 	e.kgoOpts = []kgo.Opt{kgo.Dialer(agent.Resolver{Path: filepath.Join(state, agent.HostsPath)}.DialContext)}
 }

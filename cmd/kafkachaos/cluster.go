@@ -232,6 +232,7 @@ func deployKafka(ctx context.Context, c *localcluster.Cluster, layout manifests.
 		return err
 	}
 	fmt.Fprintf(w, "applied %s: %d objects; waiting for %d Ready pods\n", layout.File, len(objs), layout.Pods)
+	parent := ctx
 	ctx, cancel := context.WithTimeout(ctx, kafkaReadyTimeout)
 	defer cancel()
 	tick, progress := time.NewTicker(kafkaReadyPoll), time.Now()
@@ -252,6 +253,9 @@ func deployKafka(ctx context.Context, c *localcluster.Cluster, layout manifests.
 		}
 		select {
 		case <-ctx.Done():
+			if parent.Err() != nil {
+				return fmt.Errorf("stopped waiting for Kafka's pods: %w; last seen: %s", parent.Err(), seen)
+			}
 			return fmt.Errorf("kafka pods not Ready after %s; last seen: %s (logs: kubectl logs -n %s, or %s/pods)", kafkaReadyTimeout, seen, layout.Namespace, c.StateDir())
 		case <-tick.C:
 		}

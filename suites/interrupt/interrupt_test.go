@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -65,20 +66,35 @@ func TestInterruptedDrainLeavesNoCordon(t *testing.T) {
 			t.Errorf("down: %v", err)
 		}
 	})
-	args := []string{"-test.v", "-ginkgo.v", "-ginkgo.label-filter=node-drain",
+	// A drain held for 10 minutes: the signal surely lands while it holds.
+	config := filepath.Join(state, "suite.yaml")
+	if err := os.WriteFile(config, []byte("timing: {hold: 10m}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	args := []string{"-test.v", "-ginkgo.v", "-ginkgo.label-filter=node-drain", "-kafkachaos.config=" + config,
 		"-kafkachaos.state-dir=" + state, "-kafkachaos.binary=" + bin}
 	env := append(os.Environ(), "KAFKACHAOS_REPORT_DIR="+filepath.Join(state, "reports"))
 
 	t.Run("SIGINT runs the recoveries", func(t *testing.T) {
-		cmd := startUntil(ctx, t, root, suite, args, env, holdingTheDrain)
+		sr := startUntil(ctx, t, root, suite, args, env, holdingTheDrain)
 		cs := clientset(t, c)
 		if n := cordoned(ctx, t, cs); len(n) != 1 {
 			t.Fatalf("while the drain holds, cordoned nodes %v, want one", n)
 		}
-		if err := cmd.Process.Signal(os.Interrupt); err != nil {
+		if err := sr.cmd.Process.Signal(os.Interrupt); err != nil {
 			t.Fatal(err)
 		}
-		waitExit(t, cmd)
+		sr.wait(t)
+		// The spec's own cleanup must have recovered: the suite's sweep
+		// at the end says so when it had to step in.
+		for _, want := range []string{"Interrupted by User", "recovered node"} {
+			if !strings.Contains(sr.out.String(), want) {
+				t.Errorf("the suite's output lacks %q", want)
+			}
+		}
+		if strings.Contains(sr.out.String(), "faults the specs did not recover themselves") {
+			t.Error("the spec's cleanup did not recover the drain; the suite's sweep had to")
+		}
 		if n := cordoned(ctx, t, cs); len(n) != 0 {
 			t.Errorf("after SIGINT, nodes still cordoned: %v", n)
 		}
@@ -88,11 +104,11 @@ func TestInterruptedDrainLeavesNoCordon(t *testing.T) {
 	})
 
 	t.Run("kafkachaos recover after SIGKILL", func(t *testing.T) {
-		cmd := startUntil(ctx, t, root, suite, args, env, holdingTheDrain)
-		if err := cmd.Process.Signal(syscall.SIGKILL); err != nil {
+		sr := startUntil(ctx, t, root, suite, args, env, holdingTheDrain)
+		if err := sr.cmd.Process.Signal(syscall.SIGKILL); err != nil {
 			t.Fatal(err)
 		}
-		waitExit(t, cmd)
+		sr.wait(t)
 		cs := clientset(t, c)
 		if n := cordoned(ctx, t, cs); len(n) != 1 {
 			t.Fatalf("after SIGKILL, cordoned nodes %v, want the drained one", n)
@@ -129,9 +145,16 @@ func run(ctx context.Context, t *testing.T, dir, name string, args ...string) st
 	return string(out)
 }
 
+// suiteRun is a running suite process.
+type suiteRun struct {
+	cmd    *exec.Cmd
+	out    *syncBuffer
+	exited chan error // receives Wait's result once
+}
+
 // startUntil starts the suite and returns once it printed marker; the
-// suite's output goes to the test log.
-func startUntil(ctx context.Context, t *testing.T, root, suite string, args, env []string, marker string) *exec.Cmd {
+// suite's output goes to the test log, and to run.out.
+func startUntil(ctx context.Context, t *testing.T, root, suite string, args, env []string, marker string) *suiteRun {
 	t.Helper()
 	cmd := exec.Command(suite, args...)
 	cmd.Dir = filepath.Join(root, "suites")
@@ -141,10 +164,15 @@ func startUntil(ctx context.Context, t *testing.T, root, suite string, args, env
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
+	run := &suiteRun{cmd: cmd, out: &syncBuffer{}, exited: make(chan error, 1)}
+	go func() {
+		err := cmd.Wait()
+		pw.Close() // ends the reader below
+		run.exited <- err
+	}()
 	seen, logged := make(chan struct{}), make(chan struct{})
 	t.Cleanup(func() {
 		_ = cmd.Process.Kill()
-		pw.Close()
 		<-logged // no t.Log once the test is over
 	})
 	go func() {
@@ -153,6 +181,7 @@ func startUntil(ctx context.Context, t *testing.T, root, suite string, args, env
 		found := false
 		for sc.Scan() {
 			t.Log(sc.Text())
+			run.out.add(sc.Text())
 			if !found && strings.Contains(sc.Text(), marker) {
 				found = true
 				close(seen)
@@ -161,7 +190,9 @@ func startUntil(ctx context.Context, t *testing.T, root, suite string, args, env
 	}()
 	select {
 	case <-seen:
-		return cmd
+		return run
+	case <-logged: // the output ended: the suite exited early
+		t.Fatalf("the suite ended before it printed %q", marker)
 	case <-time.After(drainTimeout):
 		t.Fatalf("the suite did not print %q within %s", marker, drainTimeout)
 	case <-ctx.Done():
@@ -170,17 +201,33 @@ func startUntil(ctx context.Context, t *testing.T, root, suite string, args, env
 	return nil
 }
 
-// waitExit waits for the suite to exit, whatever its status.
-func waitExit(t *testing.T, cmd *exec.Cmd) {
+// wait waits for the suite to exit, whatever its status.
+func (r *suiteRun) wait(t *testing.T) {
 	t.Helper()
-	done := make(chan error, 1)
-	go func() { done <- cmd.Wait() }()
 	select {
-	case err := <-done:
+	case err := <-r.exited:
 		t.Logf("suite exited: %v", err)
 	case <-time.After(exitTimeout):
 		t.Fatalf("the suite did not exit within %s of the signal", exitTimeout)
 	}
+}
+
+// syncBuffer collects lines from one goroutine for another.
+type syncBuffer struct {
+	mu    sync.Mutex
+	lines []string
+}
+
+func (b *syncBuffer) add(line string) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.lines = append(b.lines, line)
+}
+
+func (b *syncBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return strings.Join(b.lines, "\n")
 }
 
 func clientset(t *testing.T, c *localcluster.Cluster) kubernetes.Interface {
