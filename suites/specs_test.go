@@ -93,7 +93,7 @@ var _ = Describe("The node of a broker is cordoned and drained", Label("node-dra
 
 var _ = Describe("The brokers' StatefulSet is restarted", Label("rolling-restart"), gate(), Serial, func() {
 	It("rolls the brokers one by one with no acknowledged record lost, each back with its ID and volume", func(ctx SpecContext) {
-		expectPassed(runStory(ctx, suite, story{
+		st := story{
 			label: "rolling-restart",
 			pick:  statefulSetPods,
 			fault: func(e *env, _ []brokers.Broker) chaos.Fault {
@@ -101,7 +101,23 @@ var _ = Describe("The brokers' StatefulSet is restarted", Label("rolling-restart
 			},
 			during:  waitRollout,
 			newPods: true,
-		}))
+		}
+		if suite.flavor == brokers.FlavorStrimzi {
+			// The operator owns the pods: ask it to roll them.
+			st.pick = brokerPods
+			st.fault = func(e *env, v []brokers.Broker) chaos.Fault {
+				var pods []string
+				for _, b := range v {
+					pods = append(pods, b.Pod)
+				}
+				return &chaos.ManualRollingUpdate{Target: e.faultTarget(), Pods: pods}
+			}
+			st.during = func(ctx context.Context, e *env, v []brokers.Broker) error {
+				By("waiting until the Strimzi operator has rolled every broker")
+				return waitPodsBack(ctx, e, v, true)
+			}
+		}
+		expectPassed(runStory(ctx, suite, st))
 	}, SpecTimeout(storyTimeout))
 })
 
@@ -220,6 +236,17 @@ func statefulSetPods(_ context.Context, e *env, _ string, snap []brokers.Broker)
 	}
 	if len(v) == 0 {
 		return nil, fmt.Errorf("no pods of StatefulSet %s among the brokers", e.cfg.Target.StatefulSet)
+	}
+	return v, nil
+}
+
+// brokerPods picks every pod with the broker role.
+func brokerPods(_ context.Context, _ *env, _ string, snap []brokers.Broker) ([]brokers.Broker, error) {
+	var v []brokers.Broker
+	for _, b := range snap {
+		if b.BrokerRole {
+			v = append(v, b)
+		}
 	}
 	return v, nil
 }
