@@ -26,7 +26,7 @@ LABELS  ?= gate
 ARGS    ?=
 chaos: kafka-dist k8s-bin
 	@mkdir -p $(REPORTS)
-	KAFKACHAOS_REPORT_DIR=$(REPORTS) $(GO) test -count=1 -timeout 190m ./suites/ -v -ginkgo.v -ginkgo.timeout=180m \
+	KAFKACHAOS_REPORT_DIR=$(REPORTS) $(GO) test -count=1 -timeout 190m ./suites/ -run TestSuites -v -ginkgo.v -ginkgo.timeout=180m \
 	  -ginkgo.label-filter='$(LABELS)' \
 	  -ginkgo.junit-report=$(REPORTS)/junit.xml -ginkgo.json-report=$(REPORTS)/ginkgo.json $(ARGS)
 
