@@ -361,7 +361,13 @@ func (c *Cluster) startNode(n *node) error {
 	if err != nil {
 		return err
 	}
-	args := append(kafkaconfig.JVMOptions(n.env), "-cp", c.dist.Classpath(), kafkadist.ServerClass, n.propsPath())
+	// The JVM's temporary files (snappy-java's native library) stay in
+	// the node's dir, which Close removes, even when the node is killed.
+	tmp := filepath.Join(n.Dir, "tmp")
+	if err := os.MkdirAll(tmp, 0o755); err != nil {
+		return fmt.Errorf("localkafka: node %d: %w", n.ID, err)
+	}
+	args := append(kafkaconfig.JVMOptions(n.env), "-Djava.io.tmpdir="+tmp, "-cp", c.dist.Classpath(), kafkadist.ServerClass, n.propsPath())
 	pidPath := n.pidPath()
 	p, err := startProcess(c.cfg.java, args, n.Dir, logf, func() { _ = os.Remove(pidPath) })
 	if err != nil {

@@ -73,9 +73,19 @@ func KafkaRun(libs string, environ []string) error {
 			return fmt.Errorf("kafka-run: format storage: %w", err)
 		}
 	}
+	// The JVM's temporary files (snappy-java unpacks its native library
+	// there) stay in the pod's dir, not in the host's /tmp, where a killed
+	// broker would leave them; each start clears the last one's.
+	tmp := filepath.Join(dir, "tmp")
+	if err := os.RemoveAll(tmp); err != nil {
+		return fmt.Errorf("kafka-run: %w", err)
+	}
+	if err := os.MkdirAll(tmp, 0o755); err != nil {
+		return fmt.Errorf("kafka-run: %w", err)
+	}
 	// The JVM must not cache a peer's address: pods come back with new IPs.
 	args := append([]string{java}, kafkaconfig.JVMOptions(env)...)
-	args = append(args, logOpt, "-Dsun.net.inetaddr.ttl=0", "-Dsun.net.inetaddr.negative.ttl=0",
+	args = append(args, logOpt, "-Djava.io.tmpdir="+tmp, "-Dsun.net.inetaddr.ttl=0", "-Dsun.net.inetaddr.negative.ttl=0",
 		"-cp", cp, kafkadist.ServerClass, propsPath)
 	return syscall.Exec(java, args, environ)
 }
