@@ -231,13 +231,9 @@ func auditReplication(ctx context.Context, cl Client, brokers []Broker) ([]Findi
 func auditIDs(ctx context.Context, cl Client, brokers []Broker) ([]Finding, error) {
 	req := kmsg.NewPtrMetadataRequest()
 	req.Topics = []kmsg.MetadataRequestTopic{}
-	raw, err := cl.Request(ctx, req)
+	meta, err := req.RequestWith(ctx, cl)
 	if err != nil {
 		return nil, fmt.Errorf("brokers: audit: metadata: %w", err)
-	}
-	meta, ok := raw.(*kmsg.MetadataResponse)
-	if !ok {
-		return nil, fmt.Errorf("brokers: audit: metadata: unexpected response %T", raw)
 	}
 	hosts := map[int32]string{}
 	for _, mb := range meta.Brokers {

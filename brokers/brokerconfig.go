@@ -64,13 +64,9 @@ func BrokerConfigs(ctx context.Context, cl Client, id int32, keys ...string) (ma
 func Unregister(ctx context.Context, cl Client, id int32) error {
 	req := kmsg.NewPtrUnregisterBrokerRequest()
 	req.BrokerID = id
-	raw, err := cl.Request(ctx, req)
+	resp, err := req.RequestWith(ctx, cl)
 	if err != nil {
 		return fmt.Errorf("brokers: unregister broker %d: %w", id, err)
-	}
-	resp, ok := raw.(*kmsg.UnregisterBrokerResponse)
-	if !ok {
-		return fmt.Errorf("brokers: unregister broker %d: unexpected response %T", id, raw)
 	}
 	if err := kerr.ErrorForCode(resp.ErrorCode); err != nil && !errors.Is(err, kerr.BrokerIDNotRegistered) {
 		return fmt.Errorf("brokers: unregister broker %d: %w", id, err)

@@ -140,20 +140,10 @@ func (f *ConfigChange) Inject(ctx context.Context) error {
 // Recover implements Fault: it restores the variable recorded in the ledger
 // entry and removes the entry.
 func (f *ConfigChange) Recover(ctx context.Context) error {
-	if f.Client == nil {
-		return fmt.Errorf("chaos: recover from %s: no Kubernetes client", f.Name())
-	}
-	line, err := recoverStatefulSet(ctx, f.Client, f.Namespace, f.StatefulSet, func(e Entry) bool {
+	return f.recoverEntries(ctx, f.Name(), f.StatefulSet, func(e Entry) bool {
 		return e.Fault == KindConfigChange && e.Data[dataEnv] == f.Env &&
 			(f.Container == "" || e.Data[dataContainer] == f.Container)
-	}, f.DryRun)
-	if err != nil {
-		return fmt.Errorf("chaos: recover from %s: %w", f.Name(), err)
-	}
-	if line != "" {
-		f.say("%s", line)
-	}
-	return nil
+	})
 }
 
 // undoConfigChange returns what restoring e does, and the env patch element

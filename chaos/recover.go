@@ -77,6 +77,23 @@ func RecoverAll(ctx context.Context, cs kubernetes.Interface, namespaces []strin
 	return lines, nil
 }
 
+// recoverEntries is the Recover of every StatefulSet fault: it undoes the
+// matching ledger entries on StatefulSet sts in t's namespace and narrates
+// what it did. fault names the fault in errors.
+func (t Target) recoverEntries(ctx context.Context, fault, sts string, match func(Entry) bool) error {
+	if t.Client == nil {
+		return fmt.Errorf("chaos: recover from %s: no Kubernetes client", fault)
+	}
+	line, err := recoverStatefulSet(ctx, t.Client, t.Namespace, sts, match, t.DryRun)
+	if err != nil {
+		return fmt.Errorf("chaos: recover from %s: %w", fault, err)
+	}
+	if line != "" {
+		t.say("%s", line)
+	}
+	return nil
+}
+
 // recoverStatefulSet undoes the entries on StatefulSet ns/name that match,
 // in one patch, and says what it did ("" when nothing matched). A
 // StatefulSet that no longer exists has nothing to recover. The claims a

@@ -82,18 +82,7 @@ func (f *RollingRestart) Inject(ctx context.Context) error {
 
 // Recover implements Fault: it removes the ledger entry.
 func (f *RollingRestart) Recover(ctx context.Context) error {
-	if f.Client == nil {
-		return fmt.Errorf("chaos: recover from %s: no Kubernetes client", f.Name())
-	}
-	line, err := recoverStatefulSet(ctx, f.Client, f.Namespace, f.StatefulSet,
-		func(e Entry) bool { return e.Fault == KindRollingRestart }, f.DryRun)
-	if err != nil {
-		return fmt.Errorf("chaos: recover from %s: %w", f.Name(), err)
-	}
-	if line != "" {
-		f.say("%s", line)
-	}
-	return nil
+	return f.recoverEntries(ctx, f.Name(), f.StatefulSet, func(e Entry) bool { return e.Fault == KindRollingRestart })
 }
 
 // RolloutDone reports whether StatefulSet ns/name has rolled out: the

@@ -118,18 +118,7 @@ func (f *Scale) Inject(ctx context.Context) error {
 // Recover implements Fault: it scales the StatefulSet back, deletes the
 // claims the scale-out added and removes the ledger entry.
 func (f *Scale) Recover(ctx context.Context) error {
-	if f.Client == nil {
-		return fmt.Errorf("chaos: recover from %s: no Kubernetes client", f.Name())
-	}
-	line, err := recoverStatefulSet(ctx, f.Client, f.Namespace, f.StatefulSet,
-		func(e Entry) bool { return e.Fault == KindScale }, f.DryRun)
-	if err != nil {
-		return fmt.Errorf("chaos: recover from %s: %w", f.Name(), err)
-	}
-	if line != "" {
-		f.say("%s", line)
-	}
-	return nil
+	return f.recoverEntries(ctx, f.Name(), f.StatefulSet, func(e Entry) bool { return e.Fault == KindScale })
 }
 
 // undoScale returns what recovering scale entry e on s does, the replica

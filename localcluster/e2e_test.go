@@ -18,6 +18,7 @@ import (
 	"k8s.io/client-go/kubernetes"
 
 	"github.com/kafkachaos/kafkachaos/internal/pidfile"
+	"github.com/kafkachaos/kafkachaos/manifests"
 )
 
 // Timeouts of the end-to-end test.
@@ -207,7 +208,7 @@ func TestNodeAgentRunsStatefulSet(t *testing.T) {
 		if err != nil {
 			return err.Error(), false
 		}
-		return fmt.Sprintf("uid %s ready %t", p.UID, podReady(p)), p.UID != old.UID && podReady(p)
+		return fmt.Sprintf("uid %s ready %t", p.UID, manifests.PodReady(p)), p.UID != old.UID && manifests.PodReady(p)
 	})
 	t.Logf("sleeper-1 force-deleted and Ready again as a new pod in %s", time.Since(forced).Round(time.Millisecond))
 	waitFor(t, ctx, fmt.Sprintf("the old process %d gone", oldPID), func() (string, bool) {
@@ -263,8 +264,8 @@ func TestNodeAgentRunsStatefulSet(t *testing.T) {
 		if err != nil {
 			return err.Error(), false
 		}
-		return fmt.Sprintf("uid %s on %q ready %t", p.UID, p.Spec.NodeName, podReady(p)),
-			p.UID != p0.UID && podReady(p) && p.Spec.NodeName != cordoned
+		return fmt.Sprintf("uid %s on %q ready %t", p.UID, p.Spec.NodeName, manifests.PodReady(p)),
+			p.UID != p0.UID && manifests.PodReady(p) && p.Spec.NodeName != cordoned
 	})
 
 	// Down: nothing the cluster started may be left.
@@ -327,21 +328,12 @@ func readyPods(ctx context.Context, cs kubernetes.Interface, ns string, want int
 	var seen []string
 	ready := 0
 	for _, p := range pods.Items {
-		seen = append(seen, fmt.Sprintf("%s:%s/ready=%t", p.Name, p.Status.Phase, podReady(&p)))
-		if podReady(&p) {
+		seen = append(seen, fmt.Sprintf("%s:%s/ready=%t", p.Name, p.Status.Phase, manifests.PodReady(&p)))
+		if manifests.PodReady(&p) {
 			ready++
 		}
 	}
 	return strings.Join(seen, " "), ready == want
-}
-
-func podReady(p *corev1.Pod) bool {
-	for _, c := range p.Status.Conditions {
-		if c.Type == corev1.PodReady {
-			return c.Status == corev1.ConditionTrue
-		}
-	}
-	return false
 }
 
 // containerPID reads the pid from the agent's process:// container ID.

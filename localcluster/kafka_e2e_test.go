@@ -81,15 +81,11 @@ func testKafkaLayout(t *testing.T, l manifests.Layout) {
 		return fmt.Sprint(err), err == nil
 	})
 	start := time.Now()
-	raw, err := l.Read()
-	if err != nil {
-		t.Fatal(err)
-	}
 	cfg, err := c.RESTConfig()
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := manifests.Apply(ctx, cfg, raw); err != nil {
+	if _, err := l.Apply(ctx, cfg); err != nil {
 		t.Fatal(err)
 	}
 	waitLong(t, ctx, kafkaReadyTimeout, fmt.Sprintf("%d Ready pods", l.Pods), func() (string, bool) {
@@ -98,7 +94,7 @@ func testKafkaLayout(t *testing.T, l manifests.Layout) {
 	})
 	t.Logf("%d pods Ready %s after apply", l.Pods, time.Since(start).Round(time.Millisecond))
 	// Applying again is a no-op: server-side apply with one field manager.
-	if _, err := manifests.Apply(ctx, cfg, raw); err != nil {
+	if _, err := l.Apply(ctx, cfg); err != nil {
 		t.Errorf("second apply: %v", err)
 	}
 
@@ -157,7 +153,7 @@ func testKafkaLayout(t *testing.T, l manifests.Layout) {
 		if err != nil {
 			return err.Error(), false
 		}
-		return fmt.Sprintf("uid %s ready %t", p.UID, podReady(p)), p.UID != old.UID && podReady(p)
+		return fmt.Sprintf("uid %s ready %t", p.UID, manifests.PodReady(p)), p.UID != old.UID && manifests.PodReady(p)
 	})
 	healthy("broker 1 registered again and every ISR full")
 	t.Logf("%s force-deleted; healthy again %s later", victim, time.Since(forced).Round(time.Millisecond))

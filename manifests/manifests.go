@@ -80,6 +80,15 @@ func (l Layout) Read() ([]byte, error) {
 	return raw, nil
 }
 
+// Apply applies the layout's manifest (see Apply).
+func (l Layout) Apply(ctx context.Context, cfg *rest.Config) ([]string, error) {
+	raw, err := l.Read()
+	if err != nil {
+		return nil, err
+	}
+	return Apply(ctx, cfg, raw)
+}
+
 // ReadyPods counts the layout's Ready pods. It returns a description of
 // what it saw (name, phase, readiness of each pod) for wait messages.
 func (l Layout) ReadyPods(ctx context.Context, cs kubernetes.Interface) (string, int, error) {

@@ -133,14 +133,11 @@ func removeAdded(ctx context.Context, e *env, pod string, id int32) error {
 	if err != nil || id < 0 {
 		return err
 	}
-	cl, err := e.client()
-	if err != nil {
-		return err
-	}
-	defer cl.Close()
-	return InterceptGomegaFailure(func() {
-		// The controller refuses while the broker is still unfenced.
-		Eventually(ctx, func(ctx context.Context) error { return brokers.Unregister(ctx, brokers.FromKgo(cl), id) }).
-			WithTimeout(healthTimeout).WithPolling(healthPoll).Should(Succeed(), "unregistering broker %d", id)
+	return e.withKafka(func(cl brokers.Client) error {
+		return InterceptGomegaFailure(func() {
+			// The controller refuses while the broker is still unfenced.
+			Eventually(ctx, func(ctx context.Context) error { return brokers.Unregister(ctx, cl, id) }).
+				WithTimeout(healthTimeout).WithPolling(healthPoll).Should(Succeed(), "unregistering broker %d", id)
+		})
 	})
 }

@@ -197,12 +197,11 @@ func broker(id int32) func(context.Context, *env, string, []brokers.Broker) ([]b
 // leaderOf picks the leader of the workload topic's partition p.
 func leaderOf(p int32) func(context.Context, *env, string, []brokers.Broker) ([]brokers.Broker, error) {
 	return func(ctx context.Context, e *env, topic string, snap []brokers.Broker) ([]brokers.Broker, error) {
-		cl, err := e.client()
-		if err != nil {
-			return nil, err
-		}
-		defer cl.Close()
-		id, err := brokers.PartitionLeader(ctx, brokers.FromKgo(cl), topic, p)
+		var id int32
+		err := e.withKafka(func(cl brokers.Client) (err error) {
+			id, err = brokers.PartitionLeader(ctx, cl, topic, p)
+			return err
+		})
 		if err != nil {
 			return nil, err
 		}
@@ -213,12 +212,11 @@ func leaderOf(p int32) func(context.Context, *env, string, []brokers.Broker) ([]
 
 // activeController picks the KRaft quorum's leader.
 func activeController(ctx context.Context, e *env, topic string, snap []brokers.Broker) ([]brokers.Broker, error) {
-	cl, err := e.client()
-	if err != nil {
-		return nil, err
-	}
-	defer cl.Close()
-	id, err := brokers.ActiveController(ctx, brokers.FromKgo(cl))
+	var id int32
+	err := e.withKafka(func(cl brokers.Client) (err error) {
+		id, err = brokers.ActiveController(ctx, cl)
+		return err
+	})
 	if err != nil {
 		return nil, err
 	}
@@ -286,30 +284,31 @@ func podsOnNode(ctx context.Context, e *env, node string) error {
 
 // configOf reads one broker config of broker id.
 func configOf(ctx context.Context, e *env, id int32, key string) (string, error) {
-	cl, err := e.client()
-	if err != nil {
-		return "", err
-	}
-	defer cl.Close()
-	return brokers.BrokerConfig(ctx, brokers.FromKgo(cl), id, key)
+	var v string
+	err := e.withKafka(func(cl brokers.Client) (err error) {
+		v, err = brokers.BrokerConfig(ctx, cl, id, key)
+		return err
+	})
+	return v, err
 }
 
 // brokerConfigIs checks a broker config's value on each victim.
 func brokerConfigIs(ctx context.Context, e *env, victims []brokers.Broker, key, want string) error {
-	cl, err := e.client()
+	var wrong []string
+	err := e.withKafka(func(cl brokers.Client) error {
+		for _, v := range victims {
+			got, err := brokers.BrokerConfig(ctx, cl, v.ID, key)
+			if err != nil {
+				return err
+			}
+			if got != want {
+				wrong = append(wrong, fmt.Sprintf("broker %d: %s=%s", v.ID, key, got))
+			}
+		}
+		return nil
+	})
 	if err != nil {
 		return err
-	}
-	defer cl.Close()
-	var wrong []string
-	for _, v := range victims {
-		got, err := brokers.BrokerConfig(ctx, brokers.FromKgo(cl), v.ID, key)
-		if err != nil {
-			return err
-		}
-		if got != want {
-			wrong = append(wrong, fmt.Sprintf("broker %d: %s=%s", v.ID, key, got))
-		}
 	}
 	if len(wrong) > 0 {
 		return fmt.Errorf("want %s=%s; %s", key, want, strings.Join(wrong, ", "))

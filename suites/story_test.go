@@ -3,6 +3,7 @@ package suites
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -292,7 +293,7 @@ func identityProblems(before, after []brokers.Broker, victims []int32, newPods b
 			p = append(p, fmt.Sprintf("broker %d: no pod carries this broker ID any more (was %s)", b.ID, b.Pod))
 			continue
 		}
-		wantNew := newPods && containsID(victims, b.ID)
+		wantNew := newPods && slices.Contains(victims, b.ID)
 		for _, pr := range brokers.CompareIdentity(b, a, wantNew) {
 			p = append(p, pr.String())
 		}
@@ -303,32 +304,32 @@ func identityProblems(before, after []brokers.Broker, victims []int32, newPods b
 // logDirProblems checks with DescribeLogDirs that each victim's log dirs
 // still hold the workload topic's partitions it replicates.
 func logDirProblems(ctx context.Context, e *env, ids []int32, topic string) []string {
-	cl, err := e.client()
+	var p []string
+	err := e.withKafka(func(cl brokers.Client) error {
+		for _, id := range ids {
+			probs, err := brokers.CheckLogDirs(ctx, cl, id, topic)
+			if err != nil {
+				p = append(p, fmt.Sprintf("broker %d: %v", id, err))
+			}
+			for _, pr := range probs {
+				p = append(p, pr.String())
+			}
+		}
+		return nil
+	})
 	if err != nil {
 		return []string{err.Error()}
-	}
-	defer cl.Close()
-	var p []string
-	for _, id := range ids {
-		probs, err := brokers.CheckLogDirs(ctx, brokers.FromKgo(cl), id, topic)
-		if err != nil {
-			p = append(p, fmt.Sprintf("broker %d: %v", id, err))
-		}
-		for _, pr := range probs {
-			p = append(p, pr.String())
-		}
 	}
 	return p
 }
 
 // auditProblems runs brokers.Audit on the snapshot.
 func auditProblems(ctx context.Context, e *env, snap []brokers.Broker) []string {
-	cl, err := e.client()
-	if err != nil {
-		return []string{err.Error()}
-	}
-	defer cl.Close()
-	fs, err := brokers.Audit(ctx, e.cs, brokers.FromKgo(cl), e.namespace, snap)
+	var fs []brokers.Finding
+	err := e.withKafka(func(cl brokers.Client) (err error) {
+		fs, err = brokers.Audit(ctx, e.cs, cl, e.namespace, snap)
+		return err
+	})
 	if err != nil {
 		return []string{err.Error()}
 	}
@@ -340,12 +341,12 @@ func auditProblems(ctx context.Context, e *env, snap []brokers.Broker) []string 
 }
 
 func kafkaClusterID(ctx context.Context, e *env) (string, error) {
-	cl, err := e.client()
-	if err != nil {
-		return "", err
-	}
-	defer cl.Close()
-	return brokers.ClusterID(ctx, brokers.FromKgo(cl))
+	var id string
+	err := e.withKafka(func(cl brokers.Client) (err error) {
+		id, err = brokers.ClusterID(ctx, cl)
+		return err
+	})
+	return id, err
 }
 
 // waitPodsBack waits until each victim's pod is Ready (and, with newPod,
@@ -407,13 +408,4 @@ func errText(err error) []string {
 		return nil
 	}
 	return []string{err.Error()}
-}
-
-func containsID(ids []int32, id int32) bool {
-	for _, x := range ids {
-		if x == id {
-			return true
-		}
-	}
-	return false
 }

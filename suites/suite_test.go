@@ -173,9 +173,7 @@ func bringUpLocal(ctx context.Context, e *env) {
 	Expect(err).NotTo(HaveOccurred())
 
 	By("deploying Kafka from manifests/kafka (" + layout.Name + ")")
-	raw, err := layout.Read()
-	Expect(err).NotTo(HaveOccurred())
-	_, err = manifests.Apply(ctx, e.rest, raw)
+	_, err = layout.Apply(ctx, e.rest)
 	Expect(err).NotTo(HaveOccurred())
 	Eventually(ctx, func(ctx context.Context) (int, error) {
 		_, n, err := layout.ReadyPods(ctx, e.cs)
@@ -191,9 +189,15 @@ func newRunID() string {
 	return time.Now().UTC().Format("20060102T150405Z") + "-" + hex.EncodeToString(b)
 }
 
-// client returns a Kafka client of the suite's own, for admin requests.
-func (e *env) client() (*kgo.Client, error) {
-	return kgo.NewClient(append([]kgo.Opt{kgo.SeedBrokers(e.bootstrap...)}, e.kgoOpts...)...)
+// withKafka runs fn with a Kafka client of the suite's own, for admin
+// requests, and closes it after.
+func (e *env) withKafka(fn func(brokers.Client) error) error {
+	cl, err := kgo.NewClient(append([]kgo.Opt{kgo.SeedBrokers(e.bootstrap...)}, e.kgoOpts...)...)
+	if err != nil {
+		return err
+	}
+	defer cl.Close()
+	return fn(brokers.FromKgo(cl))
 }
 
 // snapshot returns every broker's identity on Kubernetes.
@@ -220,19 +224,16 @@ func brokerIDs(bs []brokers.Broker) []int32 {
 // healthError returns nil when the cluster is healthy with every broker in
 // ids registered, or an error listing what is wrong.
 func healthError(ctx context.Context, e *env, ids []int32) error {
-	cl, err := e.client()
-	if err != nil {
-		return err
-	}
-	defer cl.Close()
-	h, err := brokers.CheckHealth(ctx, brokers.FromKgo(cl), brokers.WithBrokers(ids...))
-	if err != nil {
-		return err
-	}
-	if p := h.Problems(); len(p) > 0 {
-		return fmt.Errorf("%s", strings.Join(p, "; "))
-	}
-	return nil
+	return e.withKafka(func(cl brokers.Client) error {
+		h, err := brokers.CheckHealth(ctx, cl, brokers.WithBrokers(ids...))
+		if err != nil {
+			return err
+		}
+		if p := h.Problems(); len(p) > 0 {
+			return fmt.Errorf("%s", strings.Join(p, "; "))
+		}
+		return nil
+	})
 }
 
 // waitHealthy waits for health and returns, instead of failing, what was

@@ -215,10 +215,6 @@ func checkKafkaLibs(dir string) error {
 // deployKafka applies layout's manifest and waits until its pods are Ready,
 // printing progress to w.
 func deployKafka(ctx context.Context, c *localcluster.Cluster, layout manifests.Layout, w io.Writer) error {
-	raw, err := layout.Read()
-	if err != nil {
-		return err
-	}
 	cfg, err := c.RESTConfig()
 	if err != nil {
 		return err
@@ -227,7 +223,7 @@ func deployKafka(ctx context.Context, c *localcluster.Cluster, layout manifests.
 	if err != nil {
 		return err
 	}
-	objs, err := manifests.Apply(ctx, cfg, raw)
+	objs, err := layout.Apply(ctx, cfg)
 	if err != nil {
 		return err
 	}
