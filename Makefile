@@ -32,14 +32,16 @@ chaos: kafka-dist k8s-bin
 
 # The tests: unit tests against kfake and client-go fakes (in parallel), then
 # the packages that run real components (Kafka JVMs, the Kubernetes control
-# plane) one package at a time, so a 2-core machine is not oversubscribed,
-# then the suite's gate and negative specs end to end on the local cluster.
-REAL_PKGS := ./localkafka/ ./localcluster/... ./suites/interrupt/
+# plane, Chromium rendering the HTML report) one package at a time, so a
+# 2-core machine is not oversubscribed, then the suite's gate, negative and
+# rbac specs end to end on the local cluster (acting as manifests/rbac's
+# ServiceAccount).
+REAL_PKGS := ./localkafka/ ./localcluster/... ./suites/interrupt/ ./report/
 test: lint kafka-dist k8s-bin
 	$(GO) test -count=1 -short -timeout 20m $(GOTESTFLAGS) ./...
 	$(GO) test -count=1 -p 1 -timeout 60m $(GOTESTFLAGS) $(REAL_PKGS)
 	KAFKACHAOS_REPORT_DIR=$(REPORTS)/test $(GO) test -count=1 -timeout 60m $(GOTESTFLAGS) ./suites/ \
-	  -ginkgo.label-filter='gate || negative' -ginkgo.v -ginkgo.timeout=50m
+	  -ginkgo.label-filter='gate || negative || rbac' -ginkgo.v -ginkgo.timeout=50m
 
 # Only the fast tests (no real brokers needed).
 unit:

@@ -12,6 +12,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/kafkachaos/kafkachaos/brokers"
+	"github.com/kafkachaos/kafkachaos/kafkasec"
 	"github.com/kafkachaos/kafkachaos/manifests"
 )
 
@@ -56,6 +57,10 @@ type TargetConfig struct {
 	// with a kubeconfig; on the local cluster the brokers' cluster names
 	// are used through the node agent's hosts file.
 	Bootstrap []string `json:"bootstrap,omitempty"`
+	// Security of the suite's Kafka clients (TLS, SASL), named after
+	// Kafka's client properties; commandConfig reads a client properties
+	// file. Only with a kubeconfig: the local cluster's Kafka is PLAINTEXT.
+	Security kafkasec.Settings `json:"security,omitzero"`
 	// StateDir of the embedded local cluster to use: brought up there if
 	// it is not running, and left running at the end. Empty: a temporary
 	// cluster, taken down at the end.
@@ -107,6 +112,7 @@ type flagValues struct {
 	kubeconfig, context, stateDir, binary string
 	layout, namespace, flavor, selector   string
 	statefulSet, bootstrap, runID         string
+	commandConfig                         string
 	rate                                  int
 	dryRun                                bool
 }
@@ -125,6 +131,7 @@ func registerFlags(fs *flag.FlagSet) *flagValues {
 	fs.StringVar(&f.bootstrap, "kafkachaos.bootstrap", "", "comma-separated bootstrap brokers the suite's clients dial")
 	fs.StringVar(&f.stateDir, "kafkachaos.state-dir", "", "state dir of a local cluster to use and leave running (e.g. ~/.kafkachaos/local after kafkachaos cluster up)")
 	fs.StringVar(&f.binary, "kafkachaos.binary", "", "kafkachaos binary for the local cluster's node agent")
+	fs.StringVar(&f.commandConfig, "kafkachaos.command-config", "", "Kafka client properties file for the suite's clients (security.protocol, sasl.*, ssl.* as PEM)")
 	fs.StringVar(&f.runID, "kafkachaos.run-id", "", "run ID written into ledger annotations")
 	fs.IntVar(&f.rate, "kafkachaos.rate", 0, "steady-state records/s")
 	fs.BoolVar(&f.dryRun, "kafkachaos.dry-run", false, "print each spec's plan and change nothing")
@@ -158,6 +165,7 @@ func (f *flagValues) load() (Config, error) {
 	set(&c.Target.StatefulSet, f.statefulSet)
 	set(&c.Target.Binary, f.binary)
 	set(&c.Target.StateDir, f.stateDir)
+	set(&c.Target.Security.CommandConfig, f.commandConfig)
 	set(&c.RunID, f.runID)
 	if f.bootstrap != "" {
 		c.Target.Bootstrap = nil
@@ -193,6 +201,9 @@ func (c Config) withDefaults() (Config, error) {
 		if c.Target.StatefulSet == "" {
 			c.Target.StatefulSet = layout.StatefulSet
 		}
+		if c.Target.Security != (kafkasec.Settings{}) {
+			return bad("target.security needs a kubeconfig: the local cluster's Kafka listens in PLAINTEXT")
+		}
 	} else {
 		if c.Target.StateDir != "" {
 			return bad("target.stateDir and target.kubeconfig exclude each other")
@@ -206,6 +217,9 @@ func (c Config) withDefaults() (Config, error) {
 		if len(c.Target.Bootstrap) == 0 {
 			return bad("target.bootstrap is required with a kubeconfig: the suite's clients must reach the brokers")
 		}
+	}
+	if _, err := c.Target.Security.Resolve(); err != nil {
+		return bad("target.security: %v", err)
 	}
 	if _, err := brokers.ParseFlavor(c.Target.Flavor); err != nil {
 		return bad("target.flavor: %v", err)

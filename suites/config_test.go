@@ -53,6 +53,17 @@ func TestConfigLoad(t *testing.T) {
 				t.Errorf("existing: %+v", c.Target)
 			}
 		}},
+		{name: "security from the file and a properties file", flags: flagValues{
+			config:        write("sec.yaml", "target:\n  kubeconfig: "+kubeconfig+"\n  namespace: k\n  bootstrap: [a:9093]\n  security: {securityProtocol: SASL_SSL, saslMechanism: SCRAM-SHA-512}\n"),
+			commandConfig: write("client.properties", "sasl.jaas.config=x required username=\"alice\" password=\"p\";\n"),
+		}, check: func(t *testing.T, c Config) {
+			r, err := c.Target.Security.Resolve()
+			if err != nil || r.TLS == nil || r.SASL.Mechanism != "SCRAM-SHA-512" || r.SASL.Username != "alice" {
+				t.Errorf("security %+v: %+v, %v", c.Target.Security, r.SASL, err)
+			}
+		}},
+		{name: "security on the local cluster", flags: flagValues{commandConfig: write("ssl.properties", "security.protocol=SSL\n")}, wantErr: "PLAINTEXT"},
+		{name: "bad security", flags: flagValues{config: write("badsec.yaml", "target:\n  kubeconfig: "+kubeconfig+"\n  namespace: k\n  bootstrap: [a:9093]\n  security: {securityProtocol: TLS}\n")}, wantErr: "target.security"},
 		{name: "missing file", flags: flagValues{config: filepath.Join(dir, "nope.yaml")}, wantErr: "nope.yaml"},
 		{name: "unknown field", flags: flagValues{config: write("typo.yaml", "steadyStat: {rate: 5}\n")}, wantErr: "steadyStat"},
 		{name: "unknown layout", flags: flagValues{layout: "zookeeper"}, wantErr: "target.layout"},

@@ -37,13 +37,18 @@ var _ = Describe("The suite against an unsafe Kafka", Label("negative"), Serial,
 		_, err = manifests.Apply(ctx, suite.rest, raw)
 		Expect(err).NotTo(HaveOccurred())
 		DeferCleanup(deleteNamespace, suite, l.Namespace, NodeTimeout(namespaceGoneTimeout))
+		if suite.admin != suite.cs {
+			By("granting the suite's ServiceAccount " + l.Namespace + " too")
+			Expect(grantRBAC(ctx, suite, suite.namespace, l.Namespace)).To(Succeed())
+			DeferCleanup(grantRBAC, suite, suite.namespace, NodeTimeout(time.Minute)) // back to the suite's own namespace
+		}
 		DeferCleanup(func(ctx SpecContext) { // runs before the namespace goes
 			if CurrentSpecReport().Failed() {
-				AddReportEntry("namespace dump", dumpNamespace(ctx, suite.cs, l.Namespace), ReportEntryVisibilityFailureOrVerbose)
+				AddReportEntry("namespace dump", dumpNamespace(ctx, suite.admin, l.Namespace), ReportEntryVisibilityFailureOrVerbose)
 			}
 		}, NodeTimeout(time.Minute))
 		Eventually(ctx, func(ctx context.Context) (int, error) {
-			_, n, err := l.ReadyPods(ctx, suite.cs)
+			_, n, err := l.ReadyPods(ctx, suite.admin)
 			return n, err
 		}).WithTimeout(kafkaReadyTimeout).WithPolling(healthPoll).Should(Equal(l.Pods), "Ready pods of the unsafe Kafka")
 		unsafe := *suite
@@ -65,12 +70,12 @@ var _ = Describe("The suite against an unsafe Kafka", Label("negative"), Serial,
 // processes are stopped before the next spec.
 func deleteNamespace(ctx SpecContext, e *env, ns string) {
 	By("deleting namespace " + ns)
-	err := e.cs.CoreV1().Namespaces().Delete(ctx, ns, metav1.DeleteOptions{})
+	err := e.admin.CoreV1().Namespaces().Delete(ctx, ns, metav1.DeleteOptions{})
 	if !apierrors.IsNotFound(err) {
 		Expect(err).NotTo(HaveOccurred())
 	}
 	Eventually(ctx, func(ctx context.Context) error {
-		_, err := e.cs.CoreV1().Namespaces().Get(ctx, ns, metav1.GetOptions{})
+		_, err := e.admin.CoreV1().Namespaces().Get(ctx, ns, metav1.GetOptions{})
 		if apierrors.IsNotFound(err) {
 			return nil
 		}

@@ -17,6 +17,7 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 	"github.com/twmb/franz-go/pkg/kgo"
+	authenticationv1 "k8s.io/api/authentication/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
@@ -49,8 +50,15 @@ var flagsIn = registerFlags(flag.CommandLine)
 // env is what every spec runs against. BeforeSuite sets it once; specs
 // only read it.
 type env struct {
-	cfg       Config
-	cs        kubernetes.Interface
+	cfg Config
+	// cs is the identity the specs act with. On the local cluster it is
+	// the ServiceAccount of manifests/rbac (least privilege), so a call
+	// the RBAC manifest does not allow fails the spec; on an existing
+	// cluster it is the kubeconfig's user.
+	cs kubernetes.Interface
+	// admin (and rest) set the cluster up: deploy Kafka, grant RBAC,
+	// delete namespaces, dump a failed spec's namespace.
+	admin     kubernetes.Interface
 	rest      *rest.Config
 	namespace string
 	flavor    brokers.Flavor
@@ -94,7 +102,11 @@ var _ = BeforeSuite(func(ctx SpecContext) {
 		e.rest = rc
 		e.cs, err = kubernetes.NewForConfig(rc)
 		Expect(err).NotTo(HaveOccurred())
+		e.admin = e.cs
 		e.bootstrap = cfg.Target.Bootstrap
+		sec, err := cfg.Target.Security.Resolve()
+		Expect(err).NotTo(HaveOccurred())
+		e.kgoOpts = sec.Opts()
 	}
 
 	By("checking that namespace " + e.namespace + " opts in to disruption")
@@ -169,18 +181,52 @@ func bringUpLocal(ctx context.Context, e *env) {
 	e.local = c
 	e.rest, err = c.RESTConfig()
 	Expect(err).NotTo(HaveOccurred())
-	e.cs, err = c.Clientset()
+	e.admin, err = c.Clientset()
 	Expect(err).NotTo(HaveOccurred())
 
 	By("deploying Kafka from manifests/kafka (" + layout.Name + ")")
 	_, err = layout.Apply(ctx, e.rest)
 	Expect(err).NotTo(HaveOccurred())
 	Eventually(ctx, func(ctx context.Context) (int, error) {
-		_, n, err := layout.ReadyPods(ctx, e.cs)
+		_, n, err := layout.ReadyPods(ctx, e.admin)
 		return n, err
 	}).WithTimeout(kafkaReadyTimeout).WithPolling(healthPoll).Should(BeNumerically(">=", layout.Pods), "Ready Kafka pods")
 	e.bootstrap = layout.Bootstrap()
 	e.kgoOpts = []kgo.Opt{kgo.Dialer(agent.Resolver{Path: filepath.Join(state, agent.HostsPath)}.DialContext)}
+
+	By("granting manifests/rbac in " + e.namespace + " and acting as its ServiceAccount from here on")
+	Expect(grantRBAC(ctx, e, e.namespace)).To(Succeed())
+	e.cs, err = serviceAccountClient(ctx, e.admin, e.rest, e.namespace)
+	Expect(err).NotTo(HaveOccurred())
+}
+
+// grantRBAC applies manifests/rbac for the suite's ServiceAccount (in the
+// suite's namespace) over namespaces.
+func grantRBAC(ctx context.Context, e *env, namespaces ...string) error {
+	raw, err := manifests.RBAC(e.namespace, namespaces...)
+	if err != nil {
+		return err
+	}
+	_, err = manifests.Apply(ctx, e.rest, raw)
+	return err
+}
+
+// saTokenLifetime outlasts the longest run (make chaos's 190 minutes).
+const saTokenLifetime = 4 * time.Hour
+
+// serviceAccountClient returns a client that authenticates as the
+// ServiceAccount of manifests/rbac in namespace, with a token from the
+// TokenRequest API: the same identity a pod running the suite gets.
+func serviceAccountClient(ctx context.Context, admin kubernetes.Interface, adminCfg *rest.Config, namespace string) (kubernetes.Interface, error) {
+	secs := int64(saTokenLifetime.Seconds())
+	tok, err := admin.CoreV1().ServiceAccounts(namespace).CreateToken(ctx, manifests.ServiceAccount,
+		&authenticationv1.TokenRequest{Spec: authenticationv1.TokenRequestSpec{ExpirationSeconds: &secs}}, metav1.CreateOptions{})
+	if err != nil {
+		return nil, fmt.Errorf("token for %s/%s: %w", namespace, manifests.ServiceAccount, err)
+	}
+	cfg := rest.AnonymousClientConfig(adminCfg) // the CA, no client certificate
+	cfg.BearerToken = tok.Status.Token
+	return kubernetes.NewForConfig(cfg)
 }
 
 func newRunID() string {
@@ -248,10 +294,10 @@ func waitHealthy(ctx context.Context, e *env, ids []int32) error {
 // On failure, put what a person needs into the report: pods, events and
 // the brokers' logs.
 var _ = JustAfterEach(func(ctx SpecContext) {
-	if !CurrentSpecReport().Failed() || suite == nil || suite.cs == nil {
+	if !CurrentSpecReport().Failed() || suite == nil || suite.admin == nil {
 		return
 	}
-	AddReportEntry("namespace dump", dumpNamespace(ctx, suite.cs, suite.namespace), ReportEntryVisibilityFailureOrVerbose)
+	AddReportEntry("namespace dump", dumpNamespace(ctx, suite.admin, suite.namespace), ReportEntryVisibilityFailureOrVerbose)
 }, NodeTimeout(time.Minute))
 
 // dumpNamespace describes ns's pods and events and tails every pod's log.

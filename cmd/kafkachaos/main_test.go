@@ -11,6 +11,7 @@ import (
 
 	"github.com/twmb/franz-go/pkg/kfake"
 
+	"github.com/kafkachaos/kafkachaos/kafkasec"
 	"github.com/kafkachaos/kafkachaos/steadystate"
 )
 
@@ -88,7 +89,7 @@ sasl.jaas.config=org.apache.kafka.common.security.scram.ScramLoginModule require
 	if err := os.WriteFile(props, []byte(body), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	s := securityFlags{commandConfig: props}
+	s := securityFlags{kafkasec.Settings{CommandConfig: props}}
 	var cfg steadystate.Config
 	if err := s.apply(&cfg); err != nil {
 		t.Fatal(err)
