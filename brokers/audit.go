@@ -228,6 +228,12 @@ func auditReplication(ctx context.Context, cl Client, brokers []Broker) ([]Findi
 	return fs, nil
 }
 
+// advertisedBy reports whether host names b's pod: its IP, or a DNS name
+// under its pod name or its spec.hostname.
+func advertisedBy(host string, b Broker) bool {
+	return host == b.PodIP || strings.HasPrefix(host, b.Pod+".") || (b.Hostname != "" && strings.HasPrefix(host, b.Hostname+"."))
+}
+
 func auditIDs(ctx context.Context, cl Client, brokers []Broker) ([]Finding, error) {
 	req := kmsg.NewPtrMetadataRequest()
 	req.Topics = []kmsg.MetadataRequestTopic{}
@@ -248,7 +254,7 @@ func auditIDs(ctx context.Context, cl Client, brokers []Broker) ([]Finding, erro
 		case !ok:
 			fs = append(fs, Finding{subject(b), AuditStableIDs, fmt.Sprintf("node %d registered in Kafka", b.ID),
 				fmt.Sprintf("registered nodes %v: the broker's node ID is not derived from its pod", slices.Sorted(maps.Keys(hosts)))})
-		case host != b.PodIP && !strings.HasPrefix(host, b.Pod+"."):
+		case !advertisedBy(host, b):
 			fs = append(fs, Finding{subject(b), AuditStableIDs, fmt.Sprintf("node %d advertised by pod %s", b.ID, b.Pod),
 				fmt.Sprintf("node %d advertises %s", b.ID, host)})
 		}

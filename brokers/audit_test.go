@@ -126,6 +126,21 @@ func TestAudit(t *testing.T) {
 		{name: "IDs swapped between pods", pdb: auditPDBOf(&one, nil),
 			hosts: func(h map[int32]string) { h[1], h[2] = h[2], h[1] },
 			want:  []string{"want node 1 advertised by pod kafka-1, got node 1 advertises kafka-2."}},
+		{name: "advertised by hostname (Koperator)", pdb: auditPDBOf(&one, nil),
+			snap: func(bs []Broker) []Broker {
+				for i := range bs {
+					bs[i].Hostname, bs[i].Pod = bs[i].Pod, bs[i].Pod+"-x7k2p"
+				}
+				return bs
+			}},
+		{name: "hostname of another pod", pdb: auditPDBOf(&one, nil),
+			snap: func(bs []Broker) []Broker {
+				for i := range bs {
+					bs[i].Hostname, bs[i].Pod = bs[(i+1)%len(bs)].Pod, bs[i].Pod+"-x7k2p"
+				}
+				return bs
+			},
+			want: []string{"want node 0 advertised by pod kafka-0-x7k2p, got node 0 advertises kafka-0."}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -133,7 +148,10 @@ func TestAudit(t *testing.T) {
 			if tt.snap != nil {
 				snap = tt.snap(snap)
 			}
-			objs := []runtime.Object{auditPod("kafka-0"), auditPod("kafka-1"), auditPod("kafka-2")}
+			var objs []runtime.Object
+			for _, b := range snap {
+				objs = append(objs, auditPod(b.Pod))
+			}
 			if tt.pdb != nil {
 				objs = append(objs, tt.pdb)
 			}

@@ -37,7 +37,10 @@ type Broker struct {
 	PodUID types.UID
 	Node   string
 	PodIP  string
-	Ready  bool // the pod's Ready condition is True
+	// Hostname is the pod's spec.hostname, when set (Koperator names its
+	// pods kafka-0-x7k2p but sets hostname kafka-0).
+	Hostname string
+	Ready    bool // the pod's Ready condition is True
 	// Volumes are every PVC-backed volume of the pod (generic ephemeral
 	// volumes included, under the claim name <pod>-<volume>), sorted by
 	// claim name.
@@ -116,6 +119,7 @@ func Snapshot(ctx context.Context, cs kubernetes.Interface, namespace, selector 
 			PodUID:    p.UID,
 			Node:      p.Spec.NodeName,
 			PodIP:     p.Status.PodIP,
+			Hostname:  p.Spec.Hostname,
 			Ready:     podReady(p),
 			Ephemeral: ephemeralDataDirs(p),
 		}

@@ -1,3 +1,4 @@
-// Package report reads and writes the suite's run report (report.json) and
-// compares two runs, as before and after an upgrade.
+// Package report reads and writes the suite's run report (report.json),
+// compares two runs, as before and after an upgrade, and renders a run as
+// one self-contained HTML page (WriteHTML).
 package report

@@ -39,6 +39,10 @@ type TargetConfig struct {
 	// local cluster (in a temporary state dir, taken down at the end).
 	Kubeconfig string `json:"kubeconfig,omitempty"`
 	Context    string `json:"context,omitempty"`
+	// InCluster uses the pod's own ServiceAccount (the suite running in a
+	// pod, e.g. as manifests/rbac's kafkachaos account) instead of a
+	// kubeconfig.
+	InCluster bool `json:"inCluster,omitempty"`
 	// Layout of manifests/kafka deployed on the local cluster. Default
 	// "combined".
 	Layout string `json:"layout,omitempty"`
@@ -114,7 +118,7 @@ type flagValues struct {
 	statefulSet, bootstrap, runID         string
 	commandConfig                         string
 	rate                                  int
-	dryRun                                bool
+	dryRun, inCluster                     bool
 }
 
 // registerFlags registers the suite's flags on fs.
@@ -123,6 +127,7 @@ func registerFlags(fs *flag.FlagSet) *flagValues {
 	fs.StringVar(&f.config, "kafkachaos.config", "", "YAML config file of the suite (see suites/README.md)")
 	fs.StringVar(&f.kubeconfig, "kafkachaos.kubeconfig", "", "kubeconfig of an existing cluster; empty brings up the embedded local cluster")
 	fs.StringVar(&f.context, "kafkachaos.context", "", "kubeconfig context")
+	fs.BoolVar(&f.inCluster, "kafkachaos.in-cluster", false, "use the pod's ServiceAccount (the suite running in a pod) instead of a kubeconfig")
 	fs.StringVar(&f.layout, "kafkachaos.layout", "", "manifests/kafka layout on the local cluster: combined or separate-controllers")
 	fs.StringVar(&f.namespace, "kafkachaos.namespace", "", "Kafka's namespace (must carry kafkachaos.io/allow-disruption=true)")
 	fs.StringVar(&f.flavor, "kafkachaos.flavor", "", "statefulset, strimzi or koperator; empty detects it")
@@ -179,6 +184,7 @@ func (f *flagValues) load() (Config, error) {
 		c.SteadyState.Rate = f.rate
 	}
 	c.DryRun = c.DryRun || f.dryRun
+	c.Target.InCluster = c.Target.InCluster || f.inCluster
 	return c.withDefaults()
 }
 
@@ -194,7 +200,10 @@ func (c Config) withDefaults() (Config, error) {
 	if err != nil {
 		return bad("target.layout: %v", err)
 	}
-	if c.Target.Kubeconfig == "" {
+	if c.Target.InCluster && c.Target.Kubeconfig != "" {
+		return bad("target.inCluster and target.kubeconfig exclude each other")
+	}
+	if c.Local() {
 		if c.Target.Namespace == "" {
 			c.Target.Namespace = layout.Namespace
 		}
@@ -208,14 +217,19 @@ func (c Config) withDefaults() (Config, error) {
 		if c.Target.StateDir != "" {
 			return bad("target.stateDir and target.kubeconfig exclude each other")
 		}
-		if _, err := os.Stat(c.Target.Kubeconfig); err != nil {
-			return bad("target.kubeconfig: %v", err)
+		if c.Target.StateDir != "" && c.Target.InCluster {
+			return bad("target.stateDir and target.inCluster exclude each other")
+		}
+		if !c.Target.InCluster {
+			if _, err := os.Stat(c.Target.Kubeconfig); err != nil {
+				return bad("target.kubeconfig: %v", err)
+			}
 		}
 		if c.Target.Namespace == "" {
-			return bad("target.namespace is required with a kubeconfig")
+			return bad("target.namespace is required on an existing cluster")
 		}
 		if len(c.Target.Bootstrap) == 0 {
-			return bad("target.bootstrap is required with a kubeconfig: the suite's clients must reach the brokers")
+			return bad("target.bootstrap is required on an existing cluster: the suite's clients must reach the brokers")
 		}
 	}
 	if _, err := c.Target.Security.Resolve(); err != nil {
@@ -259,4 +273,4 @@ func defaultDuration(d *metav1.Duration, def time.Duration) {
 }
 
 // Local reports whether the suite brings up the embedded local cluster.
-func (c Config) Local() bool { return c.Target.Kubeconfig == "" }
+func (c Config) Local() bool { return c.Target.Kubeconfig == "" && !c.Target.InCluster }

@@ -69,6 +69,13 @@ func TestConfigLoad(t *testing.T) {
 		{name: "unknown layout", flags: flagValues{layout: "zookeeper"}, wantErr: "target.layout"},
 		{name: "unknown flavor", flags: flagValues{flavor: "confluent"}, wantErr: "target.flavor"},
 		{name: "kubeconfig without namespace", flags: flagValues{kubeconfig: kubeconfig, bootstrap: "a:9092"}, wantErr: "target.namespace is required"},
+		{name: "in-cluster", flags: flagValues{inCluster: true, namespace: "k", bootstrap: "a:9092"}, check: func(t *testing.T, c Config) {
+			if c.Local() || !c.Target.InCluster {
+				t.Errorf("in-cluster: %+v", c.Target)
+			}
+		}},
+		{name: "in-cluster and a kubeconfig", flags: flagValues{inCluster: true, kubeconfig: kubeconfig, namespace: "k", bootstrap: "a:1"}, wantErr: "exclude each other"},
+		{name: "in-cluster without bootstrap", flags: flagValues{inCluster: true, namespace: "k"}, wantErr: "target.bootstrap is required"},
 		{name: "kubeconfig without bootstrap", flags: flagValues{kubeconfig: kubeconfig, namespace: "k"}, wantErr: "target.bootstrap is required"},
 		{name: "missing kubeconfig", flags: flagValues{kubeconfig: filepath.Join(dir, "none"), namespace: "k", bootstrap: "a:1"}, wantErr: "target.kubeconfig"},
 		{name: "state dir with a kubeconfig", flags: flagValues{kubeconfig: kubeconfig, namespace: "k", bootstrap: "a:1", stateDir: dir}, wantErr: "exclude each other"},

@@ -20,6 +20,7 @@ import (
 	authenticationv1 "k8s.io/api/authentication/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
@@ -94,10 +95,7 @@ var _ = BeforeSuite(func(ctx SpecContext) {
 	if cfg.Local() {
 		bringUpLocal(ctx, e)
 	} else {
-		By("connecting to the cluster in " + cfg.Target.Kubeconfig)
-		rc, err := clientcmd.NewNonInteractiveDeferredLoadingClientConfig(
-			&clientcmd.ClientConfigLoadingRules{ExplicitPath: cfg.Target.Kubeconfig},
-			&clientcmd.ConfigOverrides{CurrentContext: cfg.Target.Context}).ClientConfig()
+		rc, err := existingCluster(cfg.Target)
 		Expect(err).NotTo(HaveOccurred())
 		e.rest = rc
 		e.cs, err = kubernetes.NewForConfig(rc)
@@ -120,9 +118,7 @@ var _ = BeforeSuite(func(ctx SpecContext) {
 	flavor, err := brokers.ParseFlavor(cfg.Target.Flavor)
 	Expect(err).NotTo(HaveOccurred())
 	if flavor == "" {
-		By("detecting the Kafka flavor")
-		flavor, err = brokers.DetectFlavor(ctx, e.cs, e.namespace, cfg.Target.Selector)
-		Expect(err).NotTo(HaveOccurred())
+		flavor = detectFlavor(ctx, e)
 	}
 	e.flavor = flavor
 
@@ -227,6 +223,44 @@ func serviceAccountClient(ctx context.Context, admin kubernetes.Interface, admin
 	cfg := rest.AnonymousClientConfig(adminCfg) // the CA, no client certificate
 	cfg.BearerToken = tok.Status.Token
 	return kubernetes.NewForConfig(cfg)
+}
+
+// detectFlavor finds the flavor of the namespace's Kafka: a Strimzi or
+// Koperator resource first (its pod selector fills an empty
+// target.selector), else the pods' shape.
+func detectFlavor(ctx context.Context, e *env) brokers.Flavor {
+	By("detecting the Kafka flavor: operator resources first, then the pods")
+	dyn, err := dynamic.NewForConfig(e.rest)
+	Expect(err).NotTo(HaveOccurred())
+	ds, err := brokers.DetectOperator(ctx, dyn, e.namespace)
+	Expect(err).NotTo(HaveOccurred())
+	switch {
+	case len(ds) > 1 && e.cfg.Target.Selector == "":
+		Fail(fmt.Sprintf("namespace %s holds %d operator-managed Kafka clusters (%v): set target.flavor and target.selector", e.namespace, len(ds), ds))
+	case len(ds) == 1:
+		d := ds[0]
+		By(fmt.Sprintf("found %s: brokers %v, controllers %v", d, d.Brokers, d.Controllers))
+		if e.cfg.Target.Selector == "" {
+			e.cfg.Target.Selector = d.Selector
+		}
+		return d.Flavor
+	}
+	flavor, err := brokers.DetectFlavor(ctx, e.cs, e.namespace, e.cfg.Target.Selector)
+	Expect(err).NotTo(HaveOccurred())
+	return flavor
+}
+
+// existingCluster returns the REST config of target's cluster: the pod's
+// ServiceAccount in cluster, else the kubeconfig.
+func existingCluster(t TargetConfig) (*rest.Config, error) {
+	if t.InCluster {
+		By("connecting to the cluster as this pod's ServiceAccount")
+		return rest.InClusterConfig()
+	}
+	By("connecting to the cluster in " + t.Kubeconfig)
+	return clientcmd.NewNonInteractiveDeferredLoadingClientConfig(
+		&clientcmd.ClientConfigLoadingRules{ExplicitPath: t.Kubeconfig},
+		&clientcmd.ConfigOverrides{CurrentContext: t.Context}).ClientConfig()
 }
 
 func newRunID() string {

@@ -111,6 +111,6 @@ func newRootCmd(ctx context.Context, intr *interrupts, cancel context.CancelFunc
 	root.SetErr(stderr)
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
 	root.AddCommand(newSteadyStateCmd(ctx, intr, cancel), newClusterCmd(ctx))
-	root.AddCommand(newRecoverCmd(ctx), newCompareCmd())
+	root.AddCommand(newRecoverCmd(ctx), newCompareCmd(), newReportCmd())
 	return root
 }

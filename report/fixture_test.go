@@ -1,0 +1,219 @@
+package report
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"testing"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kfake"
+	"github.com/twmb/franz-go/pkg/kmsg"
+
+	"github.com/kafkachaos/kafkachaos/steadystate"
+)
+
+// fixturePath is the run report the HTML tests render.
+const fixturePath = "testdata/report.json"
+
+// The timeline of a fixture run, as runStory in suites/ tells it.
+const (
+	fixtureRate     = 1000
+	fixtureBaseline = 15 * time.Second
+	fixtureHold     = 10 * time.Second
+	fixtureRecover  = 5 * time.Second
+	fixtureAfter    = 15 * time.Second
+	fixtureStall    = 4 * time.Second // how long the victim answers no produce
+)
+
+// TestWriteFixture rewrites testdata/report.json from real steady-state
+// runs against kfake: a broker that stops answering produce requests for a
+// while (pod kill, passed), a broker that acks and drops (negative spec,
+// caught), and a spec that failed before its load began. It takes about
+// 90 s, so it runs only with KAFKACHAOS_WRITE_FIXTURE=1:
+//
+//	KAFKACHAOS_WRITE_FIXTURE=1 go test -run WriteFixture ./report/
+func TestWriteFixture(t *testing.T) {
+	if os.Getenv("KAFKACHAOS_WRITE_FIXTURE") != "1" {
+		t.Skip("set KAFKACHAOS_WRITE_FIXTURE=1 to rewrite " + fixturePath)
+	}
+	h := steadystate.Hypothesis{
+		All:    steadystate.Bounds{MaxUnavailable: 10 * time.Second, MaxP99Ack: 5 * time.Second},
+		Phases: map[steadystate.Phase]steadystate.Bounds{steadystate.PhaseAfter: {MinThroughputRatio: 0.9}},
+	}
+
+	podKill := Spec{
+		Spec:    "A broker pod is force-deleted loses no acknowledged record, and the leader of partition 0 comes back with its ID and its volume",
+		Fault:   "force-delete pod kafka/kafka-1",
+		Victims: []int32{1},
+		Passed:  true,
+		Recovery: map[string]string{
+			"toPodsReady": "3.412s", "toHealthy": "4.871s", "injectToHealthy": "14.903s",
+		},
+	}
+	rep, recoveredAt := fixtureRun(t, h, false, stallProduce)
+	podKill.SteadyState = rep
+	podKill.Recovery["throughputBack"] = throughputBack(rep, recoveredAt)
+	podKill.Add("deployment safe to disrupt")
+	podKill.Add("victims back as Ready pods")
+	podKill.Add("cluster healthy again")
+	podKill.Add("records: none lost, duplicated or reordered")
+	podKill.Add("steady-state bounds in every phase", violations(rep)...)
+	podKill.Add("identity: same broker ID, new pod, same claim on the same volume")
+	podKill.Add("log dirs still hold their partitions")
+	podKill.Add("same cluster ID")
+
+	negative := Spec{
+		Spec:           "The suite against an unsafe Kafka fails a broker pod kill, naming the broker without a persistent volume, the missing PDB and the low replication",
+		Fault:          "force-delete pod kafka-unsafe/kafka-1",
+		Victims:        []int32{1},
+		Passed:         true,
+		ExpectFailures: true,
+		Recovery: map[string]string{
+			"toPodsReady": "2.208s", "toHealthy": "6.044s", "injectToHealthy": "16.101s",
+		},
+	}
+	// A broker that acks and drops only loses records silently without
+	// idempotence (an idempotent producer would see the sequence gap).
+	rep, recoveredAt = fixtureRun(t, h, true, dropProduce)
+	negative.SteadyState = rep
+	negative.Recovery["throughputBack"] = throughputBack(rep, recoveredAt)
+	negative.Add("deployment safe to disrupt",
+		"broker kafka-1: data dir /var/lib/kafka/data is an emptyDir, not a PersistentVolumeClaim",
+		"no PodDisruptionBudget selects the broker pods of kafka-unsafe",
+		"default.replication.factor=1: a single broker's loss loses partitions")
+	negative.Add("victims back as Ready pods")
+	negative.Add("cluster healthy again")
+	negative.Add("records: none lost, duplicated or reordered", recordProblems(rep)...)
+	negative.Add("steady-state bounds in every phase", violations(rep)...)
+	negative.Add("identity: same broker ID, new pod, same claim on the same volume",
+		"broker 1: no persistent volume (emptyDir): its log was lost with the pod")
+	negative.Add("same cluster ID")
+
+	early := Spec{
+		Spec:          "A broker pod is deleted gracefully loses no acknowledged record, and the broker comes back with its ID and its volume",
+		Recovery:      map[string]string{},
+		FailureReason: "Kafka was not healthy before the fault: the fault would be charged with an earlier one's damage\nUnexpected error:\n    partition kafkachaos-pod-delete/2: ISR [0 2] of replicas [0 1 2]",
+	}
+	early.Add("deployment safe to disrupt")
+
+	raw, err := json.MarshalIndent([]Spec{podKill, negative, early}, "", "  ")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(fixturePath, raw, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("wrote %s (%d bytes)", fixturePath, len(raw))
+}
+
+// fault misbehaves the fake cluster's produce handling on the leader of
+// partition 0 while until has not passed.
+type fault func(c *kfake.Cluster, victim int32, until time.Time)
+
+// stallProduce holds the victim's produce requests until the stall is over,
+// as a killed leader does until its partitions have a new one.
+func stallProduce(c *kfake.Cluster, victim int32, until time.Time) {
+	c.ControlKey(int16(kmsg.Produce), func(kmsg.Request) (kmsg.Response, error, bool) {
+		if c.CurrentNode() == victim && time.Now().Before(until) {
+			c.SleepControl(func() { time.Sleep(time.Until(until)) })
+		}
+		return nil, nil, false
+	})
+}
+
+// dropProduce acks the victim's produce requests without storing them, as a
+// broker that restarts with an empty disk has lost what it acked.
+func dropProduce(c *kfake.Cluster, victim int32, until time.Time) {
+	c.ControlKey(int16(kmsg.Produce), func(kr kmsg.Request) (kmsg.Response, error, bool) {
+		if c.CurrentNode() != victim || time.Now().After(until) {
+			return nil, nil, false
+		}
+		c.KeepControl()
+		req := kr.(*kmsg.ProduceRequest)
+		resp := req.ResponseKind().(*kmsg.ProduceResponse)
+		for _, rt := range req.Topics {
+			st := kmsg.NewProduceResponseTopic()
+			st.Topic, st.TopicID = rt.Topic, rt.TopicID
+			for _, rp := range rt.Partitions {
+				sp := kmsg.NewProduceResponseTopicPartition()
+				sp.Partition = rp.Partition
+				st.Partitions = append(st.Partitions, sp)
+			}
+			resp.Topics = append(resp.Topics, st)
+		}
+		return resp, nil, true
+	})
+}
+
+// fixtureRun runs the load against a fresh fake with the suite's phases,
+// applying f for fixtureStall from the start of the fault phase. It returns
+// the report and when the recovery phase began.
+func fixtureRun(t *testing.T, h steadystate.Hypothesis, noIdempotence bool, f fault) (*steadystate.Report, time.Time) {
+	t.Helper()
+	const topic = "kafkachaos-pod-kill"
+	c, err := kfake.NewCluster(kfake.NumBrokers(3))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	r, err := steadystate.New(steadystate.Config{
+		Bootstrap:     c.ListenAddrs(),
+		Topic:         topic,
+		Rate:          fixtureRate,
+		Partitions:    3,
+		NoIdempotence: noIdempotence,
+		DrainTimeout:  30 * time.Second,
+		Hypothesis:    &h,
+		RunID:         0x6b6166636861,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(t.Context(), 3*time.Minute)
+	defer cancel()
+	var recoveredAt time.Time
+	go func() {
+		time.Sleep(fixtureBaseline)
+		r.Mark(steadystate.PhaseFault)
+		f(c, c.LeaderFor(topic, 0), time.Now().Add(fixtureStall))
+		time.Sleep(fixtureHold)
+		recoveredAt = time.Now()
+		r.Mark(steadystate.PhaseRecovery)
+		time.Sleep(fixtureRecover)
+		r.Mark(steadystate.PhaseAfter)
+		time.Sleep(fixtureAfter)
+		r.Stop()
+	}()
+	rep, err := r.Run(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("%s; %+v", rep.SummaryLine, rep.Records)
+	return rep, recoveredAt
+}
+
+// throughputBack is what runStory records as Recovery["throughputBack"].
+func throughputBack(rep *steadystate.Report, since time.Time) string {
+	if d, ok := rep.ThroughputBackAfter(since, 0.9); ok {
+		return d.Round(time.Millisecond).String()
+	}
+	return "never"
+}
+
+func violations(rep *steadystate.Report) []string {
+	var out []string
+	for _, v := range rep.Violations {
+		out = append(out, v.String())
+	}
+	return out
+}
+
+func recordProblems(rep *steadystate.Report) []string {
+	var out []string
+	if n := rep.Records.Lost; n > 0 {
+		out = append(out, fmt.Sprintf("%d acknowledged records lost", n))
+	}
+	return out
+}
