@@ -5,7 +5,7 @@ GO            ?= go
 GOTESTFLAGS   ?=
 BIN           := bin/kafkachaos
 
-.PHONY: all build chaos test unit lint bench bench-perf kafka-dist k8s-bin clean
+.PHONY: all build chaos test unit lint bench bench-perf kafka-dist k8s-bin clean kind-up kind-chaos kind-down
 
 all: build
 
@@ -33,15 +33,15 @@ chaos: kafka-dist k8s-bin
 # The tests: unit tests against kfake and client-go fakes (in parallel), then
 # the packages that run real components (Kafka JVMs, the Kubernetes control
 # plane, Chromium rendering the HTML report) one package at a time, so a
-# 2-core machine is not oversubscribed, then the suite's gate, negative and
-# rbac specs end to end on the local cluster (acting as manifests/rbac's
-# ServiceAccount).
+# 2-core machine is not oversubscribed, then the suite's gate, negative,
+# rbac and agents specs end to end on the local cluster (acting as
+# manifests/rbac's ServiceAccount).
 REAL_PKGS := ./localkafka/ ./localcluster/... ./suites/interrupt/ ./report/
 test: lint kafka-dist k8s-bin
 	$(GO) test -count=1 -short -timeout 20m $(GOTESTFLAGS) ./...
 	$(GO) test -count=1 -p 1 -timeout 60m $(GOTESTFLAGS) $(REAL_PKGS)
 	KAFKACHAOS_REPORT_DIR=$(REPORTS)/test $(GO) test -count=1 -timeout 60m $(GOTESTFLAGS) ./suites/ \
-	  -ginkgo.label-filter='gate || negative || rbac' -ginkgo.v -ginkgo.timeout=50m
+	  -ginkgo.label-filter='gate || negative || rbac || agents' -ginkgo.v -ginkgo.timeout=50m
 
 # Only the fast tests (no real brokers needed).
 unit:
@@ -68,6 +68,32 @@ kafka-dist:
 # into .cache/k8s/<version>/bin (about 12 minutes cold, a no-op when warm).
 k8s-bin:
 	bash scripts/build-k8s.sh
+
+# The kind target (needs a Docker engine; without one, kafkachaos kind up
+# says so and exits 2). kind-up builds the image, creates the cluster
+# (kind/kind-config.yaml: 1 control plane, 3 workers in zones a-c), loads
+# the image and deploys manifests/kafka. kind-chaos runs the suite inside
+# the cluster as a Job (manifests/rbac/suite-job.yaml) with the RBAC of
+# manifests/rbac, since the host cannot reach the brokers' cluster names,
+# and prints its log; the Job's result is the verdict.
+KIND_NAME       ?= kafkachaos
+KIND_KUBECONFIG ?= $(HOME)/.kafkachaos/kind/$(KIND_NAME)/kubeconfig
+IMAGE           := ghcr.io/kafkachaos/kafkachaos:dev
+KUBECTL         := kubectl --kubeconfig $(KIND_KUBECONFIG)
+kind-up: build
+	if docker info >/dev/null 2>&1; then docker build -t $(IMAGE) .; fi
+	$(BIN) kind up --name $(KIND_NAME) --kafka combined --image $(IMAGE) --kubeconfig-out $(KIND_KUBECONFIG)
+
+kind-chaos: build
+	$(BIN) rbac --namespace kafka | $(KUBECTL) apply -f -
+	$(KUBECTL) -n kafka delete job kafkachaos-suite --ignore-not-found --wait
+	sed 's/-ginkgo.label-filter=gate/-ginkgo.label-filter=$(LABELS)/' manifests/rbac/suite-job.yaml | $(KUBECTL) apply -f -
+	$(KUBECTL) -n kafka wait --for=condition=Ready pod -l app.kubernetes.io/name=kafkachaos-suite --timeout=5m
+	$(KUBECTL) -n kafka logs -f job/kafkachaos-suite
+	$(KUBECTL) -n kafka wait --for=condition=Complete job/kafkachaos-suite --timeout=1m
+
+kind-down: build
+	$(BIN) kind down --name $(KIND_NAME) --kubeconfig-out $(KIND_KUBECONFIG)
 
 clean:
 	rm -rf bin

@@ -11,6 +11,11 @@ type Phase string
 
 // The phases of a chaos experiment.
 const (
+	// PhaseWarmup is the load starting up before the baseline, as
+	// in-cluster agents do one by one. No bound is checked in it, its gaps
+	// are not unavailability, and it is not the baseline; the record
+	// invariants still hold for its records.
+	PhaseWarmup   Phase = "warmup"
 	PhaseBaseline Phase = "baseline"
 	PhaseFault    Phase = "fault"
 	PhaseRecovery Phase = "recovery"
@@ -136,6 +141,9 @@ func (h Hypothesis) evaluate(phases []PhaseStats, rec Records, idempotent bool, 
 		}
 	}
 	for _, ps := range phases {
+		if ps.Phase == PhaseWarmup {
+			continue
+		}
 		b := h.For(ps.Phase)
 		if ps.Seconds == 0 && (b.MinThroughput > 0 || b.MinThroughputRatio > 0) {
 			check(ps.Phase, "throughput", "measured", "not measured: the phase holds no whole second", true, ps.From)

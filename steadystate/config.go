@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kgo"
+
+	"github.com/kafkachaos/kafkachaos/kafkasec"
 )
 
 // ErrInvalidConfig is wrapped by every error about a bad Config. The CLI
@@ -65,6 +67,13 @@ type Config struct {
 	RecordSize int
 	// Producers is the number of producer clients. Default 1.
 	Producers int
+	// ProducerBase is the first producer ID: the producers are IDs
+	// [ProducerBase, ProducerBase+Producers). Runners that share one RunID
+	// (in-cluster agents, see Merge) must use disjoint ranges. Each runner
+	// verifies its own producers' records only, in a consumer group of its
+	// own, and counts the other runners' records in Records.OtherProducers.
+	// Default 0.
+	ProducerBase uint32
 	// Duration of the load. 0 with NumRecords 0 runs until Stop.
 	Duration time.Duration
 	// NumRecords stops the load after this many sends; 0 means no limit.
@@ -87,12 +96,9 @@ type Config struct {
 	Hypothesis *Hypothesis
 }
 
-// SASL carries SASL settings, with Kafka's mechanism names.
-type SASL struct {
-	Mechanism string // PLAIN, SCRAM-SHA-256 or SCRAM-SHA-512
-	Username  string
-	Password  string
-}
+// SASL carries SASL settings, with Kafka's mechanism names (PLAIN,
+// SCRAM-SHA-256 or SCRAM-SHA-512).
+type SASL = kafkasec.SASL
 
 // Default values, exported for flags and docs.
 const (
@@ -173,6 +179,8 @@ func (c Config) Validate() error {
 		return bad("min.insync.replicas %d must be between 1 and the replication factor %d", c.MinInsyncReplicas, c.ReplicationFactor)
 	case c.Producers < 1 || c.Producers > 1024:
 		return bad("producers %d: need 1 to 1024", c.Producers)
+	case uint64(c.ProducerBase)+uint64(c.Producers) > 1<<32:
+		return bad("producer IDs %d + %d producers overflow 32 bits", c.ProducerBase, c.Producers)
 	case c.Duration < 0:
 		return bad("duration %s is negative", c.Duration)
 	case c.NumRecords < 0:

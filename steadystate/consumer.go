@@ -10,7 +10,8 @@ import (
 )
 
 // consumer reads the workload topic in a consumer group of its own and feeds
-// the verifier.
+// the verifier. With several runners on one run, each consumer reads every
+// record of the run and verifies its own producers'.
 type consumer struct {
 	cl     *kgo.Client
 	ver    *verifier // owned by run's goroutine
@@ -21,7 +22,7 @@ type consumer struct {
 func (r *Runner) newConsumer(start time.Time, partitions int32, startOffsets []int64) (*consumer, error) {
 	c := r.cfg
 	cl, err := kgo.NewClient(append(r.baseOpts(),
-		kgo.ConsumerGroup(fmtGroup(c.RunID)),
+		kgo.ConsumerGroup(fmtGroup(c.RunID, c.ProducerBase)),
 		kgo.ConsumeTopics(c.Topic),
 		// Run commits the group's start offsets before it joins; the reset
 		// applies only if they are gone, and then nothing may be skipped.
@@ -31,11 +32,20 @@ func (r *Runner) newConsumer(start time.Time, partitions int32, startOffsets []i
 		return nil, err
 	}
 	v := newVerifier(c.RunID, int(partitions), c.Producers)
+	v.base = c.ProducerBase
 	copy(v.nextOffset, startOffsets)
 	return &consumer{cl: cl, ver: v, rec: newRecorder(start, 0), target: make(chan []int64, 1)}, nil
 }
 
-func fmtGroup(run uint64) string { return fmt.Sprintf("kafkachaos-%016x", run) }
+// fmtGroup names the consumer group of a runner. Runners that share a run
+// (agents) each read every partition, so each has a group of its own: the
+// name carries the producer base when it is not 0.
+func fmtGroup(run uint64, base uint32) string {
+	if base == 0 {
+		return fmt.Sprintf("kafkachaos-%016x", run)
+	}
+	return fmt.Sprintf("kafkachaos-%016x-p%d", run, base)
+}
 
 // setTarget tells the consumer to stop once it has read every offset below
 // end in each partition.

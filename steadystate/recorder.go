@@ -1,6 +1,7 @@
 package steadystate
 
 import (
+	"fmt"
 	"time"
 
 	hdr "github.com/HdrHistogram/hdrhistogram-go"
@@ -25,7 +26,32 @@ const (
 
 var metricNames = [numMetrics]string{"publishDelay", "ack", "response", "e2e"}
 
-func (m Metric) String() string { return metricNames[m] }
+func (m Metric) String() string {
+	if m < 0 || m >= numMetrics {
+		return fmt.Sprintf("Metric(%d)", int(m))
+	}
+	return metricNames[m]
+}
+
+// MarshalText names m, so that JSON maps keyed by Metric read
+// {"ack": ...}.
+func (m Metric) MarshalText() ([]byte, error) {
+	if m < 0 || m >= numMetrics {
+		return nil, fmt.Errorf("steadystate: unknown metric %d", int(m))
+	}
+	return []byte(metricNames[m]), nil
+}
+
+// UnmarshalText parses a metric name as String prints it.
+func (m *Metric) UnmarshalText(b []byte) error {
+	for i, n := range metricNames {
+		if n == string(b) {
+			*m = Metric(i)
+			return nil
+		}
+	}
+	return fmt.Errorf("steadystate: unknown metric %q", b)
+}
 
 // counts are what a recorder counts in one second.
 type counts struct {
@@ -53,11 +79,14 @@ func (c *counts) add(o counts) {
 type sealedSecond struct {
 	sec    int64
 	counts counts
-	hists  [numMetrics]sparseHist
+	hists  [numMetrics]SparseHistogram
 }
 
-// span of time with no acknowledgement.
-type gap struct{ from, to time.Time }
+// Gap is a span of time in which a producer got no acknowledgement.
+type Gap struct {
+	From time.Time `json:"from"`
+	To   time.Time `json:"to"`
+}
 
 // recorder collects metrics for one goroutine. It is never shared, so
 // recording takes no locks. When an event falls in a new second, the previous
@@ -76,7 +105,7 @@ type recorder struct {
 	// that see no acknowledgements.
 	gapMin  time.Duration
 	lastAck time.Time
-	gaps    []gap
+	gaps    []Gap
 }
 
 func newRecorder(start time.Time, gapMin time.Duration) *recorder {
@@ -136,7 +165,7 @@ func (r *recorder) acked(intended, sent, t time.Time, size int) {
 	r.latency(Response, t.Sub(intended))
 	// The wait for the first ack is connection set-up, not unavailability.
 	if r.gapMin > 0 && !r.lastAck.IsZero() && t.Sub(r.lastAck) >= r.gapMin {
-		r.gaps = append(r.gaps, gap{r.lastAck, t})
+		r.gaps = append(r.gaps, Gap{r.lastAck, t})
 	}
 	if t.After(r.lastAck) {
 		r.lastAck = t
@@ -166,8 +195,8 @@ func (r *recorder) finish(end time.Time) {
 	switch {
 	case r.gapMin == 0:
 	case r.lastAck.IsZero():
-		r.gaps = append(r.gaps, gap{r.start, end}) // never an ack
+		r.gaps = append(r.gaps, Gap{r.start, end}) // never an ack
 	case end.Sub(r.lastAck) >= r.gapMin:
-		r.gaps = append(r.gaps, gap{r.lastAck, end})
+		r.gaps = append(r.gaps, Gap{r.lastAck, end})
 	}
 }

@@ -12,8 +12,8 @@ import (
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kgo"
-	"github.com/twmb/franz-go/pkg/sasl/plain"
-	"github.com/twmb/franz-go/pkg/sasl/scram"
+
+	"github.com/kafkachaos/kafkachaos/kafkasec"
 )
 
 // Timeouts of a run's set-up steps.
@@ -26,18 +26,20 @@ const (
 	abortFlushTimeout = 5 * time.Second
 )
 
-// Runner runs one steady-state workload. Create it with New, run it with Run,
-// and, from other goroutines, mark phases with Mark and end the load with
-// Stop.
+// Runner runs one steady-state workload. Create it with New, run it once
+// with Run, and, from other goroutines, mark phases with Mark and end the
+// load with Stop.
 type Runner struct {
 	cfg Config
 
 	stopOnce sync.Once
 	stop     chan struct{}
+	started  chan struct{} // closed when the producers start sending
 
-	mu    sync.Mutex
-	marks []Mark
-	start time.Time
+	mu       sync.Mutex
+	marks    []Mark
+	start    time.Time
+	measured *Measurements // set when Run has a report
 
 	reserved atomic.Int64 // sends reserved against NumRecords
 	sent     atomic.Int64
@@ -55,7 +57,7 @@ func New(cfg Config) (*Runner, error) {
 	if cfg.RunID == 0 {
 		cfg.RunID = rand.Uint64() | 1
 	}
-	return &Runner{cfg: cfg, stop: make(chan struct{})}, nil
+	return &Runner{cfg: cfg, stop: make(chan struct{}), started: make(chan struct{})}, nil
 }
 
 // Config returns the runner's configuration with defaults applied.
@@ -71,6 +73,10 @@ func (r *Runner) Mark(p Phase) {
 // Stop ends the load: producers stop sending, flush, and the consumer drains.
 // It is safe to call more than once and from any goroutine.
 func (r *Runner) Stop() { r.stopOnce.Do(func() { close(r.stop) }) }
+
+// Started is closed when the topic is ready and the producers start
+// sending. It stays open when Run fails before that.
+func (r *Runner) Started() <-chan struct{} { return r.started }
 
 // Progress is a live snapshot of a run.
 type Progress struct {
@@ -97,24 +103,15 @@ func (r *Runner) Progress() Progress {
 func (r *Runner) baseOpts() []kgo.Opt {
 	c := r.cfg
 	opts := []kgo.Opt{kgo.SeedBrokers(c.Bootstrap...)}
-	if c.TLS != nil {
-		opts = append(opts, kgo.DialTLSConfig(c.TLS.Clone()))
-	}
-	switch c.SASL.Mechanism {
-	case "PLAIN":
-		opts = append(opts, kgo.SASL(plain.Auth{User: c.SASL.Username, Pass: c.SASL.Password}.AsMechanism()))
-	case "SCRAM-SHA-256":
-		opts = append(opts, kgo.SASL(scram.Auth{User: c.SASL.Username, Pass: c.SASL.Password}.AsSha256Mechanism()))
-	case "SCRAM-SHA-512":
-		opts = append(opts, kgo.SASL(scram.Auth{User: c.SASL.Username, Pass: c.SASL.Password}.AsSha512Mechanism()))
-	}
+	opts = append(opts, kafkasec.Resolved{TLS: c.TLS, SASL: c.SASL}.Opts()...)
 	return append(opts, c.ClientOpts...)
 }
 
 // Run creates the topic if needed, runs the load until the duration, the
-// record count or Stop ends it, drains the consumer and returns the report.
-// When ctx is cancelled the load ends at once, the drain is skipped, and the
-// partial report is returned with ctx's error.
+// record count or Stop ends it, drains the consumer and returns the report,
+// which is Merge of the run's Measurements. When ctx is cancelled the load
+// ends at once, the drain is skipped, and the partial report is returned
+// with ctx's error. Run must be called once.
 func (r *Runner) Run(ctx context.Context) (*Report, error) {
 	c := r.cfg
 	admCl, err := kgo.NewClient(r.baseOpts()...)
@@ -144,7 +141,7 @@ func (r *Runner) Run(ctx context.Context) (*Report, error) {
 
 	// The run's consumer group starts exactly at the offsets listed before
 	// the first send: commit them before the group exists.
-	if err := commitStart(ctx, adm, fmtGroup(c.RunID), c.Topic, startOffsets); err != nil {
+	if err := commitStart(ctx, adm, fmtGroup(c.RunID, c.ProducerBase), c.Topic, startOffsets); err != nil {
 		return nil, err
 	}
 	// The consumer runs until it has read everything up to the drain
@@ -164,7 +161,7 @@ func (r *Runner) Run(ctx context.Context) (*Report, error) {
 	// Producers.
 	prods := make([]*producer, c.Producers)
 	for i := range prods {
-		p, err := r.newProducer(uint32(i), start, partitions, gapMin)
+		p, err := r.newProducer(c.ProducerBase+uint32(i), start, partitions, gapMin)
 		if err != nil {
 			r.Stop()
 			cancelDrain()
@@ -180,6 +177,7 @@ func (r *Runner) Run(ctx context.Context) (*Report, error) {
 		t := time.AfterFunc(c.Duration, r.Stop)
 		defer t.Stop()
 	}
+	close(r.started)
 	var wg sync.WaitGroup
 	for _, p := range prods {
 		wg.Go(func() { p.run(ctx, r) })
@@ -241,22 +239,50 @@ func (r *Runner) Run(ctx context.Context) (*Report, error) {
 	cons.cl.Close()
 	cons.rec.finish(end)
 
+	m := Measurements{
+		RunID:        fmtRunID(c.RunID),
+		Topic:        c.Topic,
+		ProducerBase: c.ProducerBase,
+		Producers:    c.Producers,
+		Rate:         c.Rate,
+		RecordSize:   c.RecordSize,
+		Acks:         c.Acks,
+		Idempotent:   !c.NoIdempotence,
+		// Wall clock only (Round(0) drops the monotonic reading), so the
+		// report is the same whether or not the measurements went through
+		// JSON, as they do from an agent.
+		Start:   start.Round(0),
+		LoadEnd: loadEnd.Round(0),
+		End:     end.Round(0),
+	}
 	r.mu.Lock()
-	marks := append([]Mark(nil), r.marks...)
+	for _, mk := range r.marks {
+		m.Marks = append(m.Marks, Mark{Phase: mk.Phase, At: mk.At.Round(0)})
+	}
 	r.mu.Unlock()
-	d := runData{cfg: c, start: start, loadEnd: loadEnd, end: end, marks: marks}
+	recorders := []*recorder{cons.rec}
 	acks := make([]*ackLog, len(prods))
 	for i, p := range prods {
-		d.recorders = append(d.recorders, p.rec, p.ackRec)
-		d.ackGaps = append(d.ackGaps, p.ackRec.gaps)
+		recorders = append(recorders, p.rec, p.ackRec)
+		gaps := make([]Gap, len(p.ackRec.gaps))
+		for j, g := range p.ackRec.gaps {
+			gaps[j] = Gap{From: g.From.Round(0), To: g.To.Round(0)}
+		}
+		m.AckGaps = append(m.AckGaps, gaps)
 		acks[i] = p.acks
 	}
-	d.recorders = append(d.recorders, cons.rec)
-	d.records = cons.ver.verdict(acks)
-	d.records.DrainIncomplete = drainErr != nil
-	rep := buildReport(d)
+	m.Seconds = mergeSealed(recorders)
+	m.Records = cons.ver.verdict(acks)
+	m.Records.DrainIncomplete = drainErr != nil
 	if drainErr != nil {
-		rep.Violations = append(rep.Violations, Violation{Bound: "final drain", Limit: "all acked records read", Observed: drainErr.Error(), At: time.Now()})
+		m.DrainError = drainErr.Error()
+	}
+	r.mu.Lock()
+	r.measured = &m
+	r.mu.Unlock()
+	rep, err := Merge([]Measurements{m}, m.Marks, *c.Hypothesis)
+	if err != nil {
+		return nil, fmt.Errorf("steadystate: report: %w", err) // cannot happen: one runner's measurements merge
 	}
 	return rep, errors.Join(ctx.Err(), flushErr)
 }

@@ -23,6 +23,11 @@ type Records struct {
 	// Foreign counts records on the topic that belong to another run or are
 	// not kafkachaos records.
 	Foreign uint64 `json:"foreign"`
+	// OtherProducers counts records of this run from producers outside the
+	// runner's own range (Config.ProducerBase): other agents' records, which
+	// that agent verifies. They are not anomalies. In a merged report it is
+	// the sum over agents, so a record may be counted once per other agent.
+	OtherProducers uint64 `json:"otherProducers,omitempty"`
 	// DrainIncomplete is set when the final drain was skipped or timed out:
 	// then Lost counts acked records that were not read, which may or may
 	// not be in the log.
@@ -92,13 +97,15 @@ type stream struct {
 	any      bool
 }
 
-// verifier checks consumed records. It is owned by the consumer goroutine.
-// Its memory is O(partitions x producers + anomalies): each stream is an
-// interval set, which stays one range while records arrive in order.
+// verifier checks consumed records of its own producers, IDs [base,
+// base+producers). It is owned by the consumer goroutine. Its memory is
+// O(partitions x own producers + anomalies): each stream is an interval
+// set, which stays one range while records arrive in order.
 type verifier struct {
 	run        uint64
+	base       uint32 // first own producer ID; set after newVerifier
 	producers  int
-	streams    [][]stream // [partition][producer]
+	streams    [][]stream // [partition][producer - base]
 	nextOffset []int64    // by partition: one past the highest offset consumed
 	res        Records
 }
@@ -128,11 +135,15 @@ func (v *verifier) consume(p int32, offset int64, h header) bool {
 		return false
 	}
 	v.nextOffset[p] = offset + 1
-	if h.RunID != v.run || int(h.Producer) >= v.producers {
+	if h.RunID != v.run {
 		v.res.Foreign++
 		return false
 	}
-	s := &v.streams[p][h.Producer]
+	if h.Producer < v.base || uint64(h.Producer-v.base) >= uint64(v.producers) {
+		v.res.OtherProducers++
+		return false
+	}
+	s := &v.streams[p][h.Producer-v.base]
 	if s.consumed.add(h.Seq) {
 		v.res.Duplicates++
 		if len(v.res.DuplicateExamples) < maxExamples {
@@ -171,8 +182,9 @@ func (v *verifier) consumedThrough(end []int64) bool {
 	return true
 }
 
-// verdict compares what was consumed with what the producers had acked. It
-// must be called after every producer and the consumer have stopped.
+// verdict compares what was consumed with what the producers had acked;
+// acks[i] is producer base+i's. It must be called after every producer and
+// the consumer have stopped.
 func (v *verifier) verdict(acks []*ackLog) Records {
 	res := v.res
 	res.LostExamples = nil
@@ -190,7 +202,7 @@ func (v *verifier) verdict(acks []*ackLog) Records {
 				res.Lost += hi - lo
 				if len(res.LostExamples) < maxExamples {
 					res.LostExamples = append(res.LostExamples, LostRange{
-						Partition: int32(p), Producer: uint32(prod), FirstSeq: lo, LastSeq: hi - 1, Count: hi - lo,
+						Partition: int32(p), Producer: v.base + uint32(prod), FirstSeq: lo, LastSeq: hi - 1, Count: hi - lo,
 					})
 				}
 			})

@@ -87,9 +87,11 @@ func TestVerifier(t *testing.T) {
 	}
 	tests := []struct {
 		name  string
-		acked map[int32][]uint64 // producer 0
+		base  uint32             // the verifier's first producer ID
+		acked map[int32][]uint64 // producer base
 		cons  []ev
 		want  Records
+		lost  []LostRange // when given, the lost examples
 	}{
 		{
 			name:  "clean",
@@ -122,15 +124,31 @@ func TestVerifier(t *testing.T) {
 			want:  Records{Acked: 3, Consumed: 3, Reordered: 1},
 		},
 		{
-			name:  "unacked but written, and foreign runs",
+			name:  "unacked but written, a foreign run, and another producer of the run",
 			acked: map[int32][]uint64{0: {0}},
 			cons:  []ev{{0, 0, 0, 0, run}, {0, 1, 0, 1, run}, {0, 2, 0, 0, 7}, {0, 3, 5, 0, run}},
-			want:  Records{Acked: 1, Consumed: 2, UnackedSeen: 1, Foreign: 2},
+			want:  Records{Acked: 1, Consumed: 2, UnackedSeen: 1, Foreign: 1, OtherProducers: 1},
+		},
+		{
+			name:  "producer range from a base",
+			base:  4,
+			acked: map[int32][]uint64{0: {0, 1}},
+			cons:  []ev{{0, 0, 4, 0, run}, {0, 1, 0, 0, run}, {0, 2, 5, 0, run}, {0, 3, 3, 0, run}, {0, 4, 4, 1, run}},
+			want:  Records{Acked: 2, Consumed: 2, OtherProducers: 3},
+		},
+		{
+			name:  "loss names the producer by its ID",
+			base:  4,
+			acked: map[int32][]uint64{1: {0, 1}},
+			cons:  []ev{{1, 0, 4, 0, run}},
+			want:  Records{Acked: 2, Consumed: 1, Lost: 1},
+			lost:  []LostRange{{Partition: 1, Producer: 4, FirstSeq: 1, LastSeq: 1, Count: 1}},
 		},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			v := newVerifier(run, 2, 1)
+			v.base = tt.base
 			a := newAckLog(2)
 			for p, seqs := range tt.acked {
 				for _, s := range seqs {
@@ -141,6 +159,9 @@ func TestVerifier(t *testing.T) {
 				v.consume(e.p, e.off, header{RunID: e.run, Producer: e.prod, Seq: e.seq})
 			}
 			got := v.verdict([]*ackLog{a})
+			if tt.lost != nil && !reflect.DeepEqual(got.LostExamples, tt.lost) {
+				t.Errorf("lost examples %+v, want %+v", got.LostExamples, tt.lost)
+			}
 			got.LostExamples, got.DuplicateExamples, got.ReorderExamples = nil, nil, nil
 			if !reflect.DeepEqual(got, tt.want) {
 				t.Errorf("got  %+v\nwant %+v", got, tt.want)

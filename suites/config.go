@@ -79,7 +79,11 @@ type SteadyStateConfig struct {
 	Rate       int   `json:"rate,omitempty"`       // records/s; default 1000
 	Partitions int32 `json:"partitions,omitempty"` // default 6
 	RecordSize int   `json:"recordSize,omitempty"` // default 100
-	Producers  int   `json:"producers,omitempty"`  // default 1
+	Producers  int   `json:"producers,omitempty"`  // default 1 (per agent with agents)
+	// Agents > 0 runs the load from that many in-cluster agent pods
+	// (kafkachaos steadystate --agent) sharing Rate, instead of from the
+	// suite's own process.
+	Agents int `json:"agents,omitempty"`
 }
 
 // TimingConfig sets how long each phase lasts.
@@ -240,6 +244,12 @@ func (c Config) withDefaults() (Config, error) {
 	}
 	if c.SteadyState.Rate == 0 {
 		c.SteadyState.Rate = DefaultRate
+	}
+	if c.SteadyState.Agents < 0 || c.SteadyState.Agents > 100 {
+		return bad("steadyState.agents %d: want 0 (the suite's own process) to 100", c.SteadyState.Agents)
+	}
+	if c.SteadyState.Agents > 0 && c.Target.Security != (kafkasec.Settings{}) {
+		return bad("steadyState.agents with target.security: the in-cluster agents reach PLAINTEXT brokers only, for now")
 	}
 	if c.SteadyState.Rate < 0 {
 		return bad("steadyState.rate %d: the suites need a bounded rate", c.SteadyState.Rate)

@@ -2,11 +2,18 @@ package suites
 
 import (
 	"errors"
+	"flag"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
+
+	batchv1 "k8s.io/api/batch/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+
+	"github.com/kafkachaos/kafkachaos/agents"
+	"github.com/kafkachaos/kafkachaos/manifests"
 )
 
 func TestConfigLoad(t *testing.T) {
@@ -64,6 +71,13 @@ func TestConfigLoad(t *testing.T) {
 		}},
 		{name: "security on the local cluster", flags: flagValues{commandConfig: write("ssl.properties", "security.protocol=SSL\n")}, wantErr: "PLAINTEXT"},
 		{name: "bad security", flags: flagValues{config: write("badsec.yaml", "target:\n  kubeconfig: "+kubeconfig+"\n  namespace: k\n  bootstrap: [a:9093]\n  security: {securityProtocol: TLS}\n")}, wantErr: "target.security"},
+		{name: "agents", flags: flagValues{config: write("agents.yaml", "steadyState: {agents: 3}\n")}, check: func(t *testing.T, c Config) {
+			if c.SteadyState.Agents != 3 {
+				t.Errorf("agents %d", c.SteadyState.Agents)
+			}
+		}},
+		{name: "too many agents", flags: flagValues{config: write("agents101.yaml", "steadyState: {agents: 101}\n")}, wantErr: "steadyState.agents"},
+		{name: "agents with TLS", flags: flagValues{config: write("agentsTLS.yaml", "target:\n  kubeconfig: "+kubeconfig+"\n  namespace: k\n  bootstrap: [a:9093]\n  security: {securityProtocol: SSL}\nsteadyState: {agents: 2}\n")}, wantErr: "PLAINTEXT brokers only"},
 		{name: "missing file", flags: flagValues{config: filepath.Join(dir, "nope.yaml")}, wantErr: "nope.yaml"},
 		{name: "unknown field", flags: flagValues{config: write("typo.yaml", "steadyStat: {rate: 5}\n")}, wantErr: "steadyStat"},
 		{name: "unknown layout", flags: flagValues{layout: "zookeeper"}, wantErr: "target.layout"},
@@ -97,5 +111,48 @@ func TestConfigLoad(t *testing.T) {
 			}
 			tt.check(t, c)
 		})
+	}
+}
+
+// TestSuiteJob: manifests/rbac/suite-job.yaml runs the suite with flags it
+// has, as the ServiceAccount of manifests/rbac, from the project's image.
+func TestSuiteJob(t *testing.T) {
+	raw, err := os.ReadFile("../manifests/rbac/suite-job.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	objs, err := manifests.Decode(raw)
+	if err != nil || len(objs) != 1 {
+		t.Fatalf("%d objects, %v", len(objs), err)
+	}
+	var job batchv1.Job
+	if err := runtime.DefaultUnstructuredConverter.FromUnstructured(objs[0].Object, &job); err != nil {
+		t.Fatal(err)
+	}
+	pod := job.Spec.Template.Spec
+	if pod.ServiceAccountName != manifests.ServiceAccount {
+		t.Errorf("serviceAccountName %q, want %q", pod.ServiceAccountName, manifests.ServiceAccount)
+	}
+	c := pod.Containers[0]
+	if c.Image != agents.Image {
+		t.Errorf("image %q, want %q", c.Image, agents.Image)
+	}
+	fs := flag.NewFlagSet("suite", flag.ContinueOnError)
+	f := registerFlags(fs)
+	var ours []string
+	for _, a := range c.Args {
+		if strings.HasPrefix(a, "-kafkachaos.") {
+			ours = append(ours, a)
+		}
+	}
+	if err := fs.Parse(ours); err != nil {
+		t.Fatalf("the Job's suite flags: %v", err)
+	}
+	cfg, err := f.load()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !cfg.Target.InCluster || cfg.Target.Namespace != job.Namespace {
+		t.Errorf("target %+v: want in-cluster in namespace %s", cfg.Target, job.Namespace)
 	}
 }

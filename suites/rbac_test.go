@@ -38,7 +38,7 @@ var _ = Describe("The suite's ServiceAccount", Label("rbac"), func() {
 		for _, a := range []authorizationv1.ResourceAttributes{
 			{Namespace: ns, Verb: "delete", Resource: "pods"},
 			{Namespace: ns, Verb: "create", Resource: "pods", Subresource: "eviction"},
-			{Namespace: ns, Verb: "get", Resource: "pods", Subresource: "proxy"},
+			{Namespace: ns, Verb: "create", Resource: "pods", Subresource: "portforward"},
 			{Namespace: ns, Verb: "patch", Group: "apps", Resource: "statefulsets"},
 			{Namespace: ns, Verb: "delete", Resource: "persistentvolumeclaims"},
 			{Namespace: ns, Verb: "list", Group: "policy", Resource: "poddisruptionbudgets"},
@@ -57,6 +57,10 @@ var _ = Describe("The suite's ServiceAccount", Label("rbac"), func() {
 		}{
 			{"read secrets in " + ns, func(ctx context.Context) error {
 				_, err := cs.CoreV1().Secrets(ns).List(ctx, metav1.ListOptions{})
+				return err
+			}},
+			{"reach a pod through the API server's proxy", func(ctx context.Context) error {
+				_, err := cs.CoreV1().Pods(ns).ProxyGet("http", "kafka-0", "9092", "/", nil).DoRaw(ctx)
 				return err
 			}},
 			{"list pods in kube-system", func(ctx context.Context) error {

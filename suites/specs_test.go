@@ -45,6 +45,22 @@ var _ = Describe("A broker pod is force-deleted", Label("pod-kill"), gate(), Ser
 	}, SpecTimeout(storyTimeout))
 })
 
+var _ = Describe("A broker pod is force-deleted under load from in-cluster agents", Label("agents"), Serial, func() {
+	It("loses no acknowledged record of any agent, with the agents' measurements merged into one report", func(ctx SpecContext) {
+		const n = 3
+		o := runStory(ctx, suite, story{
+			label:   "agents-pod-kill",
+			pick:    leaderOf(0),
+			fault:   forceDelete,
+			newPods: true,
+			agents:  n,
+		})
+		expectPassed(o)
+		By(fmt.Sprintf("checking that the report merges %d agents", n))
+		Expect(o.SteadyState.Producers).To(Equal(n*max(suite.cfg.SteadyState.Producers, 1)), "producers in the merged report")
+	}, SpecTimeout(storyTimeout))
+})
+
 var _ = Describe("A broker pod is deleted gracefully", Label("pod-delete"), Serial, func() {
 	It("loses no acknowledged record, and the broker comes back with its ID and its volume", func(ctx SpecContext) {
 		expectPassed(runStory(ctx, suite, story{

@@ -1,6 +1,7 @@
 package suites
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"slices"
@@ -55,6 +56,9 @@ type story struct {
 	// expectFailures marks a negative story: its checks are meant to
 	// fail, and the report says so.
 	expectFailures bool
+	// agents runs the steady state from this many in-cluster agent pods
+	// instead of steadyState.agents.
+	agents int
 }
 
 // outcome is what a story saw: one spec of report.json.
@@ -111,43 +115,13 @@ func runStory(ctx context.Context, e *env, st story) outcome {
 	}
 
 	cfg := e.cfg
+	nAgents := cmp.Or(st.agents, cfg.SteadyState.Agents)
 	By(fmt.Sprintf("starting the steady state on %s: %d records/s, acks=all, idempotent, RF 3, min ISR 2", topic, cfg.SteadyState.Rate))
 	h := steadystate.Hypothesis{
 		All:    steadystate.Bounds{MaxUnavailable: cfg.Bounds.MaxUnavailable.Duration, MaxP99Ack: cfg.Bounds.MaxP99Ack.Duration},
 		Phases: map[steadystate.Phase]steadystate.Bounds{steadystate.PhaseAfter: {MinThroughputRatio: cfg.Bounds.MinThroughputRatioAfter}},
 	}
-	r, err := steadystate.New(steadystate.Config{
-		Bootstrap:  e.bootstrap,
-		Topic:      topic,
-		Rate:       cfg.SteadyState.Rate,
-		Partitions: cfg.SteadyState.Partitions,
-		RecordSize: cfg.SteadyState.RecordSize,
-		Producers:  cfg.SteadyState.Producers,
-		ClientOpts: e.kgoOpts,
-		Hypothesis: &h,
-	})
-	Expect(err).NotTo(HaveOccurred())
-	type runResult struct {
-		rep *steadystate.Report
-		err error
-	}
-	results := make(chan runResult, 1)
-	runDone := make(chan struct{})
-	go func() {
-		defer GinkgoRecover()
-		defer close(runDone)
-		rep, err := r.Run(ctx)
-		results <- runResult{rep, err}
-	}()
-	// If the spec fails early, stop the load and wait for it, so nothing
-	// of it outlives the spec.
-	DeferCleanup(func(ctx SpecContext) {
-		r.Stop()
-		select {
-		case <-runDone:
-		case <-ctx.Done():
-		}
-	}, NodeTimeout(runStopTimeout))
+	r := startLoad(ctx, e, topic, nAgents, h)
 	start := time.Now()
 
 	By(fmt.Sprintf("holding the baseline for %s", cfg.Timing.Baseline.Duration))
@@ -201,12 +175,9 @@ func runStory(ctx context.Context, e *env, st story) outcome {
 
 	By(fmt.Sprintf("running the after phase for %s", cfg.Timing.After.Duration))
 	hold(ctx, cfg.Timing.After.Duration)
-	r.Stop()
 	loadTime := time.Since(start)
-	var res runResult
-	Eventually(ctx, results).WithTimeout(runStopTimeout).Should(Receive(&res), "the steady state did not finish its flush and drain")
-	Expect(res.err).NotTo(HaveOccurred())
-	rep := res.rep
+	rep, err := r.Finish(ctx)
+	Expect(err).NotTo(HaveOccurred())
 	o.SteadyState = rep
 	o.Recovery["throughputBack"] = "never"
 	if back, ok := rep.ThroughputBackAfter(recoveredAt, cfg.Bounds.MinThroughputRatioAfter); ok {

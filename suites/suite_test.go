@@ -56,7 +56,8 @@ type env struct {
 	// the ServiceAccount of manifests/rbac (least privilege), so a call
 	// the RBAC manifest does not allow fails the spec; on an existing
 	// cluster it is the kubeconfig's user.
-	cs kubernetes.Interface
+	cs       kubernetes.Interface
+	csConfig *rest.Config // cs's REST config
 	// admin (and rest) set the cluster up: deploy Kafka, grant RBAC,
 	// delete namespaces, dump a failed spec's namespace.
 	admin     kubernetes.Interface
@@ -100,7 +101,7 @@ var _ = BeforeSuite(func(ctx SpecContext) {
 		e.rest = rc
 		e.cs, err = kubernetes.NewForConfig(rc)
 		Expect(err).NotTo(HaveOccurred())
-		e.admin = e.cs
+		e.admin, e.csConfig = e.cs, rc
 		e.bootstrap = cfg.Target.Bootstrap
 		sec, err := cfg.Target.Security.Resolve()
 		Expect(err).NotTo(HaveOccurred())
@@ -192,7 +193,9 @@ func bringUpLocal(ctx context.Context, e *env) {
 
 	By("granting manifests/rbac in " + e.namespace + " and acting as its ServiceAccount from here on")
 	Expect(grantRBAC(ctx, e, e.namespace)).To(Succeed())
-	e.cs, err = serviceAccountClient(ctx, e.admin, e.rest, e.namespace)
+	e.csConfig, err = serviceAccountConfig(ctx, e.admin, e.rest, e.namespace)
+	Expect(err).NotTo(HaveOccurred())
+	e.cs, err = kubernetes.NewForConfig(e.csConfig)
 	Expect(err).NotTo(HaveOccurred())
 }
 
@@ -210,10 +213,10 @@ func grantRBAC(ctx context.Context, e *env, namespaces ...string) error {
 // saTokenLifetime outlasts the longest run (make chaos's 190 minutes).
 const saTokenLifetime = 4 * time.Hour
 
-// serviceAccountClient returns a client that authenticates as the
+// serviceAccountConfig returns a REST config that authenticates as the
 // ServiceAccount of manifests/rbac in namespace, with a token from the
 // TokenRequest API: the same identity a pod running the suite gets.
-func serviceAccountClient(ctx context.Context, admin kubernetes.Interface, adminCfg *rest.Config, namespace string) (kubernetes.Interface, error) {
+func serviceAccountConfig(ctx context.Context, admin kubernetes.Interface, adminCfg *rest.Config, namespace string) (*rest.Config, error) {
 	secs := int64(saTokenLifetime.Seconds())
 	tok, err := admin.CoreV1().ServiceAccounts(namespace).CreateToken(ctx, manifests.ServiceAccount,
 		&authenticationv1.TokenRequest{Spec: authenticationv1.TokenRequestSpec{ExpirationSeconds: &secs}}, metav1.CreateOptions{})
@@ -222,7 +225,7 @@ func serviceAccountClient(ctx context.Context, admin kubernetes.Interface, admin
 	}
 	cfg := rest.AnonymousClientConfig(adminCfg) // the CA, no client certificate
 	cfg.BearerToken = tok.Status.Token
-	return kubernetes.NewForConfig(cfg)
+	return cfg, nil
 }
 
 // detectFlavor finds the flavor of the namespace's Kafka: a Strimzi or

@@ -110,7 +110,7 @@ func newRootCmd(ctx context.Context, intr *interrupts, cancel context.CancelFunc
 	root.SetOut(stdout)
 	root.SetErr(stderr)
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
-	root.AddCommand(newSteadyStateCmd(ctx, intr, cancel), newClusterCmd(ctx))
-	root.AddCommand(newRecoverCmd(ctx), newCompareCmd(), newReportCmd())
+	root.AddCommand(newSteadyStateCmd(ctx, intr, cancel), newClusterCmd(ctx), newKindCmd(ctx))
+	root.AddCommand(newRecoverCmd(ctx), newCompareCmd(), newReportCmd(), newRBACCmd())
 	return root
 }

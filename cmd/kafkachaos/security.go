@@ -34,6 +34,6 @@ func (f *securityFlags) apply(cfg *steadystate.Config) error {
 		return usageError{err}
 	}
 	cfg.TLS = r.TLS
-	cfg.SASL = steadystate.SASL(r.SASL)
+	cfg.SASL = r.SASL
 	return nil
 }

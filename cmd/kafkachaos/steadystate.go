@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"net"
 	"os"
 	"path/filepath"
 	"strings"
@@ -36,7 +37,9 @@ type steadyFlags struct {
 	drainTimeout   time.Duration
 	produceTimeout time.Duration
 	report         string
+	runID          string
 	sec            securityFlags
+	agent          agentFlags
 
 	maxP99Ack      time.Duration
 	maxP99E2E      time.Duration
@@ -54,19 +57,55 @@ prints a live progress line, then kafka-producer-perf-test's summary line and
 the verdict of each bound. Every acknowledged record must be consumed exactly
 once, in order within its partition.
 
+With --agent it runs as one of N in-cluster agents that share a run
+(--run-id, required) and add up their load, as kafka-producer-perf-test run
+from several client pods does; --rate and --producers are each agent's.
+Agent i (--agent-index, else $` + agentIndexEnv + `, else 0) uses producer
+IDs [i*producers, (i+1)*producers), consumes every partition in a consumer
+group of its own, and verifies its own producers' records. It starts the
+load at once, runs until stopped unless --duration is given, and serves HTTP
+on --listen:
+  GET  /healthz  200 "ok" once producing, 503 before (or when the run failed)
+  GET  /status   JSON: state (starting, running, stopping, done, failed),
+                 runId, producerBase, producers, sent, acked, failed,
+                 consumed, elapsedSeconds, error
+  POST /stop     202: ends the load gracefully (flush, then drain); idempotent
+  GET  /raw      200: the run's measurements (JSON of steadystate.Measurements,
+                 gzip when asked), for steadystate.Merge; 409 with the status
+                 while running, 500 when the run failed
+  GET  /report   200: this agent's own report; 409 or 500 as /raw
+The load also stops after --max-duration, or on SIGTERM/SIGINT, after which
+the agent exits once the run has ended. Otherwise it keeps serving /raw after
+the run until SIGTERM, and exits 0. An agent's exit code does not reflect its
+verdict: the merged run is judged.
+
 Exit codes: 0 every bound held, 1 a bound was violated or the run failed,
 2 bad flags (nothing was touched).`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			cfg, err := f.config(cmd.Flags().Changed("duration"))
+			fl := cmd.Flags()
+			cfg, err := f.config(fl.Changed("duration"))
 			if err != nil {
 				return err
+			}
+			if err := f.agent.apply(fl, &cfg, f.runID != ""); err != nil {
+				return err
+			}
+			if f.agent.enabled && !fl.Changed("duration") {
+				cfg.Duration = 0 // until stopped, at most --max-duration
 			}
 			r, err := steadystate.New(cfg)
 			if err != nil {
 				return err
 			}
-			return runSteadyState(ctx, r, f.report, intr, cancel, cmd.OutOrStdout(), cmd.ErrOrStderr())
+			if !f.agent.enabled {
+				return runSteadyState(ctx, r, f.report, intr, cancel, cmd.OutOrStdout(), cmd.ErrOrStderr())
+			}
+			ln, err := net.Listen("tcp", f.agent.listen)
+			if err != nil {
+				return fmt.Errorf("steady state agent: %w", err)
+			}
+			return runAgent(ctx, r, ln, f.agent.maxDuration, f.report, intr, cancel, cmd.OutOrStdout(), cmd.ErrOrStderr())
 		},
 	}
 	fl := cmd.Flags()
@@ -85,11 +124,13 @@ Exit codes: 0 every bound held, 1 a bound was violated or the run failed,
 	fl.DurationVar(&f.drainTimeout, "drain-timeout", steadystate.DefaultDrainTimeout, "how long the consumer may take to read every acked record at the end")
 	fl.DurationVar(&f.produceTimeout, "delivery-timeout", steadystate.DefaultProduceTimeout, "how long a record may wait for its ack (delivery.timeout.ms)")
 	fl.StringVar(&f.report, "report", "", "write the JSON run report to this file")
+	fl.StringVar(&f.runID, "run-id", "", "the run ID in hex, as reports print it (default: random; required with --agent)")
 	fl.DurationVar(&f.maxP99Ack, "max-p99-ack", 0, "bound: p99 send->ack latency in every phase (0: off)")
 	fl.DurationVar(&f.maxP99E2E, "max-p99-e2e", 0, "bound: p99 end-to-end latency in every phase (0: off)")
 	fl.DurationVar(&f.maxUnavailable, "max-unavailable", 0, "bound: longest time with no successful ack (0: off)")
 	fl.Float64Var(&f.minThroughput, "min-throughput", 0, "bound: least acked records/s in every phase (0: off)")
 	f.sec.register(fl)
+	f.agent.register(fl)
 	return cmd
 }
 
@@ -143,6 +184,11 @@ func (f *steadyFlags) config(durationGiven bool) (steadystate.Config, error) {
 		DrainTimeout:      f.drainTimeout,
 		ProduceTimeout:    f.produceTimeout,
 		Hypothesis:        &h,
+	}
+	if f.runID != "" {
+		if cfg.RunID, err = parseRunID(f.runID); err != nil {
+			return steadystate.Config{}, err
+		}
 	}
 	if f.numRecords > 0 && !durationGiven {
 		cfg.Duration = 0 // --num-records alone runs until the count, as the Kafka tool does

@@ -6,8 +6,10 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"net"
 	"os"
 	"path/filepath"
+	"strconv"
 	"sync"
 	"time"
 
@@ -296,10 +298,40 @@ func (p *provider) GetStatsSummary(context.Context) (*statsv1alpha1.Summary, err
 // GetMetricsResource implements nodeutil.Provider with no metrics.
 func (p *provider) GetMetricsResource(context.Context) ([]*dto.MetricFamily, error) { return nil, nil }
 
-// PortForward implements nodeutil.Provider; pods are reachable on their
-// loopback IPs directly.
-func (p *provider) PortForward(context.Context, string, string, int32, io.ReadWriteCloser) error {
-	return errNotSupported
+// PortForward implements nodeutil.Provider: it connects stream to port
+// on the pod's IP, as the kubelet does in the pod's network namespace.
+// kubectl port-forward and the API server's pods/portforward work through
+// it; the API server's pod proxy does not, as it refuses loopback pod IPs.
+func (p *provider) PortForward(ctx context.Context, ns, name string, port int32, stream io.ReadWriteCloser) error {
+	defer stream.Close()
+	p.mu.Lock()
+	run, ok := p.pods[key(ns, name)]
+	p.mu.Unlock()
+	if !ok {
+		return errdefs.NotFoundf("pod %s/%s not found", ns, name)
+	}
+	var d net.Dialer
+	conn, err := d.DialContext(ctx, "tcp", net.JoinHostPort(run.ip, strconv.Itoa(int(port))))
+	if err != nil {
+		return fmt.Errorf("port-forward to %s/%s:%d: %w", ns, name, port, err)
+	}
+	defer conn.Close()
+	// The client's end of input is passed on as a half-close; the forward
+	// ends when the pod closes its side (or the request ends).
+	go func() {
+		_, _ = io.Copy(conn, stream)
+		_ = conn.(*net.TCPConn).CloseWrite()
+	}()
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		_, _ = io.Copy(stream, conn)
+	}()
+	select {
+	case <-done:
+	case <-ctx.Done():
+	}
+	return nil
 }
 
 // killAll ends every pod's processes at once.

@@ -1,0 +1,336 @@
+package agents
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/intstr"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/portforward"
+	"k8s.io/client-go/transport/spdy"
+
+	"github.com/kafkachaos/kafkachaos/steadystate"
+)
+
+// Image is the project's image; on the local cluster it runs the binary.
+const Image = "ghcr.io/kafkachaos/kafkachaos:dev"
+
+// Port is where agents serve /healthz, /status, /stop, /raw and /report
+// (the agent's default --listen, on the pod's IP).
+const Port = 8080
+
+// podIndexLabel is the StatefulSet controller's pod index label.
+const podIndexLabel = "apps.kubernetes.io/pod-index"
+
+// Spec describes a set of agents.
+type Spec struct {
+	Namespace string
+	Name      string // of the StatefulSet; default "kafkachaos-agent"
+	Image     string // default Image
+	Agents    int32
+	// RunID is the shared run ID, in hex (as reports print it).
+	RunID     string
+	Bootstrap []string
+	Topic     string
+	// Rate is each agent's records/s; the run's rate is Agents × Rate.
+	Rate       int
+	Producers  int // per agent; default 1
+	Partitions int32
+	RecordSize int
+	// Args are more `kafkachaos steadystate` flags (security, acks, ...).
+	Args []string
+}
+
+func (s Spec) name() string {
+	if s.Name == "" {
+		return "kafkachaos-agent"
+	}
+	return s.Name
+}
+
+func (s Spec) validate() error {
+	switch {
+	case s.Namespace == "":
+		return errors.New("agents: no namespace")
+	case s.Agents < 1:
+		return fmt.Errorf("agents: %d agents: want at least 1", s.Agents)
+	case s.RunID == "":
+		return errors.New("agents: no run ID: every agent must share one")
+	case len(s.Bootstrap) == 0:
+		return errors.New("agents: no bootstrap brokers")
+	case s.Rate <= 0:
+		return fmt.Errorf("agents: rate %d: the agents need a bounded rate", s.Rate)
+	}
+	return nil
+}
+
+// args are the agent's command line.
+func (s Spec) args() []string {
+	a := []string{"steadystate", "--agent", "--run-id", s.RunID, "--bootstrap", strings.Join(s.Bootstrap, ","),
+		"--rate", strconv.Itoa(s.Rate)}
+	if s.Topic != "" {
+		a = append(a, "--topic", s.Topic)
+	}
+	if s.Producers > 0 {
+		a = append(a, "--producers", strconv.Itoa(s.Producers))
+	}
+	if s.Partitions > 0 {
+		a = append(a, "--partitions", strconv.Itoa(int(s.Partitions)))
+	}
+	if s.RecordSize > 0 {
+		a = append(a, "--record-size", strconv.Itoa(s.RecordSize))
+	}
+	return append(a, s.Args...)
+}
+
+// StatefulSet returns the agents' StatefulSet: Parallel pod management (the
+// agents are independent), each pod's index as KAFKACHAOS_AGENT_INDEX (so
+// agent i owns producer IDs [i×producers, (i+1)×producers)), ready when
+// /healthz says it is producing, spread over nodes when it can be.
+func StatefulSet(s Spec) *appsv1.StatefulSet {
+	img := s.Image
+	if img == "" {
+		img = Image
+	}
+	labels := map[string]string{"app.kubernetes.io/name": "kafkachaos-agent", "app.kubernetes.io/instance": s.name()}
+	replicas := s.Agents
+	grace := int64(30)
+	return &appsv1.StatefulSet{
+		ObjectMeta: metav1.ObjectMeta{Name: s.name(), Namespace: s.Namespace, Labels: labels},
+		Spec: appsv1.StatefulSetSpec{
+			Replicas:            &replicas,
+			ServiceName:         s.name(),
+			PodManagementPolicy: appsv1.ParallelPodManagement,
+			Selector:            &metav1.LabelSelector{MatchLabels: labels},
+			Template: corev1.PodTemplateSpec{
+				ObjectMeta: metav1.ObjectMeta{Labels: labels},
+				Spec: corev1.PodSpec{
+					TerminationGracePeriodSeconds: &grace,
+					AutomountServiceAccountToken:  new(false), // agents talk to Kafka only
+					Affinity: &corev1.Affinity{PodAntiAffinity: &corev1.PodAntiAffinity{
+						PreferredDuringSchedulingIgnoredDuringExecution: []corev1.WeightedPodAffinityTerm{{
+							Weight: 100,
+							PodAffinityTerm: corev1.PodAffinityTerm{
+								TopologyKey:   corev1.LabelHostname,
+								LabelSelector: &metav1.LabelSelector{MatchLabels: labels},
+							},
+						}},
+					}},
+					Containers: []corev1.Container{{
+						Name:  "agent",
+						Image: img,
+						Args:  s.args(),
+						Env: []corev1.EnvVar{{Name: "KAFKACHAOS_AGENT_INDEX", ValueFrom: &corev1.EnvVarSource{
+							FieldRef: &corev1.ObjectFieldSelector{FieldPath: "metadata.labels['" + podIndexLabel + "']"},
+						}}},
+						Ports: []corev1.ContainerPort{{Name: "http", ContainerPort: Port}},
+						ReadinessProbe: &corev1.Probe{
+							ProbeHandler:  corev1.ProbeHandler{HTTPGet: &corev1.HTTPGetAction{Path: "/healthz", Port: intstr.FromInt32(Port)}},
+							PeriodSeconds: 2, FailureThreshold: 3,
+						},
+					}},
+				},
+			},
+		},
+	}
+}
+
+// Deploy creates the agents' StatefulSet. An agent set of the same name
+// left by an earlier run is an error: delete it first (Delete).
+func Deploy(ctx context.Context, cs kubernetes.Interface, s Spec) error {
+	if err := s.validate(); err != nil {
+		return err
+	}
+	if _, err := cs.AppsV1().StatefulSets(s.Namespace).Create(ctx, StatefulSet(s), metav1.CreateOptions{}); err != nil {
+		return fmt.Errorf("agents: create %s/%s: %w", s.Namespace, s.name(), err)
+	}
+	return nil
+}
+
+// Pods lists the agents' pod names in index order.
+func (s Spec) Pods() []string {
+	pods := make([]string, s.Agents)
+	for i := range pods {
+		pods[i] = fmt.Sprintf("%s-%d", s.name(), i)
+	}
+	return pods
+}
+
+// Ready counts the agents whose pods are Ready, for waits.
+func Ready(ctx context.Context, cs kubernetes.Interface, s Spec) (int, error) {
+	n := 0
+	for _, name := range s.Pods() {
+		p, err := cs.CoreV1().Pods(s.Namespace).Get(ctx, name, metav1.GetOptions{})
+		if apierrors.IsNotFound(err) {
+			continue
+		}
+		if err != nil {
+			return 0, fmt.Errorf("agents: %w", err)
+		}
+		for _, c := range p.Status.Conditions {
+			if c.Type == corev1.PodReady && c.Status == corev1.ConditionTrue {
+				n++
+			}
+		}
+	}
+	return n, nil
+}
+
+// reach runs fn with a base URL (http://host:port) of pod's agent port.
+type reach func(ctx context.Context, pod string, fn func(base string) error) error
+
+// Stop asks every agent to stop its load (POST /stop): each flushes,
+// drains its consumer and then serves its measurements. It reaches the
+// agents through the API server (pods/portforward, as cfg's identity).
+func Stop(ctx context.Context, cfg *rest.Config, s Spec) error {
+	return stop(ctx, portForward(cfg, s.Namespace), s)
+}
+
+// ErrNotDone is Collect's error while an agent is still running or
+// draining; wait and call it again.
+var ErrNotDone = errors.New("agents: not done yet")
+
+// Collect returns every agent's measurements (GET /raw), in index order,
+// through the API server like Stop. It returns an error wrapping
+// ErrNotDone while an agent has not finished.
+func Collect(ctx context.Context, cfg *rest.Config, s Spec) ([]steadystate.Measurements, error) {
+	return collect(ctx, portForward(cfg, s.Namespace), s)
+}
+
+func stop(ctx context.Context, r reach, s Spec) error {
+	var errs []error
+	for _, pod := range s.Pods() {
+		err := r(ctx, pod, func(base string) error {
+			_, code, err := call(ctx, http.MethodPost, base+"/stop")
+			if err == nil && code != http.StatusAccepted {
+				err = fmt.Errorf("POST /stop: HTTP %d", code)
+			}
+			return err
+		})
+		if err != nil {
+			errs = append(errs, fmt.Errorf("agents: stop %s: %w", pod, err))
+		}
+	}
+	return errors.Join(errs...)
+}
+
+func collect(ctx context.Context, r reach, s Spec) ([]steadystate.Measurements, error) {
+	out := make([]steadystate.Measurements, 0, s.Agents)
+	for _, pod := range s.Pods() {
+		var m steadystate.Measurements
+		err := r(ctx, pod, func(base string) error {
+			body, code, err := call(ctx, http.MethodGet, base+"/raw")
+			switch {
+			case err != nil:
+				return err
+			case code == http.StatusConflict: // still running or draining
+				return fmt.Errorf("%w: %s", ErrNotDone, strings.TrimSpace(string(body)))
+			case code != http.StatusOK:
+				return fmt.Errorf("GET /raw: HTTP %d: %s", code, strings.TrimSpace(string(body)))
+			}
+			return json.Unmarshal(body, &m)
+		})
+		if err != nil {
+			return nil, fmt.Errorf("agents: collect %s: %w", pod, err)
+		}
+		out = append(out, m)
+	}
+	return out, nil
+}
+
+// callTimeout bounds one HTTP call to an agent.
+const callTimeout = time.Minute
+
+// call makes one HTTP request, without keep-alive (each forward carries
+// one connection), and returns the body and status.
+func call(ctx context.Context, method, url string) ([]byte, int, error) {
+	ctx, cancel := context.WithTimeout(ctx, callTimeout)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, method, url, nil)
+	if err != nil {
+		return nil, 0, err
+	}
+	hc := &http.Client{Transport: &http.Transport{DisableKeepAlives: true}}
+	resp, err := hc.Do(req)
+	if err != nil {
+		return nil, 0, err
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(resp.Body)
+	return body, resp.StatusCode, err
+}
+
+// portForward reaches agent pods in namespace through the API server's
+// pods/portforward, on a local port of 127.0.0.1 for the call's length.
+// (The API server's pod proxy would do on most clusters, but it refuses
+// pods with loopback IPs, as on the embedded local cluster.)
+func portForward(cfg *rest.Config, namespace string) reach {
+	return func(ctx context.Context, pod string, fn func(base string) error) error {
+		transport, upgrader, err := spdy.RoundTripperFor(cfg)
+		if err != nil {
+			return err
+		}
+		cs, err := kubernetes.NewForConfig(cfg)
+		if err != nil {
+			return err
+		}
+		u := cs.CoreV1().RESTClient().Post().Resource("pods").Namespace(namespace).Name(pod).SubResource("portforward").URL()
+		dialer := spdy.NewDialer(upgrader, &http.Client{Transport: transport}, http.MethodPost, u)
+		stopCh, ready := make(chan struct{}), make(chan struct{})
+		fw, err := portforward.NewOnAddresses(dialer, []string{"127.0.0.1"}, []string{fmt.Sprintf("0:%d", Port)}, stopCh, ready, io.Discard, io.Discard)
+		if err != nil {
+			return err
+		}
+		failed := make(chan error, 1)
+		go func() { failed <- fw.ForwardPorts() }()
+		defer close(stopCh)
+		select {
+		case <-ready:
+		case err := <-failed:
+			return fmt.Errorf("port-forward: %w", err)
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+		ports, err := fw.GetPorts()
+		if err != nil || len(ports) == 0 {
+			return fmt.Errorf("port-forward: no local port: %w", err)
+		}
+		return fn(fmt.Sprintf("http://127.0.0.1:%d", ports[0].Local))
+	}
+}
+
+// Delete deletes the agents' StatefulSet and its pods; it is not an error
+// if they are gone already.
+func Delete(ctx context.Context, cs kubernetes.Interface, s Spec) error {
+	fg := metav1.DeletePropagationForeground
+	err := cs.AppsV1().StatefulSets(s.Namespace).Delete(ctx, s.name(), metav1.DeleteOptions{PropagationPolicy: &fg})
+	if err != nil && !apierrors.IsNotFound(err) {
+		return fmt.Errorf("agents: delete %s/%s: %w", s.Namespace, s.name(), err)
+	}
+	return nil
+}
+
+// Gone reports whether the agents' StatefulSet and pods are all gone.
+func Gone(ctx context.Context, cs kubernetes.Interface, s Spec) (bool, error) {
+	if _, err := cs.AppsV1().StatefulSets(s.Namespace).Get(ctx, s.name(), metav1.GetOptions{}); !apierrors.IsNotFound(err) {
+		return false, err
+	}
+	for _, name := range s.Pods() {
+		if _, err := cs.CoreV1().Pods(s.Namespace).Get(ctx, name, metav1.GetOptions{}); !apierrors.IsNotFound(err) {
+			return false, err
+		}
+	}
+	return true, nil
+}

@@ -1,0 +1,483 @@
+package steadystate
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"reflect"
+	"testing"
+	"time"
+)
+
+// agentsPoll is how often a test looks at the runners' progress.
+const agentsPoll = 20 * time.Millisecond
+
+const testRunID = "00000000000000aa"
+
+// histOf returns the sparse histogram of ds.
+func histOf(ds ...time.Duration) SparseHistogram {
+	h := newHist()
+	for _, d := range ds {
+		recordDur(h, d)
+	}
+	return sparseOf(h)
+}
+
+// repeat returns n copies of d.
+func repeat(d time.Duration, n int) []time.Duration {
+	out := make([]time.Duration, n)
+	for i := range out {
+		out[i] = d
+	}
+	return out
+}
+
+// acked is a second with n acks, all of ack latency lat.
+func acked(t int64, n int, lat time.Duration) MeasuredSecond {
+	return MeasuredSecond{T: t, Sent: int64(n), Acked: int64(n), AckedBytes: 100 * int64(n), Consumed: int64(n),
+		Latency: map[Metric]SparseHistogram{AckLatency: histOf(repeat(lat, n)...)}}
+}
+
+// measured returns one producer's measurements of len(secs) seconds of load
+// from start, with no ack gap.
+func measured(base uint32, start time.Time, secs ...MeasuredSecond) Measurements {
+	var n uint64
+	for _, s := range secs {
+		n += uint64(s.Acked)
+	}
+	loadEnd := start.Add(time.Duration(len(secs)) * time.Second)
+	return Measurements{
+		RunID: testRunID, Topic: "t", ProducerBase: base, Producers: 1, Rate: 100, RecordSize: 100, Acks: AcksAll, Idempotent: true,
+		Start: start, LoadEnd: loadEnd, End: loadEnd.Add(200 * time.Millisecond),
+		Seconds: secs, AckGaps: [][]Gap{nil}, Records: Records{Acked: n, Consumed: n},
+	}
+}
+
+func TestMerge(t *testing.T) {
+	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	at := func(d time.Duration) time.Time { return t0.Add(d) }
+
+	// Agent a: 990 acks at 1 ms and 10 at 500 ms (p99 1 ms); agent b:
+	// 1000 acks at 2 ms (p99 2 ms). Together the p99 is 2 ms, not the
+	// 1.5 ms that averaging the agents' p99s would give.
+	slow := MeasuredSecond{T: 0, Sent: 1000, Acked: 1000, AckedBytes: 100_000, Consumed: 1000,
+		Latency: map[Metric]SparseHistogram{AckLatency: histOf(append(repeat(time.Millisecond, 990), repeat(500*time.Millisecond, 10)...)...)}}
+	all := newHist()
+	for _, d := range append(append(repeat(time.Millisecond, 990), repeat(500*time.Millisecond, 10)...), repeat(2*time.Millisecond, 1000)...) {
+		recordDur(all, d)
+	}
+	mergedP99 := statsOf(all).P99
+
+	withGaps := func(m Measurements, end time.Time, gaps ...Gap) Measurements {
+		m.End, m.LoadEnd = end, end
+		m.AckGaps = [][]Gap{gaps}
+		return m
+	}
+	withMarks := func(m Measurements, marks ...Mark) Measurements { m.Marks = marks; return m }
+
+	tests := []struct {
+		name  string
+		ms    []Measurements
+		marks []Mark
+		h     Hypothesis
+		check func(t *testing.T, rep *Report)
+	}{
+		{
+			name: "p99 comes from the merged histogram",
+			ms:   []Measurements{measured(0, t0, slow), measured(1, t0, acked(0, 1000, 2*time.Millisecond))},
+			check: func(t *testing.T, rep *Report) {
+				ack := rep.Latency[AckLatency.String()]
+				if ack.Count != 2000 || ack.P99 != mergedP99 {
+					t.Errorf("ack latency %+v; want 2000 values and p99 %d µs", ack, mergedP99)
+				}
+				if avg := (int64(1000) + 2000) / 2; ack.P99 == avg {
+					t.Errorf("p99 %d µs is the average of the agents' p99s", ack.P99)
+				}
+				if rep.Series[0].AckP99Us != mergedP99 || rep.Phases[0].Ack.P99 != mergedP99 {
+					t.Errorf("second 0 p99 %d, phase p99 %d; want %d", rep.Series[0].AckP99Us, rep.Phases[0].Ack.P99, mergedP99)
+				}
+				if rep.Records.Acked != 2000 || rep.Summary.Records != 2000 || rep.Producers != 2 || rep.Rate != 200 {
+					t.Errorf("records %d, summary %d, producers %d, rate %d; want 2000, 2000, 2, 200",
+						rep.Records.Acked, rep.Summary.Records, rep.Producers, rep.Rate)
+				}
+			},
+		},
+		{
+			name: "seconds are rebased on the earliest start",
+			// b started 1.4 s after a: its second 0 is the merged second 1.
+			ms: []Measurements{
+				measured(0, t0, acked(0, 10, time.Millisecond), acked(1, 20, time.Millisecond), acked(2, 30, time.Millisecond)),
+				measured(1, at(1400*time.Millisecond), acked(0, 1, time.Millisecond), acked(1, 2, time.Millisecond)),
+			},
+			check: func(t *testing.T, rep *Report) {
+				var got []int64
+				for _, s := range rep.Series {
+					got = append(got, s.Acked)
+				}
+				// The merged load ends at 3.4 s: a fourth second, empty.
+				if want := []int64{10, 21, 32, 0}; !reflect.DeepEqual(got, want) {
+					t.Errorf("acked per second %v, want %v", got, want)
+				}
+				if !rep.Start.Equal(t0) || !rep.LoadEnd.Equal(at(3400*time.Millisecond)) {
+					t.Errorf("start %s load end %s", rep.Start, rep.LoadEnd)
+				}
+			},
+		},
+		{
+			name: "unavailable only when no agent got an ack",
+			// a's gap [3 s, 6 s] and b's [4 s, 8 s] overlap in [4 s, 6 s];
+			// a ended at 10 s after a gap from 9.5 s, b had one from 9 s
+			// to its end at 12 s: after a ended nobody got an ack.
+			ms: []Measurements{
+				withGaps(measured(0, t0), at(10*time.Second), Gap{at(3 * time.Second), at(6 * time.Second)}, Gap{at(9500 * time.Millisecond), at(10 * time.Second)}),
+				withGaps(measured(1, t0), at(12*time.Second), Gap{at(4 * time.Second), at(8 * time.Second)}, Gap{at(9 * time.Second), at(12 * time.Second)}),
+			},
+			check: func(t *testing.T, rep *Report) {
+				if rep.Unavailable != 2500*time.Millisecond || !rep.UnavailableFrom.Equal(at(9500*time.Millisecond)) {
+					t.Errorf("unavailable %s from %s; want 2.5s from %s", rep.Unavailable, rep.UnavailableFrom, at(9500*time.Millisecond))
+				}
+			},
+		},
+		{
+			name: "an agent that started late leaves the others' gap before its start",
+			ms: []Measurements{
+				withGaps(measured(0, t0), at(10*time.Second), Gap{at(500 * time.Millisecond), at(1500 * time.Millisecond)}),
+				withGaps(measured(1, at(time.Second)), at(10*time.Second)),
+			},
+			check: func(t *testing.T, rep *Report) {
+				if rep.Unavailable != 500*time.Millisecond || !rep.UnavailableFrom.Equal(at(500*time.Millisecond)) {
+					t.Errorf("unavailable %s from %s; want 500ms from %s", rep.Unavailable, rep.UnavailableFrom, at(500*time.Millisecond))
+				}
+			},
+		},
+		{
+			name: "a warm-up is not judged and is not the baseline",
+			// The agents were deployed at 0 s; b started at 5 s, so until
+			// then a's ack gap [1 s, 5 s] is everyone's. The baseline
+			// starts at 6 s, when all of them produce.
+			ms: []Measurements{
+				withGaps(measured(0, t0, acked(0, 1, time.Millisecond), acked(1, 1, time.Millisecond), acked(2, 1, time.Millisecond),
+					acked(3, 1, time.Millisecond), acked(4, 1, time.Millisecond), acked(5, 1, time.Millisecond), acked(6, 100, time.Millisecond),
+					acked(7, 100, time.Millisecond), acked(8, 100, time.Millisecond)), at(9*time.Second), Gap{at(time.Second), at(5 * time.Second)}),
+				withGaps(measured(1, at(5*time.Second)), at(9*time.Second)),
+			},
+			marks: []Mark{{PhaseWarmup, at(-time.Second)}, {PhaseBaseline, at(6 * time.Second)}, {PhaseAfter, at(8 * time.Second)}},
+			h:     Hypothesis{All: Bounds{MaxUnavailable: time.Second}},
+			check: func(t *testing.T, rep *Report) {
+				if rep.Unavailable != 0 {
+					t.Errorf("unavailable %s from %s: the warm-up's gap counted", rep.Unavailable, rep.UnavailableFrom)
+				}
+				if got := rep.BaselineThroughput(); got != 100 {
+					t.Errorf("baseline throughput %g, want 100 (not the warm-up's)", got)
+				}
+				judged := map[Phase]bool{}
+				for _, v := range rep.Verdicts {
+					judged[v.Phase] = true
+				}
+				if judged[PhaseWarmup] || !judged[PhaseBaseline] {
+					t.Errorf("phases judged %v: want the baseline's bounds, and none for the warm-up", judged)
+				}
+				if rep.Phases[0].Phase != PhaseWarmup || rep.Phases[0].Unavailable != 4*time.Second {
+					t.Errorf("first phase %+v; want the warm-up, showing its 4s gap", rep.Phases[0])
+				}
+			},
+		},
+		{
+			name: "marks default to the first measurements'",
+			ms: []Measurements{
+				withMarks(measured(0, t0, acked(0, 1, time.Millisecond), acked(1, 1, time.Millisecond)), Mark{PhaseFault, at(time.Second)}),
+				withMarks(measured(1, t0), Mark{PhaseAfter, at(time.Second)}),
+			},
+			check: func(t *testing.T, rep *Report) {
+				if len(rep.Phases) != 2 || rep.Phases[1].Phase != PhaseFault || rep.Series[1].Phase != PhaseFault {
+					t.Errorf("phases %+v; want baseline then fault", rep.Phases)
+				}
+			},
+		},
+		{
+			name:  "marks from the caller win",
+			ms:    []Measurements{withMarks(measured(0, t0, acked(0, 1, time.Millisecond), acked(1, 1, time.Millisecond)), Mark{PhaseFault, at(time.Second)})},
+			marks: []Mark{{PhaseRecovery, at(time.Second)}},
+			check: func(t *testing.T, rep *Report) {
+				if len(rep.Phases) != 2 || rep.Phases[1].Phase != PhaseRecovery {
+					t.Errorf("phases %+v; want baseline then recovery", rep.Phases)
+				}
+			},
+		},
+		{
+			name: "records add up, drain errors name their agent",
+			ms: func() []Measurements {
+				a, b := measured(0, t0, acked(0, 5, time.Millisecond)), measured(3, t0, acked(0, 7, time.Millisecond))
+				a.Records.OtherProducers, b.Records.OtherProducers = 7, 5
+				b.Records.Lost, b.Records.DrainIncomplete, b.DrainError = 2, true, "drain timed out"
+				b.Records.LostExamples = []LostRange{{Partition: 1, Producer: 3, FirstSeq: 4, LastSeq: 5, Count: 2}}
+				return []Measurements{a, b}
+			}(),
+			check: func(t *testing.T, rep *Report) {
+				want := Records{Acked: 12, Consumed: 12, Lost: 2, OtherProducers: 12, DrainIncomplete: true,
+					LostExamples: []LostRange{{Partition: 1, Producer: 3, FirstSeq: 4, LastSeq: 5, Count: 2}}}
+				if !reflect.DeepEqual(rep.Records, want) {
+					t.Errorf("records %+v\nwant    %+v", rep.Records, want)
+				}
+				last := rep.Violations[len(rep.Violations)-1]
+				if last.Bound != "final drain" || last.Observed != "producers [3, 4): drain timed out" {
+					t.Errorf("last violation %v; want the final drain of producers [3, 4)", last)
+				}
+			},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			rep, err := Merge(tt.ms, tt.marks, tt.h)
+			if err != nil {
+				t.Fatalf("Merge: %v", err)
+			}
+			tt.check(t, rep)
+		})
+	}
+}
+
+func TestMergeRejects(t *testing.T) {
+	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	one := func(base uint32, edit func(m *Measurements)) Measurements {
+		m := measured(base, t0, acked(0, 1, time.Millisecond))
+		if edit != nil {
+			edit(&m)
+		}
+		return m
+	}
+	tests := []struct {
+		name string
+		ms   []Measurements
+	}{
+		{"nothing", nil},
+		{"different run IDs", []Measurements{one(0, nil), one(1, func(m *Measurements) { m.RunID = "00000000000000bb" })}},
+		{"same producer range", []Measurements{one(0, nil), one(0, nil)}},
+		{"overlapping producer ranges", []Measurements{one(2, func(m *Measurements) { m.Producers = 3 }), one(4, nil)}},
+		{"different topics", []Measurements{one(0, nil), one(1, func(m *Measurements) { m.Topic = "u" })}},
+		{"different idempotence", []Measurements{one(0, nil), one(1, func(m *Measurements) { m.Idempotent = false })}},
+		{"no start", []Measurements{one(0, func(m *Measurements) { m.Start = time.Time{} })}},
+		{"corrupt histogram", []Measurements{one(0, func(m *Measurements) {
+			m.Seconds[0].Latency[AckLatency] = SparseHistogram{Buckets: []int32{1 << 30}, Counts: []int64{1}}
+		})}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			rep, err := Merge(tt.ms, nil, Hypothesis{})
+			if !errors.Is(err, ErrCannotMerge) {
+				t.Errorf("Merge = %v, %v; want an error wrapping ErrCannotMerge", rep, err)
+			}
+		})
+	}
+	// Adjacent ranges are fine.
+	if _, err := Merge([]Measurements{one(2, func(m *Measurements) { m.Producers = 2 }), one(4, nil)}, nil, Hypothesis{}); err != nil {
+		t.Errorf("adjacent ranges [2, 4) and [4, 5): %v", err)
+	}
+}
+
+func TestMeasurementsJSONRoundTrip(t *testing.T) {
+	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	m := measured(5, t0, acked(0, 10, time.Millisecond), acked(1, 20, 3*time.Millisecond))
+	m.Seconds[1].Errors = map[string]int64{"NOT_LEADER_FOR_PARTITION": 2}
+	m.Seconds[1].Latency[EndToEnd] = histOf(4*time.Millisecond, 9*time.Second)
+	m.AckGaps = [][]Gap{{{t0.Add(time.Second), t0.Add(1500 * time.Millisecond)}}}
+	m.Marks = []Mark{{PhaseFault, t0.Add(time.Second)}}
+	m.Records.ReorderExamples = []Anomaly{{Partition: 1, Offset: 9, Producer: 5, Seq: 3, PrevSeq: 4}}
+	m.DrainError = "drain timed out"
+
+	b, err := json.Marshal(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Contains(b, []byte(`"e2e":{"bucketDeltas":[`)) {
+		t.Errorf("histograms are not keyed by metric name: %s", b)
+	}
+	var got Measurements
+	if err := json.Unmarshal(b, &got); err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(got, m) {
+		t.Errorf("round trip changed the measurements\ngot  %+v\nwant %+v", got, m)
+	}
+	if err := json.Unmarshal(bytes.Replace(b, []byte(`"e2e"`), []byte(`"nope"`), 1), &got); err == nil {
+		t.Errorf("an unknown metric name decoded")
+	}
+}
+
+// runAgents runs cfgs at once against one cluster, stops them all once each
+// has acked at least minAcked, and returns their reports and measurements.
+func runAgents(t *testing.T, minAcked int64, cfgs ...Config) ([]*Report, []Measurements) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(t.Context(), fakeRunTimeout)
+	defer cancel()
+	runners := make([]*Runner, len(cfgs))
+	for i, cfg := range cfgs {
+		r, err := New(cfg)
+		if err != nil {
+			t.Fatalf("New: %v", err)
+		}
+		runners[i] = r
+	}
+	type result struct {
+		rep *Report
+		err error
+	}
+	results := make([]chan result, len(runners))
+	for i, r := range runners {
+		results[i] = make(chan result, 1)
+		go func() {
+			rep, err := r.Run(ctx)
+			results[i] <- result{rep, err}
+		}()
+	}
+	tick := time.NewTicker(agentsPoll)
+	defer tick.Stop()
+	for ready := false; !ready; {
+		select {
+		case <-ctx.Done():
+			t.Fatalf("the runners did not all ack %d records: %v", minAcked, ctx.Err())
+		case <-tick.C:
+		}
+		ready = true
+		for _, r := range runners {
+			ready = ready && r.Progress().Acked >= minAcked
+		}
+	}
+	for _, r := range runners {
+		r.Stop()
+	}
+	reps := make([]*Report, len(runners))
+	ms := make([]Measurements, len(runners))
+	for i, r := range runners {
+		res := <-results[i]
+		if res.err != nil {
+			t.Fatalf("runner %d: %v", i, res.err)
+		}
+		m, ok := r.Measurements()
+		if !ok {
+			t.Fatalf("runner %d has a report but no measurements", i)
+		}
+		reps[i], ms[i] = res.rep, m
+	}
+	return reps, ms
+}
+
+// A runner's report is Merge of its own measurements, and survives a JSON
+// round trip of the measurements.
+func TestMergeOfOneRunnerIsItsReport(t *testing.T) {
+	c := newFake(t)
+	cfg := fakeConfig(c)
+	cfg.NumRecords = 0
+	cfg.Hypothesis = &Hypothesis{All: Bounds{MaxP99Ack: time.Minute}}
+	r, err := New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := r.Measurements(); ok {
+		t.Errorf("measurements before Run")
+	}
+	ctx, cancel := context.WithTimeout(t.Context(), fakeRunTimeout)
+	defer cancel()
+	go func() {
+		select {
+		case <-r.Started():
+			r.Mark(PhaseFault)
+		case <-ctx.Done():
+			return
+		}
+		tick := time.NewTicker(agentsPoll)
+		defer tick.Stop()
+		for r.Progress().Acked < 1500 {
+			select {
+			case <-tick.C:
+			case <-ctx.Done():
+				return
+			}
+		}
+		r.Mark(PhaseAfter)
+		r.Stop()
+	}()
+	rep, err := r.Run(ctx)
+	if err != nil {
+		t.Fatalf("Run: %v", err)
+	}
+	m, ok := r.Measurements()
+	if !ok {
+		t.Fatal("no measurements after Run")
+	}
+	got, err := Merge([]Measurements{m}, nil, *r.Config().Hypothesis)
+	if err != nil {
+		t.Fatalf("Merge: %v", err)
+	}
+	if !reflect.DeepEqual(got, rep) {
+		t.Errorf("Merge of the runner's measurements differs from its report\ngot  %+v\nwant %+v", got, rep)
+	}
+	if len(rep.Marks) != 2 || len(rep.Phases) < 2 {
+		t.Errorf("marks %v, phases %d; want the fault and after marks", rep.Marks, len(rep.Phases))
+	}
+
+	b, err := json.Marshal(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var decoded Measurements
+	if err := json.Unmarshal(b, &decoded); err != nil {
+		t.Fatal(err)
+	}
+	if b2, _ := json.Marshal(decoded); !bytes.Equal(b, b2) {
+		t.Errorf("measurements changed in a JSON round trip")
+	}
+	fromJSON, err := Merge([]Measurements{decoded}, nil, *r.Config().Hypothesis)
+	if err != nil {
+		t.Fatalf("Merge of decoded measurements: %v", err)
+	}
+	want, _ := json.Marshal(rep)
+	if gotJSON, _ := json.Marshal(fromJSON); !bytes.Equal(gotJSON, want) {
+		t.Errorf("report from decoded measurements differs:\n%s\nwant\n%s", gotJSON, want)
+	}
+	t.Logf("%d seconds measured, %d bytes of JSON", len(m.Seconds), len(b))
+}
+
+// Two agents share a run with producer bases 0 and 1 on one cluster: each
+// verifies its own producer, sees the other's records, and their merged
+// report adds up.
+func TestMergeTwoAgentsOnOneCluster(t *testing.T) {
+	c := newFake(t)
+	cfgs := make([]Config, 2)
+	for i := range cfgs {
+		cfgs[i] = fakeConfig(c)
+		cfgs[i].NumRecords = 0
+		cfgs[i].Rate = 1000
+		cfgs[i].RunID = 0xaa
+		cfgs[i].ProducerBase = uint32(i)
+	}
+	reps, ms := runAgents(t, 500, cfgs...)
+	merged, err := Merge(ms, nil, DefaultHypothesis())
+	if err != nil {
+		t.Fatalf("Merge: %v", err)
+	}
+	var acked uint64
+	var ackCount int64
+	for i, rep := range reps {
+		t.Logf("agent %d: %s; records %+v", i, rep.SummaryLine, rep.Records)
+		if !rep.Records.Clean() || rep.Records.Acked == 0 {
+			t.Errorf("agent %d records %+v; want acks and no anomaly", i, rep.Records)
+		}
+		if rep.Records.OtherProducers == 0 {
+			t.Errorf("agent %d saw none of the other agent's records", i)
+		}
+		acked += rep.Records.Acked
+		ackCount += rep.Latency[AckLatency.String()].Count
+	}
+	t.Logf("merged: %s; records %+v", merged.SummaryLine, merged.Records)
+	if merged.Records.Acked != acked || merged.Summary.Records != int64(acked) {
+		t.Errorf("merged acked %d, summary %d; want the sum %d", merged.Records.Acked, merged.Summary.Records, acked)
+	}
+	if got := merged.Latency[AckLatency.String()].Count; got != ackCount {
+		t.Errorf("merged ack histogram holds %d values, want the sum %d", got, ackCount)
+	}
+	if !merged.Records.Clean() || !merged.Passed() || merged.Producers != 2 || merged.RunID != testRunID {
+		t.Errorf("merged: records %+v, violations %v, producers %d, run %s", merged.Records, merged.Violations, merged.Producers, merged.RunID)
+	}
+}

@@ -1,0 +1,155 @@
+package suites
+
+import (
+	"context"
+	"fmt"
+	"hash/fnv"
+	"time"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+
+	"github.com/kafkachaos/kafkachaos/agents"
+	"github.com/kafkachaos/kafkachaos/steadystate"
+)
+
+// Timeouts of the in-cluster agents.
+const (
+	agentsReadyTimeout = 5 * time.Minute
+	agentsGoneTimeout  = 3 * time.Minute
+	agentsPoll         = 2 * time.Second
+)
+
+// load is the steady state a story runs: in the suite's process, or in
+// agent pods.
+type load interface {
+	// Mark starts a phase now.
+	Mark(steadystate.Phase)
+	// Finish stops the load and returns its report once the final flush
+	// and drain are done.
+	Finish(ctx context.Context) (*steadystate.Report, error)
+}
+
+// startLoad starts the steady state on topic: from the suite's own
+// process, or from n agent pods when n > 0. Either way it is stopped when
+// the spec ends, however it ends.
+func startLoad(ctx context.Context, e *env, topic string, n int, h steadystate.Hypothesis) load {
+	GinkgoHelper()
+	if n > 0 {
+		return startAgents(ctx, e, topic, n, h)
+	}
+	ss := e.cfg.SteadyState
+	r, err := steadystate.New(steadystate.Config{
+		Bootstrap:  e.bootstrap,
+		Topic:      topic,
+		Rate:       ss.Rate,
+		Partitions: ss.Partitions,
+		RecordSize: ss.RecordSize,
+		Producers:  ss.Producers,
+		ClientOpts: e.kgoOpts,
+		Hypothesis: &h,
+	})
+	Expect(err).NotTo(HaveOccurred())
+	l := &localLoad{r: r, results: make(chan localResult, 1), done: make(chan struct{})}
+	go func() {
+		defer GinkgoRecover()
+		defer close(l.done)
+		rep, err := r.Run(ctx)
+		l.results <- localResult{rep, err}
+	}()
+	// If the spec fails early, stop the load and wait for it, so nothing
+	// of it outlives the spec.
+	DeferCleanup(func(ctx SpecContext) {
+		r.Stop()
+		select {
+		case <-l.done:
+		case <-ctx.Done():
+		}
+	}, NodeTimeout(runStopTimeout))
+	return l
+}
+
+type localResult struct {
+	rep *steadystate.Report
+	err error
+}
+
+// localLoad runs in the suite's process.
+type localLoad struct {
+	r       *steadystate.Runner
+	results chan localResult
+	done    chan struct{}
+}
+
+func (l *localLoad) Mark(p steadystate.Phase) { l.r.Mark(p) }
+
+func (l *localLoad) Finish(ctx context.Context) (*steadystate.Report, error) {
+	l.r.Stop()
+	var res localResult
+	Eventually(ctx, l.results).WithTimeout(runStopTimeout).Should(Receive(&res), "the steady state did not finish its flush and drain")
+	return res.rep, res.err
+}
+
+// agentLoad runs in agent pods; the suite keeps the phase marks.
+type agentLoad struct {
+	e     *env
+	spec  agents.Spec
+	h     steadystate.Hypothesis
+	marks []steadystate.Mark
+}
+
+// startAgents deploys n agents (as the cluster admin: it is setup, like
+// deploying Kafka) that share the suite's rate, and waits until each is
+// producing.
+func startAgents(ctx context.Context, e *env, topic string, n int, h steadystate.Hypothesis) load {
+	GinkgoHelper()
+	ss := e.cfg.SteadyState
+	spec := agents.Spec{
+		Namespace: e.namespace, Name: "kafkachaos-agent", Agents: int32(n), RunID: agentRunID(e.runID, topic),
+		Bootstrap: e.bootstrap, Topic: topic, Rate: max(ss.Rate/n, 1),
+		Producers: ss.Producers, Partitions: ss.Partitions, RecordSize: ss.RecordSize,
+	}
+	By(fmt.Sprintf("deploying %d steady-state agents (StatefulSet %s, %d records/s each, run %s)", n, spec.Name, spec.Rate, spec.RunID))
+	deployed := time.Now()
+	Expect(agents.Deploy(ctx, e.admin, spec)).To(Succeed())
+	DeferCleanup(func(ctx SpecContext) {
+		By("deleting the steady-state agents")
+		Expect(agents.Delete(ctx, e.admin, spec)).To(Succeed())
+		Eventually(ctx, func(ctx context.Context) (bool, error) { return agents.Gone(ctx, e.admin, spec) }).
+			WithTimeout(agentsGoneTimeout).WithPolling(agentsPoll).Should(BeTrue(), "agent pods gone")
+	}, NodeTimeout(agentsGoneTimeout+time.Minute))
+	Eventually(ctx, func(ctx context.Context) (int, error) { return agents.Ready(ctx, e.admin, spec) }).
+		WithTimeout(agentsReadyTimeout).WithPolling(agentsPoll).Should(Equal(n), "agents producing (Ready)")
+	// Until every agent produces, the load is warming up: not judged, and
+	// not the baseline.
+	return &agentLoad{e: e, spec: spec, h: h, marks: []steadystate.Mark{
+		{Phase: steadystate.PhaseWarmup, At: deployed}, {Phase: steadystate.PhaseBaseline, At: time.Now()},
+	}}
+}
+
+func (a *agentLoad) Mark(p steadystate.Phase) {
+	a.marks = append(a.marks, steadystate.Mark{Phase: p, At: time.Now()})
+}
+
+// Finish stops the agents and merges their measurements, collected
+// through the API server (pods/portforward) with the suite's own identity.
+func (a *agentLoad) Finish(ctx context.Context) (*steadystate.Report, error) {
+	By(fmt.Sprintf("stopping the %d agents and collecting their measurements through the API server (port-forward)", a.spec.Agents))
+	if err := agents.Stop(ctx, a.e.csConfig, a.spec); err != nil {
+		return nil, err
+	}
+	var ms []steadystate.Measurements
+	Eventually(ctx, func(ctx context.Context) (err error) {
+		ms, err = agents.Collect(ctx, a.e.csConfig, a.spec)
+		return err
+	}).WithTimeout(runStopTimeout).WithPolling(agentsPoll).Should(Succeed(), "agents finished their flush and drain")
+	return steadystate.Merge(ms, a.marks, a.h)
+}
+
+// agentRunID derives the agents' shared run ID (hex) from the suite's run
+// and the story's topic, so each story's agents check only their records.
+func agentRunID(run, topic string) string {
+	f := fnv.New64a()
+	_, _ = f.Write([]byte(run + "/" + topic))
+	return fmt.Sprintf("%016x", f.Sum64()|1) // never 0
+}
