@@ -85,12 +85,13 @@ kind-up: build
 	$(BIN) kind up --name $(KIND_NAME) --kafka combined --image $(IMAGE) --kubeconfig-out $(KIND_KUBECONFIG)
 
 kind-chaos: build
-	$(BIN) rbac --namespace kafka | $(KUBECTL) apply -f -
-	$(KUBECTL) -n kafka delete job kafkachaos-suite --ignore-not-found --wait
+	$(KUBECTL) create namespace kafkachaos --dry-run=client -o yaml | $(KUBECTL) apply -f -
+	$(BIN) rbac --namespace kafka --service-account-namespace kafkachaos | $(KUBECTL) apply -f -
+	$(KUBECTL) -n kafkachaos delete job kafkachaos-suite --ignore-not-found --wait
 	sed 's/-ginkgo.label-filter=gate/-ginkgo.label-filter=$(LABELS)/' manifests/rbac/suite-job.yaml | $(KUBECTL) apply -f -
-	$(KUBECTL) -n kafka wait --for=condition=Ready pod -l app.kubernetes.io/name=kafkachaos-suite --timeout=5m
-	$(KUBECTL) -n kafka logs -f job/kafkachaos-suite
-	$(KUBECTL) -n kafka wait --for=condition=Complete job/kafkachaos-suite --timeout=1m
+	$(KUBECTL) -n kafkachaos wait --for=condition=Ready pod -l app.kubernetes.io/name=kafkachaos-suite --timeout=5m || true
+	$(KUBECTL) -n kafkachaos logs -f job/kafkachaos-suite
+	$(KUBECTL) -n kafkachaos wait --for=condition=Complete job/kafkachaos-suite --timeout=1m
 
 kind-down: build
 	$(BIN) kind down --name $(KIND_NAME) --kubeconfig-out $(KIND_KUBECONFIG)

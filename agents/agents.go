@@ -15,6 +15,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/intstr"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
@@ -49,6 +50,10 @@ type Spec struct {
 	Producers  int // per agent; default 1
 	Partitions int32
 	RecordSize int
+	// MaxDuration stops each agent's load by itself after this long, so
+	// agents whose suite died do not load Kafka for ever; 0: the agent's
+	// default (3h).
+	MaxDuration time.Duration
 	// Args are more `kafkachaos steadystate` flags (security, acks, ...).
 	Args []string
 }
@@ -91,6 +96,9 @@ func (s Spec) args() []string {
 	}
 	if s.RecordSize > 0 {
 		a = append(a, "--record-size", strconv.Itoa(s.RecordSize))
+	}
+	if s.MaxDuration > 0 {
+		a = append(a, "--max-duration", s.MaxDuration.String())
 	}
 	return append(a, s.Args...)
 }
@@ -166,6 +174,24 @@ func (s Spec) Pods() []string {
 		pods[i] = fmt.Sprintf("%s-%d", s.name(), i)
 	}
 	return pods
+}
+
+// PodUIDs returns the UID of each agent pod there is, by name. A UID that
+// changed between two calls is an agent that was restarted: its first run's
+// records were never checked, so the run cannot be trusted.
+func PodUIDs(ctx context.Context, cs kubernetes.Interface, s Spec) (map[string]types.UID, error) {
+	uids := map[string]types.UID{}
+	for _, name := range s.Pods() {
+		p, err := cs.CoreV1().Pods(s.Namespace).Get(ctx, name, metav1.GetOptions{})
+		if apierrors.IsNotFound(err) {
+			continue
+		}
+		if err != nil {
+			return nil, fmt.Errorf("agents: %w", err)
+		}
+		uids[name] = p.UID
+	}
+	return uids, nil
 }
 
 // Ready counts the agents whose pods are Ready, for waits.
@@ -295,14 +321,15 @@ func portForward(cfg *rest.Config, namespace string) reach {
 		}
 		failed := make(chan error, 1)
 		go func() { failed <- fw.ForwardPorts() }()
-		defer close(stopCh)
 		select {
 		case <-ready:
 		case err := <-failed:
 			return fmt.Errorf("port-forward: %w", err)
 		case <-ctx.Done():
+			close(stopCh) // ForwardPorts returns once its dial does
 			return ctx.Err()
 		}
+		defer func() { close(stopCh); <-failed }()
 		ports, err := fw.GetPorts()
 		if err != nil || len(ports) == 0 {
 			return fmt.Errorf("port-forward: no local port: %w", err)

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes/fake"
@@ -23,7 +24,7 @@ func goodSpec() Spec {
 
 func TestStatefulSet(t *testing.T) {
 	s := goodSpec()
-	s.Topic, s.Producers, s.Args = "load", 2, []string{"--acks", "all"}
+	s.Topic, s.Producers, s.MaxDuration, s.Args = "load", 2, 20*time.Minute, []string{"--acks", "all"}
 	sts := StatefulSet(s)
 	if *sts.Spec.Replicas != 3 || sts.Name != "kafkachaos-agent" || sts.Namespace != "kafka" {
 		t.Errorf("statefulset %s/%s replicas %d", sts.Namespace, sts.Name, *sts.Spec.Replicas)
@@ -33,7 +34,7 @@ func TestStatefulSet(t *testing.T) {
 		t.Errorf("image %q", c.Image)
 	}
 	want := []string{"steadystate", "--agent", "--run-id", "00c0ffee", "--bootstrap", "kafka-0.kafka:9092,kafka-1.kafka:9092",
-		"--rate", "300", "--topic", "load", "--producers", "2", "--acks", "all"}
+		"--rate", "300", "--topic", "load", "--producers", "2", "--max-duration", "20m0s", "--acks", "all"}
 	if !slices.Equal(c.Args, want) {
 		t.Errorf("args %q\nwant %q", c.Args, want)
 	}

@@ -78,11 +78,17 @@ func (s *Settings) FromProperties(path string) error {
 		}
 	}
 	sc := bufio.NewScanner(f)
+	var pending string // a line continued with a trailing backslash
 	for sc.Scan() {
-		line := strings.TrimSpace(sc.Text())
-		if line == "" || line[0] == '#' || line[0] == '!' {
+		line := pending + strings.TrimSpace(sc.Text())
+		if pending == "" && (line == "" || line[0] == '#' || line[0] == '!') {
 			continue
 		}
+		if trailing := len(line) - len(strings.TrimRight(line, `\`)); trailing%2 == 1 {
+			pending = line[:len(line)-1]
+			continue
+		}
+		pending = ""
 		k, v, ok := strings.Cut(line, "=")
 		if !ok {
 			continue
@@ -103,8 +109,11 @@ func (s *Settings) FromProperties(path string) error {
 			}
 		case "ssl.truststore.location", "ssl.ca.location":
 			set(&s.CALocation, v)
-		case "ssl.certificate.location", "ssl.keystore.certificate.location":
+		case "ssl.certificate.location": // librdkafka's name
 			set(&s.CertLocation, v)
+		case "ssl.keystore.location": // a PEM keystore: key and certificate chain in one file
+			set(&s.CertLocation, v)
+			set(&s.KeyLocation, v)
 		case "ssl.key.location":
 			set(&s.KeyLocation, v)
 		case "ssl.endpoint.identification.algorithm":

@@ -24,6 +24,7 @@ func TestResolve(t *testing.T) {
 	ca := newCA(t, "test CA")
 	caPEM := write(t, dir, "ca.pem", ca.certPEM)
 	notPEM := write(t, dir, "not.pem", []byte("hello"))
+	keystore := write(t, dir, "keystore.pem", ca.keystorePEM(t))
 	n := 0
 	props := func(body string) string {
 		n++
@@ -36,6 +37,8 @@ func TestResolve(t *testing.T) {
 		wantErr  string
 		wantTLS  bool
 		wantSASL SASL
+		// wantClientCert: the TLS config presents a client certificate.
+		wantClientCert bool
 	}{
 		{name: "zero is plaintext"},
 		{name: "ssl with a CA", s: Settings{Protocol: "ssl", CALocation: caPEM}, wantTLS: true},
@@ -59,6 +62,9 @@ ssl.truststore.type=PEM
 ssl.truststore.location=` + caPEM + `
 ssl.endpoint.identification.algorithm=
 `)}, wantTLS: true, wantSASL: SASL{"SCRAM-SHA-256", "alice", "s3cret"}},
+		{name: "a continued jaas line", s: Settings{CommandConfig: props("security.protocol=SASL_PLAINTEXT\nsasl.jaas.config=org.apache.kafka.common.security.plain.PlainLoginModule required \\\n    username=\"alice\" \\\n    password=\"s3cret\";\n")},
+			wantSASL: SASL{Mechanism: "PLAIN", Username: "alice", Password: "s3cret"}},
+		{name: "PEM keystore for mutual TLS", s: Settings{CommandConfig: props("security.protocol=SSL\nssl.keystore.type=PEM\nssl.keystore.location=" + keystore + "\n")}, wantTLS: true, wantClientCert: true},
 		{name: "fields win over the file", s: Settings{SASLUsername: "bob", CommandConfig: props("security.protocol=SASL_PLAINTEXT\nsasl.jaas.config=x required username=\"alice\";\n")},
 			wantSASL: SASL{Mechanism: "PLAIN", Username: "bob"}},
 		{name: "JKS store", s: Settings{CommandConfig: props("security.protocol=SSL\nssl.truststore.type=JKS\n")}, wantErr: "convert the store to PEM"},
@@ -76,6 +82,9 @@ ssl.endpoint.identification.algorithm=
 			}
 			if err != nil {
 				t.Fatal(err)
+			}
+			if tt.wantClientCert && (r.TLS == nil || len(r.TLS.Certificates) != 1) {
+				t.Errorf("no client certificate in %+v", r.TLS)
 			}
 			if (r.TLS != nil) != tt.wantTLS || r.SASL != tt.wantSASL {
 				t.Errorf("TLS %t SASL %+v; want TLS %t SASL %+v", r.TLS != nil, r.SASL, tt.wantTLS, tt.wantSASL)
@@ -156,6 +165,17 @@ func newCA(t *testing.T, name string) *testCA {
 		t.Fatal(err)
 	}
 	return &testCA{cert: cert, key: key, certPEM: pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der})}
+}
+
+// keystorePEM returns the CA's key and certificate in one PEM file, as a
+// Kafka PEM keystore holds them.
+func (ca *testCA) keystorePEM(t *testing.T) []byte {
+	t.Helper()
+	der, err := x509.MarshalECPrivateKey(ca.key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return append(pem.EncodeToMemory(&pem.Block{Type: "EC PRIVATE KEY", Bytes: der}), ca.certPEM...)
 }
 
 // leaf issues a server certificate for host.

@@ -63,7 +63,8 @@ type TargetConfig struct {
 	Bootstrap []string `json:"bootstrap,omitempty"`
 	// Security of the suite's Kafka clients (TLS, SASL), named after
 	// Kafka's client properties; commandConfig reads a client properties
-	// file. Only with a kubeconfig: the local cluster's Kafka is PLAINTEXT.
+	// file. Only on an existing cluster: the local cluster's Kafka is
+	// PLAINTEXT.
 	Security kafkasec.Settings `json:"security,omitzero"`
 	// StateDir of the embedded local cluster to use: brought up there if
 	// it is not running, and left running at the end. Empty: a temporary
@@ -219,10 +220,7 @@ func (c Config) withDefaults() (Config, error) {
 		}
 	} else {
 		if c.Target.StateDir != "" {
-			return bad("target.stateDir and target.kubeconfig exclude each other")
-		}
-		if c.Target.StateDir != "" && c.Target.InCluster {
-			return bad("target.stateDir and target.inCluster exclude each other")
+			return bad("target.stateDir (the local cluster) and an existing cluster (target.kubeconfig or target.inCluster) exclude each other")
 		}
 		if !c.Target.InCluster {
 			if _, err := os.Stat(c.Target.Kubeconfig); err != nil {

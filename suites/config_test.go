@@ -122,12 +122,15 @@ func TestSuiteJob(t *testing.T) {
 		t.Fatal(err)
 	}
 	objs, err := manifests.Decode(raw)
-	if err != nil || len(objs) != 1 {
-		t.Fatalf("%d objects, %v", len(objs), err)
+	if err != nil || len(objs) != 2 || objs[0].GetKind() != "Namespace" || objs[1].GetKind() != "Job" {
+		t.Fatalf("want a Namespace and a Job, got %d objects, %v", len(objs), err)
 	}
 	var job batchv1.Job
-	if err := runtime.DefaultUnstructuredConverter.FromUnstructured(objs[0].Object, &job); err != nil {
+	if err := runtime.DefaultUnstructuredConverter.FromUnstructured(objs[1].Object, &job); err != nil {
 		t.Fatal(err)
+	}
+	if job.Namespace != objs[0].GetName() {
+		t.Errorf("the Job runs in %q, not in its own namespace %q", job.Namespace, objs[0].GetName())
 	}
 	pod := job.Spec.Template.Spec
 	if pod.ServiceAccountName != manifests.ServiceAccount {
@@ -152,7 +155,7 @@ func TestSuiteJob(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !cfg.Target.InCluster || cfg.Target.Namespace != job.Namespace {
-		t.Errorf("target %+v: want in-cluster in namespace %s", cfg.Target, job.Namespace)
+	if !cfg.Target.InCluster || cfg.Target.Namespace == job.Namespace {
+		t.Errorf("target %+v: want in-cluster, against a namespace other than the Job's %s (a drain would evict the suite)", cfg.Target, job.Namespace)
 	}
 }

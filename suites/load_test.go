@@ -4,12 +4,15 @@ import (
 	"context"
 	"fmt"
 	"hash/fnv"
+	"maps"
 	"time"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
+	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/kafkachaos/kafkachaos/agents"
+	"github.com/kafkachaos/kafkachaos/kafkasec"
 	"github.com/kafkachaos/kafkachaos/steadystate"
 )
 
@@ -95,6 +98,7 @@ type agentLoad struct {
 	e     *env
 	spec  agents.Spec
 	h     steadystate.Hypothesis
+	uids  map[string]types.UID // the agent pods that started the load
 	marks []steadystate.Mark
 }
 
@@ -103,26 +107,41 @@ type agentLoad struct {
 // producing.
 func startAgents(ctx context.Context, e *env, topic string, n int, h steadystate.Hypothesis) load {
 	GinkgoHelper()
+	switch {
+	case e.cfg.Target.InCluster:
+		Skip("in-cluster agents: manifests/rbac's ServiceAccount may not create workloads; run the suite from outside the cluster")
+	case e.cfg.Target.Security != (kafkasec.Settings{}):
+		Skip("in-cluster agents reach PLAINTEXT brokers only, for now")
+	}
 	ss := e.cfg.SteadyState
 	spec := agents.Spec{
 		Namespace: e.namespace, Name: "kafkachaos-agent", Agents: int32(n), RunID: agentRunID(e.runID, topic),
 		Bootstrap: e.bootstrap, Topic: topic, Rate: max(ss.Rate/n, 1),
 		Producers: ss.Producers, Partitions: ss.Partitions, RecordSize: ss.RecordSize,
+		MaxDuration: storyTimeout, // agents of a suite that died stop loading Kafka by themselves
 	}
-	By(fmt.Sprintf("deploying %d steady-state agents (StatefulSet %s, %d records/s each, run %s)", n, spec.Name, spec.Rate, spec.RunID))
-	deployed := time.Now()
-	Expect(agents.Deploy(ctx, e.admin, spec)).To(Succeed())
-	DeferCleanup(func(ctx SpecContext) {
-		By("deleting the steady-state agents")
+	deleteAgents := func(ctx context.Context) {
 		Expect(agents.Delete(ctx, e.admin, spec)).To(Succeed())
 		Eventually(ctx, func(ctx context.Context) (bool, error) { return agents.Gone(ctx, e.admin, spec) }).
 			WithTimeout(agentsGoneTimeout).WithPolling(agentsPoll).Should(BeTrue(), "agent pods gone")
+	}
+	By("deleting agents an earlier run may have left")
+	deleteAgents(ctx)
+
+	By(fmt.Sprintf("deploying %d steady-state agents (StatefulSet %s, %d records/s each, run %s)", n, spec.Name, spec.Rate, spec.RunID))
+	DeferCleanup(func(ctx SpecContext) {
+		By("deleting the steady-state agents")
+		deleteAgents(ctx)
 	}, NodeTimeout(agentsGoneTimeout+time.Minute))
+	deployed := time.Now()
+	Expect(agents.Deploy(ctx, e.admin, spec)).To(Succeed())
 	Eventually(ctx, func(ctx context.Context) (int, error) { return agents.Ready(ctx, e.admin, spec) }).
 		WithTimeout(agentsReadyTimeout).WithPolling(agentsPoll).Should(Equal(n), "agents producing (Ready)")
+	uids, err := agents.PodUIDs(ctx, e.admin, spec)
+	Expect(err).NotTo(HaveOccurred())
 	// Until every agent produces, the load is warming up: not judged, and
 	// not the baseline.
-	return &agentLoad{e: e, spec: spec, h: h, marks: []steadystate.Mark{
+	return &agentLoad{e: e, spec: spec, h: h, uids: uids, marks: []steadystate.Mark{
 		{Phase: steadystate.PhaseWarmup, At: deployed}, {Phase: steadystate.PhaseBaseline, At: time.Now()},
 	}}
 }
@@ -135,9 +154,18 @@ func (a *agentLoad) Mark(p steadystate.Phase) {
 // through the API server (pods/portforward) with the suite's own identity.
 func (a *agentLoad) Finish(ctx context.Context) (*steadystate.Report, error) {
 	By(fmt.Sprintf("stopping the %d agents and collecting their measurements through the API server (port-forward)", a.spec.Agents))
-	if err := agents.Stop(ctx, a.e.csConfig, a.spec); err != nil {
+	// An agent pod replaced since the start (evicted, crashed) began a new
+	// run: the records of its first run would go unchecked.
+	uids, err := agents.PodUIDs(ctx, a.e.admin, a.spec)
+	if err != nil {
 		return nil, err
 	}
+	if !maps.Equal(uids, a.uids) {
+		return nil, fmt.Errorf("agent pods were replaced during the run (%v, now %v): their first runs' records are unchecked", a.uids, uids)
+	}
+	// Stopping is idempotent: retry through a port-forward that failed.
+	Eventually(ctx, func(ctx context.Context) error { return agents.Stop(ctx, a.e.csConfig, a.spec) }).
+		WithTimeout(runStopTimeout).WithPolling(agentsPoll).Should(Succeed(), "agents told to stop")
 	var ms []steadystate.Measurements
 	Eventually(ctx, func(ctx context.Context) (err error) {
 		ms, err = agents.Collect(ctx, a.e.csConfig, a.spec)

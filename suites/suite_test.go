@@ -233,7 +233,7 @@ func serviceAccountConfig(ctx context.Context, admin kubernetes.Interface, admin
 // target.selector), else the pods' shape.
 func detectFlavor(ctx context.Context, e *env) brokers.Flavor {
 	By("detecting the Kafka flavor: operator resources first, then the pods")
-	dyn, err := dynamic.NewForConfig(e.rest)
+	dyn, err := dynamic.NewForConfig(e.csConfig)
 	Expect(err).NotTo(HaveOccurred())
 	ds, err := brokers.DetectOperator(ctx, dyn, e.namespace)
 	Expect(err).NotTo(HaveOccurred())

@@ -420,7 +420,9 @@ func runAgent(ctx context.Context, r *steadystate.Runner, ln net.Listener, maxDu
 		}
 	}
 	switch {
-	case res.rep == nil || res.err != nil:
+	case res.rep == nil && res.err == nil:
+		return errors.New("steady state agent: the run ended without a report")
+	case res.rep == nil:
 		return fmt.Errorf("steady state agent: %w", res.err)
 	case encErr != nil:
 		return encErr
