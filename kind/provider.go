@@ -373,38 +373,20 @@ func labelNamespace(ctx context.Context, cs kubernetes.Interface, ns string) err
 	return nil
 }
 
-// waitReady polls the layout's pods until enough are Ready, saying what it
-// sees every progressEvery.
+// waitReady waits until the layout's pods are Ready, saying what it sees
+// every progressEvery.
 func (p *Provider) waitReady(ctx context.Context, cs kubernetes.Interface) error {
 	start := time.Now()
-	wctx, cancel := context.WithTimeout(ctx, p.readyTimeout)
-	defer cancel()
-	tick := time.NewTicker(readyPoll)
-	defer tick.Stop()
-	said, seen := time.Now(), ""
-	for {
-		s, ready, err := p.layout.ReadyPods(wctx, cs)
-		if err == nil && ready >= p.layout.Pods {
-			p.logf("Kafka (%s) ready in namespace %s after %s", p.layout.Name, p.layout.Namespace, time.Since(start).Round(time.Second))
-			return nil
-		}
-		seen = s
-		if err != nil {
-			seen = err.Error()
-		}
-		if time.Since(said) >= progressEvery {
-			p.logf("  %s", seen)
-			said = time.Now()
-		}
-		select {
-		case <-wctx.Done():
-			if ctx.Err() != nil {
-				return fmt.Errorf("kind: stopped waiting for Kafka's pods: %w; last seen: %s", ctx.Err(), seen)
-			}
-			return fmt.Errorf("kind: Kafka's pods not Ready after %s; last seen: %s (look with: kubectl --kubeconfig %s -n %s describe pods)", p.readyTimeout, seen, p.kubeconfig, p.layout.Namespace)
-		case <-tick.C:
-		}
+	err := p.layout.WaitReady(ctx, cs, manifests.Wait{Timeout: p.readyTimeout, Poll: readyPoll, ProgressEvery: progressEvery,
+		Progress: func(seen string) { p.logf("  %s", seen) }})
+	switch {
+	case errors.Is(err, manifests.ErrNotReady):
+		return fmt.Errorf("kind: %w (look with: kubectl --kubeconfig %s -n %s describe pods)", err, p.kubeconfig, p.layout.Namespace)
+	case err != nil:
+		return fmt.Errorf("kind: %w", err)
 	}
+	p.logf("Kafka (%s) ready in namespace %s after %s", p.layout.Name, p.layout.Namespace, time.Since(start).Round(time.Second))
+	return nil
 }
 
 // heartbeat runs fn, which says nothing while it works, and logs that it is

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"slices"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -192,4 +193,49 @@ func boolRank(b bool) int {
 		return 1
 	}
 	return 0
+}
+
+// Wait is how WaitReady waits: for how long, how often it looks, and how
+// often it says what it sees (through Progress, if set).
+type Wait struct {
+	Timeout       time.Duration
+	Poll          time.Duration
+	ProgressEvery time.Duration
+	Progress      func(seen string)
+}
+
+// ErrNotReady is WaitReady's error when the timeout passed first.
+var ErrNotReady = errors.New("manifests: pods not Ready in time")
+
+// WaitReady polls until the layout's pods are Ready (at least l.Pods). On
+// timeout it returns an error wrapping ErrNotReady, and if ctx ends first
+// one wrapping ctx's error; both say what was seen last.
+func (l Layout) WaitReady(ctx context.Context, cs kubernetes.Interface, w Wait) error {
+	wctx, cancel := context.WithTimeout(ctx, w.Timeout)
+	defer cancel()
+	tick := time.NewTicker(w.Poll)
+	defer tick.Stop()
+	said, seen := time.Now(), ""
+	for {
+		s, ready, err := l.ReadyPods(wctx, cs)
+		if err == nil && ready >= l.Pods {
+			return nil
+		}
+		seen = s
+		if err != nil {
+			seen = err.Error()
+		}
+		if w.Progress != nil && time.Since(said) >= w.ProgressEvery {
+			w.Progress(seen)
+			said = time.Now()
+		}
+		select {
+		case <-wctx.Done():
+			if ctx.Err() != nil {
+				return fmt.Errorf("stopped waiting for %s's pods: %w; last seen: %s", l.Name, ctx.Err(), seen)
+			}
+			return fmt.Errorf("%w: %s after %s; last seen: %s", ErrNotReady, l.Name, w.Timeout, seen)
+		case <-tick.C:
+		}
+	}
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -228,32 +229,10 @@ func deployKafka(ctx context.Context, c *localcluster.Cluster, layout manifests.
 		return err
 	}
 	fmt.Fprintf(w, "applied %s: %d objects; waiting for %d Ready pods\n", layout.File, len(objs), layout.Pods)
-	parent := ctx
-	ctx, cancel := context.WithTimeout(ctx, kafkaReadyTimeout)
-	defer cancel()
-	tick, progress := time.NewTicker(kafkaReadyPoll), time.Now()
-	defer tick.Stop()
-	seen := ""
-	for {
-		s, ready, err := layout.ReadyPods(ctx, cs)
-		if err == nil && ready >= layout.Pods {
-			return nil
-		}
-		seen = s
-		if err != nil {
-			seen = err.Error()
-		}
-		if time.Since(progress) >= kafkaProgress {
-			fmt.Fprintf(w, "  %s\n", seen)
-			progress = time.Now()
-		}
-		select {
-		case <-ctx.Done():
-			if parent.Err() != nil {
-				return fmt.Errorf("stopped waiting for Kafka's pods: %w; last seen: %s", parent.Err(), seen)
-			}
-			return fmt.Errorf("kafka pods not Ready after %s; last seen: %s (logs: kubectl logs -n %s, or %s/pods)", kafkaReadyTimeout, seen, layout.Namespace, c.StateDir())
-		case <-tick.C:
-		}
+	err = layout.WaitReady(ctx, cs, manifests.Wait{Timeout: kafkaReadyTimeout, Poll: kafkaReadyPoll, ProgressEvery: kafkaProgress,
+		Progress: func(seen string) { fmt.Fprintf(w, "  %s\n", seen) }})
+	if errors.Is(err, manifests.ErrNotReady) {
+		return fmt.Errorf("%w (logs: kubectl logs -n %s, or %s/pods)", err, layout.Namespace, c.StateDir())
 	}
+	return err
 }

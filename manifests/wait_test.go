@@ -1,0 +1,64 @@
+package manifests
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/client-go/kubernetes/fake"
+)
+
+func TestWaitReady(t *testing.T) {
+	pod := func(i int, ready bool) runtime.Object {
+		st := corev1.ConditionFalse
+		if ready {
+			st = corev1.ConditionTrue
+		}
+		return &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: fmt.Sprintf("kafka-%d", i), Namespace: "kafka"},
+			Status: corev1.PodStatus{Phase: corev1.PodRunning, Conditions: []corev1.PodCondition{{Type: corev1.PodReady, Status: st}}}}
+	}
+	l := Layout{Name: "combined", Namespace: "kafka", Pods: 3}
+	tests := []struct {
+		name      string
+		pods      []runtime.Object
+		cancel    bool
+		wantErr   error  // errors.Is; nil: no error
+		wantSeen  string // in the error and the progress lines
+		wantCalls bool   // Progress was called
+	}{
+		{name: "all Ready", pods: []runtime.Object{pod(0, true), pod(1, true), pod(2, true)}},
+		{name: "one not Ready", pods: []runtime.Object{pod(0, true), pod(1, false), pod(2, true)},
+			wantErr: ErrNotReady, wantSeen: "kafka-1:Running/ready=false", wantCalls: true},
+		{name: "stopped", pods: []runtime.Object{pod(0, false)}, cancel: true, wantErr: context.Canceled, wantSeen: "(0 of 3 Ready)"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			ctx, cancel := context.WithCancel(t.Context())
+			defer cancel()
+			if tt.cancel {
+				cancel()
+			}
+			var progress []string
+			err := l.WaitReady(ctx, fake.NewClientset(tt.pods...), Wait{Timeout: 200 * time.Millisecond, Poll: 20 * time.Millisecond,
+				ProgressEvery: 0, Progress: func(seen string) { progress = append(progress, seen) }})
+			if tt.wantErr == nil {
+				if err != nil {
+					t.Fatal(err)
+				}
+				return
+			}
+			if !errors.Is(err, tt.wantErr) || !strings.Contains(err.Error(), tt.wantSeen) {
+				t.Fatalf("err %v; want %v saying %q", err, tt.wantErr, tt.wantSeen)
+			}
+			if tt.wantCalls && (len(progress) == 0 || !strings.Contains(progress[0], tt.wantSeen)) {
+				t.Errorf("progress %q; want lines saying %q", progress, tt.wantSeen)
+			}
+		})
+	}
+}
