@@ -22,6 +22,7 @@ import (
 	"k8s.io/client-go/tools/portforward"
 	"k8s.io/client-go/transport/spdy"
 
+	"github.com/kafkachaos/kafkachaos/manifests"
 	"github.com/kafkachaos/kafkachaos/steadystate"
 )
 
@@ -176,11 +177,9 @@ func (s Spec) Pods() []string {
 	return pods
 }
 
-// PodUIDs returns the UID of each agent pod there is, by name. A UID that
-// changed between two calls is an agent that was restarted: its first run's
-// records were never checked, so the run cannot be trusted.
-func PodUIDs(ctx context.Context, cs kubernetes.Interface, s Spec) (map[string]types.UID, error) {
-	uids := map[string]types.UID{}
+// existing returns the agent pods there are, in index order.
+func existing(ctx context.Context, cs kubernetes.Interface, s Spec) ([]*corev1.Pod, error) {
+	var pods []*corev1.Pod
 	for _, name := range s.Pods() {
 		p, err := cs.CoreV1().Pods(s.Namespace).Get(ctx, name, metav1.GetOptions{})
 		if apierrors.IsNotFound(err) {
@@ -189,29 +188,36 @@ func PodUIDs(ctx context.Context, cs kubernetes.Interface, s Spec) (map[string]t
 		if err != nil {
 			return nil, fmt.Errorf("agents: %w", err)
 		}
-		uids[name] = p.UID
+		pods = append(pods, p)
+	}
+	return pods, nil
+}
+
+// PodUIDs returns the UID of each agent pod there is, by name. A UID that
+// changed between two calls is an agent that was restarted: its first run's
+// records were never checked, so the run cannot be trusted.
+func PodUIDs(ctx context.Context, cs kubernetes.Interface, s Spec) (map[string]types.UID, error) {
+	pods, err := existing(ctx, cs, s)
+	if err != nil {
+		return nil, err
+	}
+	uids := make(map[string]types.UID, len(pods))
+	for _, p := range pods {
+		uids[p.Name] = p.UID
 	}
 	return uids, nil
 }
 
 // Ready counts the agents whose pods are Ready, for waits.
 func Ready(ctx context.Context, cs kubernetes.Interface, s Spec) (int, error) {
+	pods, err := existing(ctx, cs, s)
 	n := 0
-	for _, name := range s.Pods() {
-		p, err := cs.CoreV1().Pods(s.Namespace).Get(ctx, name, metav1.GetOptions{})
-		if apierrors.IsNotFound(err) {
-			continue
-		}
-		if err != nil {
-			return 0, fmt.Errorf("agents: %w", err)
-		}
-		for _, c := range p.Status.Conditions {
-			if c.Type == corev1.PodReady && c.Status == corev1.ConditionTrue {
-				n++
-			}
+	for _, p := range pods {
+		if manifests.PodReady(p) {
+			n++
 		}
 	}
-	return n, nil
+	return n, err
 }
 
 // reach runs fn with a base URL (http://host:port) of pod's agent port.
@@ -354,10 +360,6 @@ func Gone(ctx context.Context, cs kubernetes.Interface, s Spec) (bool, error) {
 	if _, err := cs.AppsV1().StatefulSets(s.Namespace).Get(ctx, s.name(), metav1.GetOptions{}); !apierrors.IsNotFound(err) {
 		return false, err
 	}
-	for _, name := range s.Pods() {
-		if _, err := cs.CoreV1().Pods(s.Namespace).Get(ctx, name, metav1.GetOptions{}); !apierrors.IsNotFound(err) {
-			return false, err
-		}
-	}
-	return true, nil
+	pods, err := existing(ctx, cs, s)
+	return len(pods) == 0 && err == nil, err
 }

@@ -13,6 +13,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/kubernetes"
+
+	"github.com/kafkachaos/kafkachaos/manifests"
 )
 
 // ContainerFilesystem stands in Broker.Ephemeral for a data dir that no
@@ -120,7 +122,7 @@ func Snapshot(ctx context.Context, cs kubernetes.Interface, namespace, selector 
 			Node:      p.Spec.NodeName,
 			PodIP:     p.Status.PodIP,
 			Hostname:  p.Spec.Hostname,
-			Ready:     podReady(p),
+			Ready:     manifests.PodReady(p),
 			Ephemeral: ephemeralDataDirs(p),
 		}
 		b.Controller, b.BrokerRole = f.roles(p)
@@ -141,15 +143,6 @@ func ByID(bs []Broker, id int32) (Broker, bool) {
 		}
 	}
 	return Broker{}, false
-}
-
-func podReady(p *corev1.Pod) bool {
-	for _, c := range p.Status.Conditions {
-		if c.Type == corev1.PodReady {
-			return c.Status == corev1.ConditionTrue
-		}
-	}
-	return false
 }
 
 // volumes resolves the PVC-backed volumes of p to their claims and

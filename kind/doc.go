@@ -12,7 +12,7 @@
 // workers in zones zone-a, zone-b and zone-c, committed as
 // kind-config.yaml) through sigs.k8s.io/e2e-framework's support/kind, loads
 // the agent image into the nodes, applies a Kafka layout of the manifests
-// package, labels its namespace for disruption, waits until its pods are
+// package (whose Namespace opts in to disruption), waits until its pods are
 // Ready, and writes the cluster's kubeconfig to a known path. Down deletes
 // the cluster and that kubeconfig.
 package kind

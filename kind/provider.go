@@ -3,7 +3,6 @@ package kind
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -12,13 +11,10 @@ import (
 	"strings"
 	"time"
 
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/clientcmd"
 	e2ekind "sigs.k8s.io/e2e-framework/support/kind"
 
-	"github.com/kafkachaos/kafkachaos/chaos"
 	"github.com/kafkachaos/kafkachaos/localcluster/agent"
 	"github.com/kafkachaos/kafkachaos/manifests"
 )
@@ -53,15 +49,6 @@ const (
 
 // useLocal ends every prerequisite error.
 const useLocal = "Use the local target instead, which needs no Docker: make chaos (or kafkachaos cluster up)"
-
-// cluster is what Up and Down need of e2e-framework's kind provider.
-type cluster interface {
-	Create(ctx context.Context, args ...string) (string, error)
-	LoadImage(ctx context.Context, image string, args ...string) error
-	Destroy(ctx context.Context) error
-}
-
-var _ cluster = (*e2ekind.Cluster)(nil)
 
 // Provider brings one kind cluster, with Kafka on it, up and down.
 type Provider struct {
@@ -190,9 +177,6 @@ func (p *Provider) KubeconfigPath() string { return p.kubeconfig }
 // ConfigPath is where Up writes the rendered kind config.
 func (p *Provider) ConfigPath() string { return filepath.Join(p.dir, "kind-config.yaml") }
 
-// Layout is the Kafka layout Up deploys.
-func (p *Provider) Layout() manifests.Layout { return p.layout }
-
 // Tools are the programs a Provider runs.
 type Tools struct {
 	Docker string // path of the docker client
@@ -270,8 +254,8 @@ func (p *Provider) docker(parent context.Context, docker string, args ...string)
 }
 
 // Up checks the prerequisites, creates the kind cluster (or finds it),
-// loads the agent image, deploys the Kafka layout, labels its namespace
-// for disruption, waits until its pods are Ready, and returns the path of
+// loads the agent image, deploys the Kafka layout (its Namespace opts in to
+// disruption), waits until its pods are Ready, and returns the path of
 // the kubeconfig it wrote. Up is idempotent.
 func (p *Provider) Up(ctx context.Context) (string, error) {
 	tools, err := p.Check(ctx)
@@ -306,7 +290,7 @@ func (p *Provider) Up(ctx context.Context) (string, error) {
 
 // create creates the cluster, copies its kubeconfig to p.kubeconfig and
 // loads the agent image.
-func (p *Provider) create(ctx context.Context, c cluster) error {
+func (p *Provider) create(ctx context.Context, c *e2ekind.Cluster) error {
 	start := time.Now()
 	p.logf("creating kind cluster %q from %s: 1 control-plane node, 3 workers in %s (a few minutes)", p.name, p.ConfigPath(), strings.Join(Zones(), ", "))
 	var tmp string
@@ -338,8 +322,7 @@ func (p *Provider) create(ctx context.Context, c cluster) error {
 	return nil
 }
 
-// deploy applies the Kafka layout, labels its namespace and waits until
-// its pods are Ready.
+// deploy applies the Kafka layout and waits until its pods are Ready.
 func (p *Provider) deploy(ctx context.Context) error {
 	rc, err := clientcmd.BuildConfigFromFlags("", p.kubeconfig)
 	if err != nil {
@@ -353,24 +336,10 @@ func (p *Provider) deploy(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("kind: deploy Kafka (%s): %w", p.layout.Name, err)
 	}
-	if err := labelNamespace(ctx, cs, p.layout.Namespace); err != nil {
-		return err
-	}
-	p.logf("applied %s: %d objects; namespace %s labelled %s=true; waiting for %d Ready pods", p.layout.File, len(objs), p.layout.Namespace, chaos.AllowLabel, p.layout.Pods)
+	// The manifest's Namespace carries the opt-in label; server-side apply
+	// restores it if someone removed it.
+	p.logf("applied %s: %d objects; waiting for %d Ready pods", p.layout.File, len(objs), p.layout.Pods)
 	return p.waitReady(ctx, cs)
-}
-
-// labelNamespace opts namespace ns in to disruption (the manifests carry
-// the label too; this keeps it after someone removed it).
-func labelNamespace(ctx context.Context, cs kubernetes.Interface, ns string) error {
-	patch, err := json.Marshal(map[string]any{"metadata": map[string]any{"labels": map[string]string{chaos.AllowLabel: "true"}}})
-	if err != nil {
-		return fmt.Errorf("kind: %w", err)
-	}
-	if _, err := cs.CoreV1().Namespaces().Patch(ctx, ns, types.MergePatchType, patch, metav1.PatchOptions{FieldManager: manifests.FieldManager}); err != nil {
-		return fmt.Errorf("kind: label namespace %s: %w", ns, err)
-	}
-	return nil
 }
 
 // waitReady waits until the layout's pods are Ready, saying what it sees

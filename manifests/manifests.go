@@ -23,6 +23,7 @@ import (
 )
 
 //go:embed kafka/kafka.yaml kafka/separate-controllers/kafka.yaml
+//go:embed operators/strimzi/kafka.yaml operators/koperator/kafkacluster.yaml
 var files embed.FS
 
 // FieldManager is the server-side apply field manager of everything this
@@ -73,8 +74,11 @@ func LayoutNamed(name string) (Layout, error) {
 }
 
 // Read returns the embedded file's YAML.
-func (l Layout) Read() ([]byte, error) {
-	raw, err := files.ReadFile(l.File)
+func (l Layout) Read() ([]byte, error) { return readFile(l.File) }
+
+// readFile returns an embedded file.
+func readFile(path string) ([]byte, error) {
+	raw, err := files.ReadFile(path)
 	if err != nil {
 		return nil, fmt.Errorf("manifests: %w", err)
 	}

@@ -1,16 +1,10 @@
 package manifests
 
 import (
-	"context"
-	"embed"
 	"fmt"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/client-go/rest"
 )
-
-//go:embed operators/strimzi/kafka.yaml operators/koperator/kafkacluster.yaml
-var operatorFiles embed.FS
 
 // OperatorExample is an example Kafka cluster for a Kafka operator, in
 // manifests/operators: the operator's custom resources and a namespace that
@@ -47,13 +41,7 @@ func OperatorExampleFor(flavor string) (OperatorExample, error) {
 }
 
 // Read returns the example's YAML.
-func (e OperatorExample) Read() ([]byte, error) {
-	raw, err := operatorFiles.ReadFile(e.File)
-	if err != nil {
-		return nil, fmt.Errorf("manifests: %w", err)
-	}
-	return raw, nil
-}
+func (e OperatorExample) Read() ([]byte, error) { return readFile(e.File) }
 
 // Objects returns the example's objects, as Decode returns them.
 func (e OperatorExample) Objects() ([]*unstructured.Unstructured, error) {
@@ -62,14 +50,4 @@ func (e OperatorExample) Objects() ([]*unstructured.Unstructured, error) {
 		return nil, err
 	}
 	return Decode(raw)
-}
-
-// Apply applies the example (see Apply). The operator's CRDs must be
-// installed, or it fails on the first custom resource.
-func (e OperatorExample) Apply(ctx context.Context, cfg *rest.Config) ([]string, error) {
-	raw, err := e.Read()
-	if err != nil {
-		return nil, err
-	}
-	return Apply(ctx, cfg, raw)
 }

@@ -25,26 +25,6 @@ type HTMLOptions struct {
 	Generated time.Time
 }
 
-// A spec's verdict, as the summary tables name it.
-const (
-	VerdictPass = "PASS"
-	VerdictFail = "FAIL"
-	// VerdictCaught is a negative spec that passed: its checks failed on
-	// the unsafe cluster, as they must.
-	VerdictCaught = "CAUGHT"
-)
-
-// Verdict returns VerdictPass, VerdictFail or VerdictCaught.
-func (s Spec) Verdict() string {
-	switch {
-	case !s.Passed:
-		return VerdictFail
-	case s.ExpectFailures:
-		return VerdictCaught
-	}
-	return VerdictPass
-}
-
 // WriteHTML writes specs as one self-contained HTML page: an overall
 // verdict, a summary table, and per spec its timeline charts (inline SVG)
 // and tables of verdicts, anomalies, checks and recovery times. The page

@@ -31,6 +31,26 @@ type Spec struct {
 	FailureReason string            `json:"failure,omitempty"`
 }
 
+// A spec's verdict, as the summary tables name it.
+const (
+	VerdictPass = "PASS"
+	VerdictFail = "FAIL"
+	// VerdictCaught is a negative spec that passed: its checks failed on
+	// the unsafe cluster, as they must.
+	VerdictCaught = "CAUGHT"
+)
+
+// Verdict returns VerdictPass, VerdictFail or VerdictCaught.
+func (s Spec) Verdict() string {
+	switch {
+	case !s.Passed:
+		return VerdictFail
+	case s.ExpectFailures:
+		return VerdictCaught
+	}
+	return VerdictPass
+}
+
 // Problems returns the problems of check name.
 func (s Spec) Problems(name string) []string {
 	for _, c := range s.Checks {

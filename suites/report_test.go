@@ -83,13 +83,7 @@ func summaryTable(outcomes []outcome) string {
 	tw := tabwriter.NewWriter(&b, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "VERDICT\tFAULT\tRECORDS/S\tP99 ACK\tUNAVAILABLE\tLOST\tDUP\tREORDER\tHEALTHY AFTER\tTHROUGHPUT BACK\tFAILED CHECKS")
 	for _, o := range outcomes {
-		v := "PASS"
-		switch {
-		case !o.Passed:
-			v = "FAIL"
-		case o.ExpectFailures:
-			v = "CAUGHT" // a negative spec: the suite failed the unsafe cluster, as it must
-		}
+		v := o.Verdict()
 		failed := o.FailedChecks()
 		rep := o.SteadyState
 		if rep == nil {
