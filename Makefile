@@ -36,7 +36,7 @@ chaos: kafka-dist k8s-bin
 # 2-core machine is not oversubscribed, then the suite's gate, negative,
 # rbac and agents specs end to end on the local cluster (acting as
 # manifests/rbac's ServiceAccount).
-REAL_PKGS := ./localkafka/ ./localcluster/... ./suites/interrupt/ ./report/
+REAL_PKGS := ./internal/localkafka/ ./localcluster/... ./suites/interrupt/ ./report/
 test: lint kafka-dist k8s-bin
 	$(GO) test -count=1 -short -timeout 20m $(GOTESTFLAGS) ./...
 	$(GO) test -count=1 -p 1 -timeout 60m $(GOTESTFLAGS) $(REAL_PKGS)

@@ -15,7 +15,7 @@ import (
 	"k8s.io/client-go/tools/clientcmd"
 	e2ekind "sigs.k8s.io/e2e-framework/support/kind"
 
-	"github.com/kafkachaos/kafkachaos/localcluster/agent"
+	"github.com/kafkachaos/kafkachaos/localcluster/nodeagent"
 	"github.com/kafkachaos/kafkachaos/manifests"
 )
 
@@ -34,7 +34,7 @@ var (
 // Defaults of New.
 const (
 	DefaultName          = "kafkachaos"
-	DefaultImage         = agent.AgentImage + ":dev"
+	DefaultImage         = nodeagent.AgentImage + ":dev"
 	DefaultDockerTimeout = 10 * time.Second
 	DefaultReadyTimeout  = 10 * time.Minute
 	// KindVersion is the kind release the install hint names.

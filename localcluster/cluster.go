@@ -23,9 +23,9 @@ import (
 	"k8s.io/client-go/tools/clientcmd"
 	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
 
+	"github.com/kafkachaos/kafkachaos/internal/kafkadist"
 	"github.com/kafkachaos/kafkachaos/internal/loopback"
-	"github.com/kafkachaos/kafkachaos/kafkadist"
-	"github.com/kafkachaos/kafkachaos/localcluster/agent"
+	"github.com/kafkachaos/kafkachaos/localcluster/nodeagent"
 )
 
 // Addresses and names of the local cluster.
@@ -336,7 +336,7 @@ func (c *Cluster) Up(ctx context.Context) error {
 	if _, ok := c.agent().running(); !ok {
 		// Pod processes of an agent that crashed are cleaned up; the new
 		// agent starts the pods again from the API server's state.
-		agent.KillPods(c.dir)
+		nodeagent.KillPods(c.dir)
 		c.logf("starting the node agent: %d nodes", c.nodes)
 		args := []string{"cluster", "agent", "--state-dir", c.dir, "--nodes", strconv.Itoa(c.nodes)}
 		if c.kafkaLibs != "" {
@@ -405,7 +405,7 @@ func (c *Cluster) Down(ctx context.Context, purge bool) error {
 		}
 	}
 	// Pod processes an agent that crashed may have left behind.
-	agent.KillPods(c.dir)
+	nodeagent.KillPods(c.dir)
 	if purge && len(errs) == 0 {
 		if err := os.RemoveAll(c.dir); err != nil {
 			errs = append(errs, fmt.Errorf("localcluster: purge: %w", err))

@@ -15,8 +15,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/kafkachaos/kafkachaos/brokers"
-	"github.com/kafkachaos/kafkachaos/kafkadist"
-	"github.com/kafkachaos/kafkachaos/localcluster/agent"
+	"github.com/kafkachaos/kafkachaos/internal/kafkadist"
+	"github.com/kafkachaos/kafkachaos/localcluster/nodeagent"
 	"github.com/kafkachaos/kafkachaos/manifests"
 )
 
@@ -98,7 +98,7 @@ func testKafkaLayout(t *testing.T, l manifests.Layout) {
 		t.Errorf("second apply: %v", err)
 	}
 
-	res := agent.Resolver{Path: filepath.Join(state, agent.HostsPath)}
+	res := nodeagent.Resolver{Path: filepath.Join(state, nodeagent.HostsPath)}
 	cl, err := kgo.NewClient(kgo.SeedBrokers(l.StatefulSet+"-0.kafka-headless."+l.Namespace+".svc.cluster.local:9092"), kgo.Dialer(res.DialContext))
 	if err != nil {
 		t.Fatal(err)

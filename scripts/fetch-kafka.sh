@@ -8,7 +8,7 @@
 # sharing archive for faster starts), and marks the result complete with
 # libs/.complete. A second run finds that mark and exits at once. Run a broker
 # with:
-#   java -Dlog4j2.configurationFile=kafkadist/log4j2.properties \
+#   java -Dlog4j2.configurationFile=internal/kafkadist/log4j2.properties \
 #        -cp '.cache/kafka/VERSION/libs/*' kafka.Kafka server.properties
 # and format its storage with kafka.tools.StorageTool.
 #
@@ -26,7 +26,7 @@ die() { printf 'fetch-kafka: error: %s\n' "$*" >&2; exit 1; }
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 
 # The versions table: for each Kafka version line, the profile of
-# kafkadist/pom.xml and the versions of what the line needs on top of Kafka
+# internal/kafkadist/pom.xml and the versions of what the line needs on top of Kafka
 # (args), and how its JVMs find their logging config (log_opt). To add a
 # line, add a row here and, if it needs other artifacts, a profile in the pom.
 #   kafka4: Kafka 4.x (KRaft only), log4j2 backend.
@@ -36,11 +36,11 @@ root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 case "$version" in
 4.*)
 	args="-Pkafka4 -Dlog4j2.version=2.26.1 -Dslf4j2.version=2.0.17"
-	log_opt="-Dlog4j2.configurationFile=$root/kafkadist/log4j2.properties"
+	log_opt="-Dlog4j2.configurationFile=$root/internal/kafkadist/log4j2.properties"
 	;;
 3.9.*)
 	args="-Pkafka3 -Dzookeeper.version=3.8.4"
-	log_opt="-Dlog4j.configuration=file:$root/kafkadist/log4j.properties"
+	log_opt="-Dlog4j.configuration=file:$root/internal/kafkadist/log4j.properties"
 	;;
 *) die "no row for Kafka $version in the versions table of $0 (known lines: 4.x, 3.9.x)" ;;
 esac
@@ -80,7 +80,7 @@ say "resolving Kafka $version ($args) from Maven Central into $tmp"
 start=$SECONDS
 # shellcheck disable=SC2086 # $args is a list of words from the table above.
 "$mvn_cmd" -B -q -Dstyle.color=never \
-	-f "$root/kafkadist/pom.xml" \
+	-f "$root/internal/kafkadist/pom.xml" \
 	$args \
 	-Dkafka.version="$version" \
 	-Dkafkadist.libs="$tmp" \

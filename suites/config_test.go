@@ -12,7 +12,7 @@ import (
 	batchv1 "k8s.io/api/batch/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 
-	"github.com/kafkachaos/kafkachaos/agents"
+	"github.com/kafkachaos/kafkachaos/loadagent"
 	"github.com/kafkachaos/kafkachaos/manifests"
 )
 
@@ -137,8 +137,8 @@ func TestSuiteJob(t *testing.T) {
 		t.Errorf("serviceAccountName %q, want %q", pod.ServiceAccountName, manifests.ServiceAccount)
 	}
 	c := pod.Containers[0]
-	if c.Image != agents.Image {
-		t.Errorf("image %q, want %q", c.Image, agents.Image)
+	if c.Image != loadagent.Image {
+		t.Errorf("image %q, want %q", c.Image, loadagent.Image)
 	}
 	fs := flag.NewFlagSet("suite", flag.ContinueOnError)
 	f := registerFlags(fs)

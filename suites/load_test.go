@@ -11,8 +11,8 @@ import (
 	. "github.com/onsi/gomega"
 	"k8s.io/apimachinery/pkg/types"
 
-	"github.com/kafkachaos/kafkachaos/agents"
 	"github.com/kafkachaos/kafkachaos/kafkasec"
+	"github.com/kafkachaos/kafkachaos/loadagent"
 	"github.com/kafkachaos/kafkachaos/steadystate"
 )
 
@@ -96,7 +96,7 @@ func (l *localLoad) Finish(ctx context.Context) (*steadystate.Report, error) {
 // agentLoad runs in agent pods; the suite keeps the phase marks.
 type agentLoad struct {
 	e     *env
-	spec  agents.Spec
+	spec  loadagent.Spec
 	h     steadystate.Hypothesis
 	uids  map[string]types.UID // the agent pods that started the load
 	marks []steadystate.Mark
@@ -114,15 +114,15 @@ func startAgents(ctx context.Context, e *env, topic string, n int, h steadystate
 		Skip("in-cluster agents reach PLAINTEXT brokers only, for now")
 	}
 	ss := e.cfg.SteadyState
-	spec := agents.Spec{
+	spec := loadagent.Spec{
 		Namespace: e.namespace, Name: "kafkachaos-agent", Agents: int32(n), RunID: agentRunID(e.runID, topic),
 		Bootstrap: e.bootstrap, Topic: topic, Rate: max(ss.Rate/n, 1),
 		Producers: ss.Producers, Partitions: ss.Partitions, RecordSize: ss.RecordSize,
 		MaxDuration: storyTimeout, // agents of a suite that died stop loading Kafka by themselves
 	}
 	deleteAgents := func(ctx context.Context) {
-		Expect(agents.Delete(ctx, e.admin, spec)).To(Succeed())
-		Eventually(ctx, func(ctx context.Context) (bool, error) { return agents.Gone(ctx, e.admin, spec) }).
+		Expect(loadagent.Delete(ctx, e.admin, spec)).To(Succeed())
+		Eventually(ctx, func(ctx context.Context) (bool, error) { return loadagent.Gone(ctx, e.admin, spec) }).
 			WithTimeout(agentsGoneTimeout).WithPolling(agentsPoll).Should(BeTrue(), "agent pods gone")
 	}
 	By("deleting agents an earlier run may have left")
@@ -134,10 +134,10 @@ func startAgents(ctx context.Context, e *env, topic string, n int, h steadystate
 		deleteAgents(ctx)
 	}, NodeTimeout(agentsGoneTimeout+time.Minute))
 	deployed := time.Now()
-	Expect(agents.Deploy(ctx, e.admin, spec)).To(Succeed())
-	Eventually(ctx, func(ctx context.Context) (int, error) { return agents.Ready(ctx, e.admin, spec) }).
+	Expect(loadagent.Deploy(ctx, e.admin, spec)).To(Succeed())
+	Eventually(ctx, func(ctx context.Context) (int, error) { return loadagent.Ready(ctx, e.admin, spec) }).
 		WithTimeout(agentsReadyTimeout).WithPolling(agentsPoll).Should(Equal(n), "agents producing (Ready)")
-	uids, err := agents.PodUIDs(ctx, e.admin, spec)
+	uids, err := loadagent.PodUIDs(ctx, e.admin, spec)
 	Expect(err).NotTo(HaveOccurred())
 	// Until every agent produces, the load is warming up: not judged, and
 	// not the baseline.
@@ -156,7 +156,7 @@ func (a *agentLoad) Finish(ctx context.Context) (*steadystate.Report, error) {
 	By(fmt.Sprintf("stopping the %d agents and collecting their measurements through the API server (port-forward)", a.spec.Agents))
 	// An agent pod replaced since the start (evicted, crashed) began a new
 	// run: the records of its first run would go unchecked.
-	uids, err := agents.PodUIDs(ctx, a.e.admin, a.spec)
+	uids, err := loadagent.PodUIDs(ctx, a.e.admin, a.spec)
 	if err != nil {
 		return nil, err
 	}
@@ -164,11 +164,11 @@ func (a *agentLoad) Finish(ctx context.Context) (*steadystate.Report, error) {
 		return nil, fmt.Errorf("agent pods were replaced during the run (%v, now %v): their first runs' records are unchecked", a.uids, uids)
 	}
 	// Stopping is idempotent: retry through a port-forward that failed.
-	Eventually(ctx, func(ctx context.Context) error { return agents.Stop(ctx, a.e.csConfig, a.spec) }).
+	Eventually(ctx, func(ctx context.Context) error { return loadagent.Stop(ctx, a.e.csConfig, a.spec) }).
 		WithTimeout(runStopTimeout).WithPolling(agentsPoll).Should(Succeed(), "agents told to stop")
 	var ms []steadystate.Measurements
 	Eventually(ctx, func(ctx context.Context) (err error) {
-		ms, err = agents.Collect(ctx, a.e.csConfig, a.spec)
+		ms, err = loadagent.Collect(ctx, a.e.csConfig, a.spec)
 		return err
 	}).WithTimeout(runStopTimeout).WithPolling(agentsPoll).Should(Succeed(), "agents finished their flush and drain")
 	return steadystate.Merge(ms, a.marks, a.h)

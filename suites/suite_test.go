@@ -27,9 +27,9 @@ import (
 
 	"github.com/kafkachaos/kafkachaos/brokers"
 	"github.com/kafkachaos/kafkachaos/chaos"
-	"github.com/kafkachaos/kafkachaos/kafkadist"
+	"github.com/kafkachaos/kafkachaos/internal/kafkadist"
 	"github.com/kafkachaos/kafkachaos/localcluster"
-	"github.com/kafkachaos/kafkachaos/localcluster/agent"
+	"github.com/kafkachaos/kafkachaos/localcluster/nodeagent"
 	"github.com/kafkachaos/kafkachaos/manifests"
 )
 
@@ -189,7 +189,7 @@ func bringUpLocal(ctx context.Context, e *env) {
 		return n, err
 	}).WithTimeout(kafkaReadyTimeout).WithPolling(healthPoll).Should(BeNumerically(">=", layout.Pods), "Ready Kafka pods")
 	e.bootstrap = layout.Bootstrap()
-	e.kgoOpts = []kgo.Opt{kgo.Dialer(agent.Resolver{Path: filepath.Join(state, agent.HostsPath)}.DialContext)}
+	e.kgoOpts = []kgo.Opt{kgo.Dialer(nodeagent.Resolver{Path: filepath.Join(state, nodeagent.HostsPath)}.DialContext)}
 
 	By("granting manifests/rbac in " + e.namespace + " and acting as its ServiceAccount from here on")
 	Expect(grantRBAC(ctx, e, e.namespace)).To(Succeed())

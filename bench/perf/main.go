@@ -24,8 +24,8 @@ import (
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kgo"
 
-	"github.com/kafkachaos/kafkachaos/kafkadist"
-	"github.com/kafkachaos/kafkachaos/localkafka"
+	"github.com/kafkachaos/kafkachaos/internal/kafkadist"
+	"github.com/kafkachaos/kafkachaos/internal/localkafka"
 	"github.com/kafkachaos/kafkachaos/steadystate"
 )
 

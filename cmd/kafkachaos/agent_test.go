@@ -16,6 +16,7 @@ import (
 
 	"github.com/twmb/franz-go/pkg/kfake"
 
+	"github.com/kafkachaos/kafkachaos/loadagent"
 	"github.com/kafkachaos/kafkachaos/steadystate"
 )
 
@@ -119,10 +120,10 @@ func (a *testAgent) do(t *testing.T, method, path string) (int, []byte, *http.Re
 	return resp.StatusCode, body, resp
 }
 
-func (a *testAgent) status(t *testing.T) agentStatus {
+func (a *testAgent) status(t *testing.T) loadagent.Status {
 	t.Helper()
 	code, body, _ := a.do(t, http.MethodGet, "/status")
-	var st agentStatus
+	var st loadagent.Status
 	if err := json.Unmarshal(body, &st); code != http.StatusOK || err != nil {
 		t.Fatalf("GET /status = %d %s (%v)", code, body, err)
 	}
@@ -164,17 +165,17 @@ func TestAgentServesMeasurementsAfterStop(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer c.Close()
-	t.Setenv(agentIndexEnv, "2")
+	t.Setenv(loadagent.IndexEnv, "2")
 	a := startAgent(t, c, "--run-id", "0xc4")
 	a.waitProducing(t)
 
 	code, body, _ := a.do(t, http.MethodGet, "/raw")
-	var st agentStatus
-	if err := json.Unmarshal(body, &st); code != http.StatusConflict || err != nil || st.State != agentRunning {
+	var st loadagent.Status
+	if err := json.Unmarshal(body, &st); code != http.StatusConflict || err != nil || st.State != loadagent.StateRunning {
 		t.Errorf("GET /raw while running = %d %s; want 409 with the running status", code, body)
 	}
 	if st.RunID != "00000000000000c4" || st.ProducerBase != 2 || st.Producers != 1 {
-		t.Errorf("status %+v; want run 00000000000000c4 and producer IDs [2, 3) from %s=2", st, agentIndexEnv)
+		t.Errorf("status %+v; want run 00000000000000c4 and producer IDs [2, 3) from %s=2", st, loadagent.IndexEnv)
 	}
 	if code, _, _ := a.do(t, http.MethodGet, "/stop"); code != http.StatusMethodNotAllowed {
 		t.Errorf("GET /stop = %d, want 405", code)
@@ -210,8 +211,8 @@ func TestAgentServesMeasurementsAfterStop(t *testing.T) {
 	if err := json.Unmarshal(body, &rep); code != http.StatusOK || err != nil || rep.Records.Acked != m.Records.Acked {
 		t.Errorf("GET /report = %d (%v), acked %d; want 200 and %d acked", code, err, rep.Records.Acked, m.Records.Acked)
 	}
-	if st := a.status(t); st.State != agentDone {
-		t.Errorf("state %q after the run, want %q", st.State, agentDone)
+	if st := a.status(t); st.State != loadagent.StateDone {
+		t.Errorf("state %q after the run, want %q", st.State, loadagent.StateDone)
 	}
 
 	if code := a.terminate(t); code != exitOK {
@@ -286,7 +287,7 @@ func TestAgentBadFlagsExitTwo(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			t.Setenv(agentIndexEnv, tt.env)
+			t.Setenv(loadagent.IndexEnv, tt.env)
 			var stdout, stderr bytes.Buffer
 			code := run(append(append([]string{"steadystate"}, boot...), tt.args...), &stdout, &stderr)
 			if code != exitBadInput {

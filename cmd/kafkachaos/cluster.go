@@ -13,9 +13,9 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/kafkachaos/kafkachaos/kafkadist"
+	"github.com/kafkachaos/kafkachaos/internal/kafkadist"
 	"github.com/kafkachaos/kafkachaos/localcluster"
-	"github.com/kafkachaos/kafkachaos/localcluster/agent"
+	"github.com/kafkachaos/kafkachaos/localcluster/nodeagent"
 	"github.com/kafkachaos/kafkachaos/manifests"
 )
 
@@ -150,7 +150,7 @@ its pods to be Ready.`,
 			}
 			ctx, stop := signal.NotifyContext(ctx, syscall.SIGTERM, os.Interrupt)
 			defer stop()
-			return agent.Run(ctx, agent.Config{Client: cs, Nodes: c.Nodes(), StateDir: c.StateDir(), Ports: ports, Images: c.Images(), KafkaLibs: kafkaLibs})
+			return nodeagent.Run(ctx, nodeagent.Config{Client: cs, Nodes: c.Nodes(), StateDir: c.StateDir(), Ports: ports, Images: c.Images(), KafkaLibs: kafkaLibs})
 		},
 	}
 	var hostname, scratch string
@@ -161,15 +161,15 @@ its pods to be Ready.`,
 		Hidden: true,
 		Args:   cobra.MinimumNArgs(1),
 		RunE: func(_ *cobra.Command, args []string) error {
-			var ms []agent.Mount
+			var ms []nodeagent.Mount
 			for _, s := range mounts {
-				m, err := agent.ParseMount(s)
+				m, err := nodeagent.ParseMount(s)
 				if err != nil {
 					return usageError{err}
 				}
 				ms = append(ms, m)
 			}
-			return agent.PodExec(hostname, scratch, ms, args[0], args[1:], os.Environ())
+			return nodeagent.PodExec(hostname, scratch, ms, args[0], args[1:], os.Environ())
 		},
 	}
 	podExec.Flags().StringVar(&hostname, "hostname", "", "the pod's hostname")
@@ -182,7 +182,7 @@ its pods to be Ready.`,
 		Hidden: true,
 		Args:   noArgs,
 		RunE: func(*cobra.Command, []string) error {
-			return agent.KafkaRun(libs, os.Environ())
+			return nodeagent.KafkaRun(libs, os.Environ())
 		},
 	}
 	kafkaRun.Flags().StringVar(&libs, "libs", "", "directory of the Kafka jars")

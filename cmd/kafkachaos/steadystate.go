@@ -15,6 +15,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/kafkachaos/kafkachaos/loadagent"
 	"github.com/kafkachaos/kafkachaos/steadystate"
 )
 
@@ -60,7 +61,7 @@ once, in order within its partition.
 With --agent it runs as one of N in-cluster agents that share a run
 (--run-id, required) and add up their load, as kafka-producer-perf-test run
 from several client pods does; --rate and --producers are each agent's.
-Agent i (--agent-index, else $` + agentIndexEnv + `, else 0) uses producer
+Agent i (--agent-index, else $` + loadagent.IndexEnv + `, else 0) uses producer
 IDs [i*producers, (i+1)*producers), consumes every partition in a consumer
 group of its own, and verifies its own producers' records. It starts the
 load at once, runs until stopped unless --duration is given, and serves HTTP

@@ -18,7 +18,7 @@ import (
 	"k8s.io/client-go/kubernetes"
 
 	"github.com/kafkachaos/kafkachaos/chaos"
-	"github.com/kafkachaos/kafkachaos/kafkadist"
+	"github.com/kafkachaos/kafkachaos/internal/kafkadist"
 	"github.com/kafkachaos/kafkachaos/localcluster"
 )
 

@@ -1,4 +1,4 @@
-package agent
+package nodeagent
 
 import (
 	"fmt"
@@ -8,8 +8,8 @@ import (
 	"strings"
 	"syscall"
 
-	"github.com/kafkachaos/kafkachaos/kafkaconfig"
-	"github.com/kafkachaos/kafkachaos/kafkadist"
+	"github.com/kafkachaos/kafkachaos/internal/kafkaconfig"
+	"github.com/kafkachaos/kafkachaos/internal/kafkadist"
 )
 
 // KafkaRun is the apache/kafka image's launcher, run inside the pod: it
@@ -24,9 +24,9 @@ func KafkaRun(libs string, environ []string) error {
 			env[k] = v
 		}
 	}
-	podIP, podDir := env["KAFKACHAOS_POD_IP"], env["KAFKACHAOS_POD_DIR"]
+	podIP, podDir := env[PodIPEnv], env[PodDirEnv]
 	if podIP == "" || podDir == "" {
-		return fmt.Errorf("kafka-run: KAFKACHAOS_POD_IP and KAFKACHAOS_POD_DIR must be set (the node agent sets them)")
+		return fmt.Errorf("kafka-run: %s and %s must be set (the node agent sets them)", PodIPEnv, PodDirEnv)
 	}
 	props, err := kafkaconfig.Render(env)
 	if err != nil {

@@ -1,4 +1,4 @@
-// Package agents runs the steady-state load from inside the cluster: N pods
+// Package loadagent runs the steady-state load from inside the cluster: N pods
 // of the project's image, each running `kafkachaos steadystate --agent`
 // under one run ID with its own range of producer IDs, as a StatefulSet.
 //
@@ -10,4 +10,4 @@
 // histograms merged, not averaged; records checked per producer.
 //
 // On the embedded local cluster the image maps to the project's binary.
-package agents
+package loadagent

@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/kafkachaos/kafkachaos/kafkaconfig"
+	"github.com/kafkachaos/kafkachaos/internal/kafkaconfig"
 )
 
 // Defaults of the options.

@@ -1,4 +1,4 @@
-package agent
+package nodeagent
 
 import (
 	"bufio"
@@ -96,11 +96,20 @@ func (p *provider) CreatePod(ctx context.Context, pod *corev1.Pod) error {
 	p.mu.Unlock()
 
 	for i, c := range pod.Spec.Containers {
-		go run.supervise(i, p.rt, append(containerEnv(pod, c, ip), "KAFKACHAOS_POD_DIR="+logDir))
+		go run.supervise(i, p.rt, append(containerEnv(pod, c, ip), PodDirEnv+"="+logDir))
 	}
 	run.changed()
 	return nil
 }
+
+// The node agent's env contract with the processes it runs, which share
+// the host's network and PID namespace: PodIPEnv is the pod's own IP, to
+// listen on (loadagent.PodIPEnv reads the same name), PodDirEnv a
+// directory of the pod's own.
+const (
+	PodIPEnv  = "KAFKACHAOS_POD_IP"
+	PodDirEnv = "KAFKACHAOS_POD_DIR"
+)
 
 // containerEnv is the process environment: a minimal base, the pod's
 // identity, then the container's resolved env.
@@ -113,7 +122,7 @@ func containerEnv(pod *corev1.Pod, c corev1.Container, ip string) []string {
 		"PATH=" + os.Getenv("PATH"),
 		"HOME=" + os.Getenv("HOME"),
 		"HOSTNAME=" + hostname,
-		"KAFKACHAOS_POD_IP=" + ip,
+		PodIPEnv + "=" + ip,
 	}
 	if jh := os.Getenv("JAVA_HOME"); jh != "" {
 		env = append(env, "JAVA_HOME="+jh)

@@ -1,4 +1,4 @@
-package agent
+package nodeagent
 
 import (
 	"os"
@@ -8,6 +8,8 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/kafkachaos/kafkachaos/loadagent"
 )
 
 func TestBindTo(t *testing.T) {
@@ -134,5 +136,12 @@ func TestRuntimeLookup(t *testing.T) {
 	}
 	if _, why := (runtimes{self: "/x"}).lookup("apache/kafka:4.4.0"); why == "" {
 		t.Errorf("apache/kafka without jars must say why it cannot run")
+	}
+}
+
+// The load agent listens on the IP the node agent gives it.
+func TestPodIPEnvMatchesLoadAgent(t *testing.T) {
+	if PodIPEnv != loadagent.PodIPEnv {
+		t.Errorf("the node agent sets %s, the load agent reads %s", PodIPEnv, loadagent.PodIPEnv)
 	}
 }

@@ -1,21 +1,13 @@
-package agents
+package loadagent
 
 import (
-	"context"
-	"encoding/json"
-	"errors"
-	"net/http"
-	"net/http/httptest"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes/fake"
-
-	"github.com/kafkachaos/kafkachaos/steadystate"
 )
 
 func goodSpec() Spec {
@@ -87,82 +79,6 @@ func TestDeployValidates(t *testing.T) {
 				t.Error("bad spec created a StatefulSet")
 			}
 		})
-	}
-}
-
-// fakeAgents serves each pod's agent endpoints from an httptest server,
-// reached as Stop and Collect reach them through a port-forward.
-type fakeAgents struct {
-	mu      sync.Mutex
-	running map[string]bool // pods whose /raw answers 409
-	stopped []string
-	servers map[string]*httptest.Server
-}
-
-func newFakeAgents(t *testing.T, pods []string, running ...string) *fakeAgents {
-	f := &fakeAgents{running: map[string]bool{}, servers: map[string]*httptest.Server{}}
-	for _, p := range running {
-		f.running[p] = true
-	}
-	for _, pod := range pods {
-		mux := http.NewServeMux()
-		mux.HandleFunc("POST /stop", func(w http.ResponseWriter, _ *http.Request) {
-			f.mu.Lock()
-			f.stopped = append(f.stopped, pod)
-			f.mu.Unlock()
-			w.WriteHeader(http.StatusAccepted)
-		})
-		mux.HandleFunc("GET /raw", func(w http.ResponseWriter, _ *http.Request) {
-			f.mu.Lock()
-			defer f.mu.Unlock()
-			if f.running[pod] {
-				w.WriteHeader(http.StatusConflict)
-				_, _ = w.Write([]byte(`{"state":"running"}`))
-				return
-			}
-			_ = json.NewEncoder(w).Encode(steadystate.Measurements{Topic: pod})
-		})
-		f.servers[pod] = httptest.NewServer(mux)
-		t.Cleanup(f.servers[pod].Close)
-	}
-	return f
-}
-
-func (f *fakeAgents) reach(_ context.Context, pod string, fn func(string) error) error {
-	srv, ok := f.servers[pod]
-	if !ok {
-		return errors.New("no such pod " + pod)
-	}
-	return fn(srv.URL)
-}
-
-func TestStopAndCollect(t *testing.T) {
-	s := goodSpec()
-	f := newFakeAgents(t, s.Pods(), "kafkachaos-agent-1")
-	if err := stop(t.Context(), f.reach, s); err != nil {
-		t.Fatal(err)
-	}
-	if !slices.Equal(f.stopped, s.Pods()) {
-		t.Errorf("stopped %q, want every agent", f.stopped)
-	}
-	if _, err := collect(t.Context(), f.reach, s); !errors.Is(err, ErrNotDone) || !strings.Contains(err.Error(), "kafkachaos-agent-1") {
-		t.Fatalf("collect while agent 1 runs: %v, want ErrNotDone naming it", err)
-	}
-	f.mu.Lock()
-	f.running = nil
-	f.mu.Unlock()
-	ms, err := collect(t.Context(), f.reach, s)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for i, m := range ms {
-		if m.Topic != s.Pods()[i] {
-			t.Errorf("measurements %d from %q, want %q (index order)", i, m.Topic, s.Pods()[i])
-		}
-	}
-	s.Agents = 4 // a pod that is not there
-	if _, err := collect(t.Context(), f.reach, s); err == nil || errors.Is(err, ErrNotDone) {
-		t.Errorf("collect from a missing agent: %v, want a hard error", err)
 	}
 }
 

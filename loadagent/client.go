@@ -1,4 +1,4 @@
-package agents
+package loadagent
 
 import (
 	"context"
@@ -28,10 +28,6 @@ import (
 
 // Image is the project's image; on the local cluster it runs the binary.
 const Image = "ghcr.io/kafkachaos/kafkachaos:dev"
-
-// Port is where agents serve /healthz, /status, /stop, /raw and /report
-// (the agent's default --listen, on the pod's IP).
-const Port = 8080
 
 // podIndexLabel is the StatefulSet controller's pod index label.
 const podIndexLabel = "apps.kubernetes.io/pod-index"
@@ -141,12 +137,12 @@ func StatefulSet(s Spec) *appsv1.StatefulSet {
 						Name:  "agent",
 						Image: img,
 						Args:  s.args(),
-						Env: []corev1.EnvVar{{Name: "KAFKACHAOS_AGENT_INDEX", ValueFrom: &corev1.EnvVarSource{
+						Env: []corev1.EnvVar{{Name: IndexEnv, ValueFrom: &corev1.EnvVarSource{
 							FieldRef: &corev1.ObjectFieldSelector{FieldPath: "metadata.labels['" + podIndexLabel + "']"},
 						}}},
 						Ports: []corev1.ContainerPort{{Name: "http", ContainerPort: Port}},
 						ReadinessProbe: &corev1.Probe{
-							ProbeHandler:  corev1.ProbeHandler{HTTPGet: &corev1.HTTPGetAction{Path: "/healthz", Port: intstr.FromInt32(Port)}},
+							ProbeHandler:  corev1.ProbeHandler{HTTPGet: &corev1.HTTPGetAction{Path: PathHealthz, Port: intstr.FromInt32(Port)}},
 							PeriodSeconds: 2, FailureThreshold: 3,
 						},
 					}},
@@ -245,9 +241,9 @@ func stop(ctx context.Context, r reach, s Spec) error {
 	var errs []error
 	for _, pod := range s.Pods() {
 		err := r(ctx, pod, func(base string) error {
-			_, code, err := call(ctx, http.MethodPost, base+"/stop")
+			_, code, err := call(ctx, http.MethodPost, base+PathStop)
 			if err == nil && code != http.StatusAccepted {
-				err = fmt.Errorf("POST /stop: HTTP %d", code)
+				err = fmt.Errorf("POST %s: HTTP %d", PathStop, code)
 			}
 			return err
 		})
@@ -263,14 +259,14 @@ func collect(ctx context.Context, r reach, s Spec) ([]steadystate.Measurements, 
 	for _, pod := range s.Pods() {
 		var m steadystate.Measurements
 		err := r(ctx, pod, func(base string) error {
-			body, code, err := call(ctx, http.MethodGet, base+"/raw")
+			body, code, err := call(ctx, http.MethodGet, base+PathRaw)
 			switch {
 			case err != nil:
 				return err
 			case code == http.StatusConflict: // still running or draining
 				return fmt.Errorf("%w: %s", ErrNotDone, strings.TrimSpace(string(body)))
 			case code != http.StatusOK:
-				return fmt.Errorf("GET /raw: HTTP %d: %s", code, strings.TrimSpace(string(body)))
+				return fmt.Errorf("GET %s: HTTP %d: %s", PathRaw, code, strings.TrimSpace(string(body)))
 			}
 			return json.Unmarshal(body, &m)
 		})

@@ -17,9 +17,9 @@ import (
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/kafkachaos/kafkachaos/brokers"
+	"github.com/kafkachaos/kafkachaos/internal/kafkaconfig"
+	"github.com/kafkachaos/kafkachaos/internal/kafkadist"
 	"github.com/kafkachaos/kafkachaos/internal/loopback"
-	"github.com/kafkachaos/kafkachaos/kafkaconfig"
-	"github.com/kafkachaos/kafkachaos/kafkadist"
 )
 
 // Polling and waiting limits.

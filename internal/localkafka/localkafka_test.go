@@ -13,7 +13,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kgo"
 
-	"github.com/kafkachaos/kafkachaos/kafkadist"
+	"github.com/kafkachaos/kafkachaos/internal/kafkadist"
 )
 
 // Generous limits for 3 JVMs on 2 cores.
