@@ -1,7 +1,6 @@
 package kafkasec
 
 import (
-	"bufio"
 	"crypto/tls"
 	"crypto/x509"
 	"errors"
@@ -13,6 +12,8 @@ import (
 	"github.com/twmb/franz-go/pkg/kgo"
 	"github.com/twmb/franz-go/pkg/sasl/plain"
 	"github.com/twmb/franz-go/pkg/sasl/scram"
+
+	"github.com/kafkachaos/kafkachaos/internal/properties"
 )
 
 // ErrBadSettings wraps every error of settings that cannot work.
@@ -77,23 +78,12 @@ func (s *Settings) FromProperties(path string) error {
 			*dst = v
 		}
 	}
-	sc := bufio.NewScanner(f)
-	var pending string // a line continued with a trailing backslash
-	for sc.Scan() {
-		line := pending + strings.TrimSpace(sc.Text())
-		if pending == "" && (line == "" || line[0] == '#' || line[0] == '!') {
-			continue
-		}
-		if trailing := len(line) - len(strings.TrimRight(line, `\`)); trailing%2 == 1 {
-			pending = line[:len(line)-1]
-			continue
-		}
-		pending = ""
-		k, v, ok := strings.Cut(line, "=")
-		if !ok {
-			continue
-		}
-		k, v = strings.TrimSpace(k), strings.TrimSpace(v)
+	props, err := properties.Read(f)
+	if err != nil {
+		return bad("command config %s: %w", path, err)
+	}
+	for _, p := range props.List() {
+		k, v := p.Key, strings.TrimSpace(p.Value)
 		switch k {
 		case "security.protocol":
 			set(&s.Protocol, v)
@@ -126,9 +116,6 @@ func (s *Settings) FromProperties(path string) error {
 				return bad("command config: %s=%s is not supported: convert the store to PEM", k, v)
 			}
 		}
-	}
-	if err := sc.Err(); err != nil {
-		return bad("command config: %w", err)
 	}
 	return nil
 }

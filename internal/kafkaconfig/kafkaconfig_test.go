@@ -201,64 +201,6 @@ func TestRenderNoConfigIsSentinel(t *testing.T) {
 	}
 }
 
-func TestEscape(t *testing.T) {
-	tests := []struct {
-		in   string
-		key  bool
-		want string
-	}{
-		{in: "plain.value-1_2", want: "plain.value-1_2"},
-		{in: "a b", want: "a b"},
-		{in: "a b", key: true, want: `a\ b`},
-		{in: " a", want: `\ a`},
-		{in: "k=v:w", want: "k=v:w"},
-		{in: "k=v:w", key: true, want: `k\=v\:w`},
-		{in: "#!", want: "#!"},
-		{in: "#!", key: true, want: `\#\!`},
-		{in: `C:\x`, want: `C:\\x`},
-		{in: "\t\r\n\f", want: `\t\r\n\f`},
-		{in: "\x01", want: `\u0001`},
-		{in: "ü😀", want: `\u00FC\uD83D\uDE00`},
-	}
-	for _, tt := range tests {
-		t.Run(tt.in, func(t *testing.T) {
-			if got := escape(tt.in, tt.key); got != tt.want {
-				t.Errorf("escape(%q, key=%v) = %q; want %q", tt.in, tt.key, got, tt.want)
-			}
-		})
-	}
-}
-
-func TestProperties(t *testing.T) {
-	p := NewProperties(map[string]string{"b": "2", "a": "1"})
-	q := p.With("c", "3").With("a", "0")
-	tests := []struct {
-		name string
-		got  any
-		want any
-	}{
-		{"Len", p.Len(), 2},
-		{"List sorted", p.List(), []Property{{"a", "1"}, {"b", "2"}}},
-		{"With leaves the original", p.String(), "a=1\nb=2\n"},
-		{"With sets and overrides", q.String(), "a=0\nb=2\nc=3\n"},
-		{"Map", q.Map(), map[string]string{"a": "0", "b": "2", "c": "3"}},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			if !reflect.DeepEqual(tt.got, tt.want) {
-				t.Errorf("got %#v; want %#v", tt.got, tt.want)
-			}
-		})
-	}
-	for _, key := range []string{"a", "b", "c", "z"} {
-		v, ok := q.Get(key)
-		wantV, wantOK := q.Map()[key]
-		if v != wantV || ok != wantOK {
-			t.Errorf("Get(%q) = %q, %v; want %q, %v", key, v, ok, wantV, wantOK)
-		}
-	}
-}
-
 func TestClusterID(t *testing.T) {
 	tests := []struct {
 		name    string

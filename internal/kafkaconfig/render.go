@@ -7,6 +7,8 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+
+	"github.com/kafkachaos/kafkachaos/internal/properties"
 )
 
 // EnvPrefix starts the name of every environment variable that can become a
@@ -116,12 +118,12 @@ var hostInURL = regexp.MustCompile(`://[^:]*:`)
 // map order. In Kubernetes, beware of service links: a Service named "kafka"
 // injects KAFKA_PORT, KAFKA_SERVICE_HOST and so on, which become properties
 // (port, service.host) that Kafka ignores with a warning.
-func Render(env map[string]string) (Properties, error) {
+func Render(env map[string]string) (properties.Properties, error) {
 	roles := env["KAFKA_PROCESS_ROLES"]
 	advertised, hasAdvertised := env["KAFKA_ADVERTISED_LISTENERS"]
 	if roles == "controller" && hasAdvertised {
 		if advertised != "" {
-			return Properties{}, errors.New("kafkaconfig: KAFKA_ADVERTISED_LISTENERS is not supported on a KRaft controller (KAFKA_PROCESS_ROLES=controller)")
+			return properties.Properties{}, errors.New("kafkaconfig: KAFKA_ADVERTISED_LISTENERS is not supported on a KRaft controller (KAFKA_PROCESS_ROLES=controller)")
 		}
 		hasAdvertised = false // the image unsets an empty one
 	}
@@ -143,23 +145,23 @@ func Render(env map[string]string) (Properties, error) {
 			continue
 		}
 		if key == "" {
-			return Properties{}, fmt.Errorf("kafkaconfig: %s maps to an empty property name", name)
+			return properties.Properties{}, fmt.Errorf("kafkaconfig: %s maps to an empty property name", name)
 		}
 		value := env[name]
 		if prev, dup := from[key]; dup && props[key] != value {
-			return Properties{}, fmt.Errorf("kafkaconfig: %s and %s both set %s, to different values", prev, name, key)
+			return properties.Properties{}, fmt.Errorf("kafkaconfig: %s and %s both set %s, to different values", prev, name, key)
 		}
 		props[key] = value
 		from[key] = name
 	}
 	if len(props) == 0 {
-		return Properties{}, ErrNoConfig
+		return properties.Properties{}, ErrNoConfig
 	}
 
 	if env["KAFKA_LISTENERS"] == "" && roles != "controller" && hasAdvertised && advertised != "" {
 		props["listeners"] = hostInURL.ReplaceAllString(advertised, "://0.0.0.0:")
 	}
-	return NewProperties(props), nil
+	return properties.NewProperties(props), nil
 }
 
 // ClusterID returns the cluster ID that the image formats storage with:

@@ -1,4 +1,4 @@
-package kafkaconfig
+package properties
 
 import (
 	"bufio"
@@ -77,7 +77,7 @@ func (p Properties) WriteTo(w io.Writer) (int64, error) {
 		n += int64(m)
 	}
 	if err := bw.Flush(); err != nil {
-		return n, fmt.Errorf("kafkaconfig: writing properties: %w", err)
+		return n, fmt.Errorf("properties: write: %w", err)
 	}
 	return n, nil
 }
