@@ -5,7 +5,7 @@ GO            ?= go
 GOTESTFLAGS   ?=
 BIN           := bin/kafkachaos
 
-.PHONY: all build chaos test unit lint bench bench-perf kafka-dist k8s-bin clean kind-up kind-chaos kind-down
+.PHONY: all build chaos test unit lint bench bench-perf kafka-dist k8s-bin setup prereqs prereqs-test clean kind-up kind-chaos kind-down
 
 all: build
 
@@ -24,7 +24,7 @@ build:
 REPORTS := $(CURDIR)/reports
 LABELS  ?= gate
 ARGS    ?=
-chaos: kafka-dist k8s-bin
+chaos: prereqs setup
 	@mkdir -p $(REPORTS)
 	KAFKACHAOS_REPORT_DIR=$(REPORTS) $(GO) test -count=1 -timeout 190m ./suites/ -run TestSuites -v -ginkgo.v -ginkgo.timeout=180m \
 	  -ginkgo.label-filter='$(LABELS)' \
@@ -37,7 +37,7 @@ chaos: kafka-dist k8s-bin
 # rbac and agents specs end to end on the local cluster (acting as
 # manifests/rbac's ServiceAccount).
 REAL_PKGS := ./internal/localkafka/ ./localcluster/... ./suites/interrupt/ ./report/
-test: lint kafka-dist k8s-bin
+test: prereqs-test lint setup
 	$(GO) test -count=1 -short -timeout 20m $(GOTESTFLAGS) ./...
 	$(GO) test -count=1 -p 1 -timeout 60m $(GOTESTFLAGS) $(REAL_PKGS)
 	KAFKACHAOS_REPORT_DIR=$(REPORTS)/test $(GO) test -count=1 -timeout 60m $(GOTESTFLAGS) ./suites/ \
@@ -57,15 +57,30 @@ bench:
 
 # kafkachaos steadystate against Kafka's ProducerPerformance and
 # EndToEndLatency on one local cluster; JSON results in bench/results/.
-bench-perf: kafka-dist
+bench-perf: prereqs kafka-dist
 	$(GO) run ./bench/perf -out bench/results
+
+# What the long set-up needs, checked in seconds before it starts (Go,
+# Java 17+, Maven, network namespaces; for make test also Chromium, which it
+# installs when run as root on Debian). Exit 2 names what is missing.
+prereqs:
+	@bash scripts/prereqs.sh chaos
+prereqs-test:
+	@bash scripts/prereqs.sh test
+
+# The cold set-up's two long steps side by side: Maven's fetch of Kafka
+# (mostly network) and the control plane's build (CPU). Both are no-ops
+# when cached.
+setup:
+	@$(MAKE) --no-print-directory -j2 kafka-dist k8s-bin
 
 # Apache Kafka's jars, fetched from Maven Central into .cache/kafka/<version>.
 kafka-dist:
 	bash scripts/fetch-kafka.sh $(KAFKA_VERSION)
 
-# kube-apiserver, kube-controller-manager and kube-scheduler, built once
-# into .cache/k8s/<version>/bin (about 12 minutes cold, a no-op when warm).
+# etcd, kube-apiserver, kube-controller-manager and kube-scheduler, built
+# once into .cache/k8s/<version>/bin (about 13 minutes cold, a no-op when
+# warm).
 k8s-bin:
 	bash scripts/build-k8s.sh
 
