@@ -161,11 +161,11 @@ func TestWriteHTMLFailedEarly(t *testing.T) {
 	spec := Spec{
 		Spec:          "a broker pod is deleted",
 		FailureReason: "Kafka was not healthy before the fault",
-		Checks:        []Check{{Name: "deployment safe to disrupt"}, {Name: "victims back", Problems: []string{"broker 1 not Ready"}}},
+		Checks:        []Check{{Name: CheckAudit}, {Name: CheckPodsBack, Problems: []string{"broker 1 not Ready"}}},
 	}
 	out := render(t, []Spec{spec})
 	for _, want := range []string{">FAIL<", "Kafka was not healthy before the fault", "No steady-state report", "No fault injected",
-		"deployment safe to disrupt", `<span class="ok">ok</span>`, "broker 1 not Ready", "none measured"} {
+		CheckAudit, CheckPodsBack, `<span class="ok">ok</span>`, "broker 1 not Ready", "none measured"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("page lacks %q", want)
 		}
