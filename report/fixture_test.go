@@ -43,6 +43,8 @@ func TestWriteFixture(t *testing.T) {
 		All:    steadystate.Bounds{MaxUnavailable: 10 * time.Second, MaxP99Ack: 5 * time.Second},
 		Phases: map[steadystate.Phase]steadystate.Bounds{steadystate.PhaseAfter: {MinThroughputRatio: 0.9}},
 	}
+	// Throughput is back at the after phase's bound, as in runStory.
+	backRatio := h.Phases[steadystate.PhaseAfter].MinThroughputRatio
 
 	podKill := Spec{
 		Spec:    "A broker pod is force-deleted loses no acknowledged record, and the leader of partition 0 comes back with its ID and its volume",
@@ -50,12 +52,12 @@ func TestWriteFixture(t *testing.T) {
 		Victims: []int32{1},
 		Passed:  true,
 		Recovery: map[string]string{
-			"toPodsReady": "3.412s", "toHealthy": "4.871s", "injectToHealthy": "14.903s",
+			RecoveryToPodsReady: "3.412s", RecoveryToHealthy: "4.871s", RecoveryInjectToHealthy: "14.903s",
 		},
 	}
 	rep, recoveredAt := fixtureRun(t, h, false, stallProduce)
 	podKill.SteadyState = rep
-	podKill.Recovery["throughputBack"] = throughputBack(rep, recoveredAt)
+	podKill.Recovery[RecoveryThroughputBack] = ThroughputBack(rep, recoveredAt, backRatio)
 	podKill.Add(CheckAudit)
 	podKill.Add(CheckPodsBack)
 	podKill.Add(CheckHealth)
@@ -72,14 +74,14 @@ func TestWriteFixture(t *testing.T) {
 		Passed:         true,
 		ExpectFailures: true,
 		Recovery: map[string]string{
-			"toPodsReady": "2.208s", "toHealthy": "6.044s", "injectToHealthy": "16.101s",
+			RecoveryToPodsReady: "2.208s", RecoveryToHealthy: "6.044s", RecoveryInjectToHealthy: "16.101s",
 		},
 	}
 	// A broker that acks and drops only loses records silently without
 	// idempotence (an idempotent producer would see the sequence gap).
 	rep, recoveredAt = fixtureRun(t, h, true, dropProduce)
 	negative.SteadyState = rep
-	negative.Recovery["throughputBack"] = throughputBack(rep, recoveredAt)
+	negative.Recovery[RecoveryThroughputBack] = ThroughputBack(rep, recoveredAt, backRatio)
 	negative.Add(CheckAudit,
 		"broker kafka-1: data dir /var/lib/kafka/data is an emptyDir, not a PersistentVolumeClaim",
 		"no PodDisruptionBudget selects the broker pods of kafka-unsafe",
@@ -215,14 +217,6 @@ func fixtureRun(t *testing.T, h steadystate.Hypothesis, noIdempotence bool, f fa
 	}
 	t.Logf("%s; %+v", rep.SummaryLine, rep.Records)
 	return rep, recoveredAt
-}
-
-// throughputBack is what runStory records as Recovery["throughputBack"].
-func throughputBack(rep *steadystate.Report, since time.Time) string {
-	if d, ok := rep.ThroughputBackAfter(since, 0.9); ok {
-		return d.Round(time.Millisecond).String()
-	}
-	return "never"
 }
 
 func violations(rep *steadystate.Report) []string {

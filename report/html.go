@@ -136,9 +136,9 @@ func newSpecView(n int, s Spec) specView {
 		ID: fmt.Sprintf("spec-%d", n), Name: s.Spec, Verdict: s.Verdict(),
 		Fault: cmp.Or(s.Fault, "-"), Victims: victims(s.Victims), Failure: s.FailureReason,
 		Row: summaryRow{Rate: "-", P99Ack: "-", Unavailable: "-", Records: "-",
-			ToHealthy: cmp.Or(s.Recovery["toHealthy"], "-"), ThroughputBack: cmp.Or(s.Recovery["throughputBack"], "-")},
+			ToHealthy: cmp.Or(s.Recovery[RecoveryToHealthy], "-"), ThroughputBack: cmp.Or(s.Recovery[RecoveryThroughputBack], "-")},
 	}
-	v.Row.BackBad = v.Row.ThroughputBack == "never"
+	v.Row.BackBad = v.Row.ThroughputBack == Never
 	for _, c := range s.Checks {
 		v.Checks = append(v.Checks, checkRow{c.Name, c.Problems})
 	}
@@ -226,22 +226,22 @@ func offset(start, t time.Time) string {
 // order and described, then any other by name.
 func recoveryCells(rec map[string]string) []cell {
 	names := []struct{ key, name string }{
-		{"toPodsReady", "victims Ready, after the fault was recovered"},
-		{"toHealthy", "cluster healthy, after the fault was recovered"},
-		{"injectToHealthy", "cluster healthy, after the fault was injected"},
-		{"throughputBack", "throughput back to the baseline's, after the fault was recovered"},
+		{RecoveryToPodsReady, "victims Ready, after the fault was recovered"},
+		{RecoveryToHealthy, "cluster healthy, after the fault was recovered"},
+		{RecoveryInjectToHealthy, "cluster healthy, after the fault was injected"},
+		{RecoveryThroughputBack, "throughput back to the baseline's, after the fault was recovered"},
 	}
 	var cells []cell
 	known := map[string]bool{}
 	for _, n := range names {
 		known[n.key] = true
 		if d, ok := rec[n.key]; ok {
-			cells = append(cells, cell{n.name, d, d == "never"})
+			cells = append(cells, cell{n.name, d, d == Never})
 		}
 	}
 	for _, k := range slices.Sorted(maps.Keys(rec)) {
 		if !known[k] {
-			cells = append(cells, cell{k, rec[k], rec[k] == "never"})
+			cells = append(cells, cell{k, rec[k], rec[k] == Never})
 		}
 	}
 	return cells

@@ -150,13 +150,13 @@ func runStory(ctx context.Context, e *env, st story) outcome {
 	By(fmt.Sprintf("waiting until brokers %v are back as Ready pods", o.Victims))
 	podsErr := waitPodsBack(ctx, e, victims, st.newPods)
 	o.Add(report.CheckPodsBack, errText(podsErr)...)
-	o.Recovery["toPodsReady"] = sinceUnless(recoveredAt, podsErr)
+	o.Recovery[report.RecoveryToPodsReady] = sinceUnless(recoveredAt, podsErr)
 
 	By("waiting until every broker is registered, every ISR is full and the quorum is caught up")
 	healthErr := waitHealthy(ctx, e, brokerIDs(before))
 	o.Add(report.CheckHealth, errText(healthErr)...)
-	o.Recovery["toHealthy"] = sinceUnless(recoveredAt, healthErr)
-	o.Recovery["injectToHealthy"] = sinceUnless(injectedAt, healthErr)
+	o.Recovery[report.RecoveryToHealthy] = sinceUnless(recoveredAt, healthErr)
+	o.Recovery[report.RecoveryInjectToHealthy] = sinceUnless(injectedAt, healthErr)
 	stopIfDone(ctx)
 	r.Mark(steadystate.PhaseAfter)
 
@@ -166,10 +166,7 @@ func runStory(ctx context.Context, e *env, st story) outcome {
 	rep, err := r.Finish(ctx)
 	Expect(err).NotTo(HaveOccurred())
 	o.SteadyState = rep
-	o.Recovery["throughputBack"] = "never"
-	if back, ok := rep.ThroughputBackAfter(recoveredAt, cfg.Bounds.MinThroughputRatioAfter); ok {
-		o.Recovery["throughputBack"] = back.Round(time.Millisecond).String()
-	}
+	o.Recovery[report.RecoveryThroughputBack] = report.ThroughputBack(rep, recoveredAt, cfg.Bounds.MinThroughputRatioAfter)
 	GinkgoWriter.Printf("%s\nunavailability %s; recovery: %v\n", rep.SummaryLine, rep.Unavailable.Round(time.Millisecond), o.Recovery)
 
 	expected := float64(cfg.SteadyState.Rate) * loadTime.Seconds()
@@ -353,10 +350,11 @@ func hold(ctx context.Context, d time.Duration) {
 	}
 }
 
-// sinceUnless is the time since t, or "never" when the wait for it failed.
+// sinceUnless is the time since t, or report.Never when the wait for it
+// failed.
 func sinceUnless(t time.Time, err error) string {
 	if err != nil {
-		return "never"
+		return report.Never
 	}
 	return time.Since(t).Round(time.Millisecond).String()
 }
