@@ -220,8 +220,9 @@ func TestWriteHTMLFaultWindow(t *testing.T) {
 		})
 	}
 	for _, phase := range []string{"baseline", "fault", "recovery", "after"} {
-		if !strings.Contains(out, `<text class="phase"`) || !strings.Contains(out, ">"+phase+"</text>") {
-			t.Errorf("no label for phase %s", phase)
+		label := regexp.MustCompile(`<text class="phase" x="[0-9.]+" y="[0-9.]+">` + phase + `</text>`)
+		if n := len(label.FindAllString(out, -1)); n != 2 {
+			t.Errorf("%d labels for phase %s, want one per chart (2)", n, phase)
 		}
 	}
 }
@@ -433,6 +434,12 @@ func TestTimelineSkipsPartialLastSecond(t *testing.T) {
 	r.LoadEnd = at(39.4)
 	r.Series[39].Acked = 3
 	charts := timelineCharts(r)
+	if len(charts) != 2 {
+		t.Fatalf("%d charts, want 2: throughput and latency", len(charts))
+	}
+	if len(charts[0].Lines) != 1 || len(charts[1].Lines) != 2 {
+		t.Fatalf("%d and %d lines, want 1 (throughput) and 2 (ack, end-to-end)", len(charts[0].Lines), len(charts[1].Lines))
+	}
 	pts := strings.Fields(strings.Join(charts[0].Lines[0].Points, " "))
 	if len(pts) != 39 {
 		t.Errorf("%d throughput points, want 39 (the partial last second left out)", len(pts))
