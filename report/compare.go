@@ -45,7 +45,7 @@ func Metrics() []Metric {
 			if !ok {
 				return 0, false
 			}
-			if v == "never" {
+			if v == Never {
 				return math.Inf(1), true
 			}
 			d, err := time.ParseDuration(v)
@@ -68,8 +68,8 @@ func Metrics() []Metric {
 			}
 			return s.SteadyState.Unavailable.Seconds(), true
 		}},
-		{Name: "recovery to healthy", unit: "s", floor: durationFloor.Seconds(), value: recovery("toHealthy")},
-		{Name: "throughput back", unit: "s", floor: durationFloor.Seconds(), value: recovery("throughputBack")},
+		{Name: "recovery to healthy", unit: "s", floor: durationFloor.Seconds(), value: recovery(RecoveryToHealthy)},
+		{Name: "throughput back", unit: "s", floor: durationFloor.Seconds(), value: recovery(RecoveryThroughputBack)},
 	}
 }
 

@@ -24,7 +24,7 @@ func spec(name string, rate float64, p99AckMs int64, unavailable time.Duration, 
 				"e2e": {Count: 100, P50: 80_000, P99: 200_000},
 			},
 		},
-		Recovery: map[string]string{"toHealthy": toHealthy, "throughputBack": back},
+		Recovery: map[string]string{RecoveryToHealthy: toHealthy, RecoveryThroughputBack: back},
 	}
 }
 
@@ -42,7 +42,7 @@ func TestCompare(t *testing.T) {
 		{"p99 ack doubled", spec("pod-kill", 1000, 200, 5*time.Second, "10s", "1s"), []string{"p99 ack"}},
 		{"unavailability doubled", spec("pod-kill", 1000, 100, 10*time.Second, "10s", "1s"), []string{"unavailable"}},
 		{"recovery slower", spec("pod-kill", 1000, 100, 5*time.Second, "30s", "1s"), []string{"recovery to healthy"}},
-		{"throughput never back", spec("pod-kill", 1000, 100, 5*time.Second, "10s", "never"), []string{"throughput back"}},
+		{"throughput never back", spec("pod-kill", 1000, 100, 5*time.Second, "10s", Never), []string{"throughput back"}},
 		{"+60% under the noise floor", spec("pod-kill", 1000, 100, 5*time.Second, "10s", "1.6s"), nil},
 	}
 	for _, tt := range tests {
@@ -64,7 +64,7 @@ func TestCompare(t *testing.T) {
 
 func TestCompareUnmatchedAndTable(t *testing.T) {
 	a := []Spec{spec("pod-kill", 1000, 100, time.Second, "10s", "1s"), spec("drain", 1000, 100, time.Second, "10s", "1s")}
-	b := []Spec{spec("pod-kill", 500, 100, time.Second, "10s", "never"), spec("scale", 1000, 100, time.Second, "10s", "1s")}
+	b := []Spec{spec("pod-kill", 500, 100, time.Second, "10s", Never), spec("scale", 1000, 100, time.Second, "10s", "1s")}
 	c := Compare(a, b, 0.2)
 	if strings.Join(c.OnlyInA, ",") != "drain" || strings.Join(c.OnlyInB, ",") != "scale" {
 		t.Errorf("only in A %v, only in B %v", c.OnlyInA, c.OnlyInB)
@@ -83,7 +83,7 @@ func TestCompareUnmatchedAndTable(t *testing.T) {
 func TestReadRoundTrip(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "report.json")
 	want := []Spec{spec("pod-kill", 1000, 100, time.Second, "10s", "1s")}
-	want[0].Add("records", "3 lost")
+	want[0].Add(CheckRecords, "3 lost")
 	raw, err := json.Marshal(want)
 	if err != nil {
 		t.Fatal(err)
@@ -95,7 +95,7 @@ func TestReadRoundTrip(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(got) != 1 || got[0].Problems("records")[0] != "3 lost" || got[0].SteadyState.Summary.RecordsPerSec != 1000 {
+	if len(got) != 1 || got[0].Problems(CheckRecords)[0] != "3 lost" || got[0].SteadyState.Summary.RecordsPerSec != 1000 {
 		t.Errorf("read back %+v", got)
 	}
 	if _, err := Read(filepath.Join(t.TempDir(), "none.json")); err == nil {

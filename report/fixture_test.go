@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"slices"
 	"testing"
 	"time"
 
@@ -42,6 +43,8 @@ func TestWriteFixture(t *testing.T) {
 		All:    steadystate.Bounds{MaxUnavailable: 10 * time.Second, MaxP99Ack: 5 * time.Second},
 		Phases: map[steadystate.Phase]steadystate.Bounds{steadystate.PhaseAfter: {MinThroughputRatio: 0.9}},
 	}
+	// Throughput is back at the after phase's bound, as in runStory.
+	backRatio := h.Phases[steadystate.PhaseAfter].MinThroughputRatio
 
 	podKill := Spec{
 		Spec:    "A broker pod is force-deleted loses no acknowledged record, and the leader of partition 0 comes back with its ID and its volume",
@@ -49,20 +52,20 @@ func TestWriteFixture(t *testing.T) {
 		Victims: []int32{1},
 		Passed:  true,
 		Recovery: map[string]string{
-			"toPodsReady": "3.412s", "toHealthy": "4.871s", "injectToHealthy": "14.903s",
+			RecoveryToPodsReady: "3.412s", RecoveryToHealthy: "4.871s", RecoveryInjectToHealthy: "14.903s",
 		},
 	}
 	rep, recoveredAt := fixtureRun(t, h, false, stallProduce)
 	podKill.SteadyState = rep
-	podKill.Recovery["throughputBack"] = throughputBack(rep, recoveredAt)
-	podKill.Add("deployment safe to disrupt")
-	podKill.Add("victims back as Ready pods")
-	podKill.Add("cluster healthy again")
-	podKill.Add("records: none lost, duplicated or reordered")
-	podKill.Add("steady-state bounds in every phase", violations(rep)...)
-	podKill.Add("identity: same broker ID, new pod, same claim on the same volume")
-	podKill.Add("log dirs still hold their partitions")
-	podKill.Add("same cluster ID")
+	podKill.Recovery[RecoveryThroughputBack] = ThroughputBack(rep, recoveredAt, backRatio)
+	podKill.Add(CheckAudit)
+	podKill.Add(CheckPodsBack)
+	podKill.Add(CheckHealth)
+	podKill.Add(CheckRecords)
+	podKill.Add(CheckBounds, violations(rep)...)
+	podKill.Add(CheckIdentity)
+	podKill.Add(CheckLogDirs)
+	podKill.Add(CheckCluster)
 
 	negative := Spec{
 		Spec:           "The suite against an unsafe Kafka fails a broker pod kill, naming the broker without a persistent volume, the missing PDB and the low replication",
@@ -71,32 +74,32 @@ func TestWriteFixture(t *testing.T) {
 		Passed:         true,
 		ExpectFailures: true,
 		Recovery: map[string]string{
-			"toPodsReady": "2.208s", "toHealthy": "6.044s", "injectToHealthy": "16.101s",
+			RecoveryToPodsReady: "2.208s", RecoveryToHealthy: "6.044s", RecoveryInjectToHealthy: "16.101s",
 		},
 	}
 	// A broker that acks and drops only loses records silently without
 	// idempotence (an idempotent producer would see the sequence gap).
 	rep, recoveredAt = fixtureRun(t, h, true, dropProduce)
 	negative.SteadyState = rep
-	negative.Recovery["throughputBack"] = throughputBack(rep, recoveredAt)
-	negative.Add("deployment safe to disrupt",
+	negative.Recovery[RecoveryThroughputBack] = ThroughputBack(rep, recoveredAt, backRatio)
+	negative.Add(CheckAudit,
 		"broker kafka-1: data dir /var/lib/kafka/data is an emptyDir, not a PersistentVolumeClaim",
 		"no PodDisruptionBudget selects the broker pods of kafka-unsafe",
 		"default.replication.factor=1: a single broker's loss loses partitions")
-	negative.Add("victims back as Ready pods")
-	negative.Add("cluster healthy again")
-	negative.Add("records: none lost, duplicated or reordered", recordProblems(rep)...)
-	negative.Add("steady-state bounds in every phase", violations(rep)...)
-	negative.Add("identity: same broker ID, new pod, same claim on the same volume",
+	negative.Add(CheckPodsBack)
+	negative.Add(CheckHealth)
+	negative.Add(CheckRecords, recordProblems(rep)...)
+	negative.Add(CheckBounds, violations(rep)...)
+	negative.Add(CheckIdentity,
 		"broker 1: no persistent volume (emptyDir): its log was lost with the pod")
-	negative.Add("same cluster ID")
+	negative.Add(CheckCluster)
 
 	early := Spec{
 		Spec:          "A broker pod is deleted gracefully loses no acknowledged record, and the broker comes back with its ID and its volume",
 		Recovery:      map[string]string{},
 		FailureReason: "Kafka was not healthy before the fault: the fault would be charged with an earlier one's damage\nUnexpected error:\n    partition kafkachaos-pod-delete/2: ISR [0 2] of replicas [0 1 2]",
 	}
-	early.Add("deployment safe to disrupt")
+	early.Add(CheckAudit)
 
 	raw, err := json.MarshalIndent([]Spec{podKill, negative, early}, "", "  ")
 	if err != nil {
@@ -106,6 +109,28 @@ func TestWriteFixture(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Logf("wrote %s (%d bytes)", fixturePath, len(raw))
+}
+
+// TestFixtureNamesChecksAsTheSuite: the fixture's checks carry the names
+// the suite gives them (checks.go), so the page the tests render is the
+// page of a real run. After a rename, rewrite the fixture (TestWriteFixture).
+func TestFixtureNamesChecksAsTheSuite(t *testing.T) {
+	known := []string{CheckAudit, CheckFault, CheckRolledOut, CheckPodsBack, CheckHealth,
+		CheckRecords, CheckBounds, CheckIdentity, CheckLogDirs, CheckCluster}
+	var names []string
+	for _, s := range loadFixture(t) {
+		for _, c := range s.Checks {
+			names = append(names, c.Name)
+		}
+	}
+	if len(names) == 0 {
+		t.Fatalf("%s holds no check", fixturePath)
+	}
+	for _, n := range names {
+		if !slices.Contains(known, n) {
+			t.Errorf("%s names check %q, which the suite does not make: rewrite it (KAFKACHAOS_WRITE_FIXTURE=1)", fixturePath, n)
+		}
+	}
 }
 
 // fault misbehaves the fake cluster's produce handling on the leader of
@@ -192,14 +217,6 @@ func fixtureRun(t *testing.T, h steadystate.Hypothesis, noIdempotence bool, f fa
 	}
 	t.Logf("%s; %+v", rep.SummaryLine, rep.Records)
 	return rep, recoveredAt
-}
-
-// throughputBack is what runStory records as Recovery["throughputBack"].
-func throughputBack(rep *steadystate.Report, since time.Time) string {
-	if d, ok := rep.ThroughputBackAfter(since, 0.9); ok {
-		return d.Round(time.Millisecond).String()
-	}
-	return "never"
 }
 
 func violations(rep *steadystate.Report) []string {

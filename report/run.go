@@ -24,9 +24,9 @@ type Spec struct {
 	ExpectFailures bool                `json:"expectFailures,omitempty"`
 	SteadyState    *steadystate.Report `json:"steadyState,omitempty"`
 	Checks         []Check             `json:"checks"`
-	// Recovery holds durations (time.Duration strings) by name:
-	// toPodsReady, toHealthy, injectToHealthy, throughputBack ("never"
-	// when throughput did not come back).
+	// Recovery holds durations (time.Duration strings) by name
+	// (RecoveryToPodsReady, RecoveryToHealthy, RecoveryInjectToHealthy,
+	// RecoveryThroughputBack); Never when what it times did not happen.
 	Recovery      map[string]string `json:"recovery"`
 	FailureReason string            `json:"failure,omitempty"`
 }

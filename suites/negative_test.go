@@ -12,6 +12,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/kafkachaos/kafkachaos/manifests"
+	"github.com/kafkachaos/kafkachaos/report"
 )
 
 // unsafeKafka is testdata/unsafe-kafka.yaml: manifests/kafka's combined
@@ -58,11 +59,11 @@ var _ = Describe("The suite against an unsafe Kafka", Label("negative"), Serial,
 		o := runStory(ctx, &unsafe, story{label: "negative-pod-kill", pick: broker(namedBroker), fault: forceDelete, newPods: true, expectFailures: true})
 
 		By("checking that the story failed, and said why")
-		Expect(o.Problems(checkIdentity)).To(ContainElement(And(ContainSubstring(fmt.Sprintf("broker %d", namedBroker)), ContainSubstring("persistent volume"), ContainSubstring("emptyDir"))),
+		Expect(o.Problems(report.CheckIdentity)).To(ContainElement(And(ContainSubstring(fmt.Sprintf("broker %d", namedBroker)), ContainSubstring("persistent volume"), ContainSubstring("emptyDir"))),
 			"the identity check must name broker 1 and its missing persistent volume")
-		Expect(o.Problems(checkAudit)).To(ContainElement(And(ContainSubstring("kafka-1"), ContainSubstring("PersistentVolumeClaim"))), "the audit must flag the emptyDir data dir")
-		Expect(o.Problems(checkAudit)).To(ContainElement(ContainSubstring("PodDisruptionBudget")), "the audit must flag the missing PDB")
-		Expect(o.Problems(checkAudit)).To(ContainElement(ContainSubstring("default.replication.factor=1")), "the audit must flag replication factor 1")
+		Expect(o.Problems(report.CheckAudit)).To(ContainElement(And(ContainSubstring("kafka-1"), ContainSubstring("PersistentVolumeClaim"))), "the audit must flag the emptyDir data dir")
+		Expect(o.Problems(report.CheckAudit)).To(ContainElement(ContainSubstring("PodDisruptionBudget")), "the audit must flag the missing PDB")
+		Expect(o.Problems(report.CheckAudit)).To(ContainElement(ContainSubstring("default.replication.factor=1")), "the audit must flag replication factor 1")
 	}, SpecTimeout(storyTimeout))
 })
 

@@ -11,6 +11,7 @@ import (
 
 	. "github.com/onsi/ginkgo/v2"
 
+	"github.com/kafkachaos/kafkachaos/report"
 	"github.com/kafkachaos/kafkachaos/steadystate"
 )
 
@@ -92,7 +93,7 @@ func summaryTable(outcomes []outcome) string {
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%.0f\t%.1f ms\t%s\t%d\t%d\t%d\t%s\t%s\t%s\n", v, o.Fault, rep.Summary.RecordsPerSec,
 			float64(rep.Latency[steadystate.AckLatency.String()].P99)/1000, rep.Unavailable.Round(time.Millisecond),
-			rep.Records.Lost, rep.Records.Duplicates, rep.Records.Reordered, o.Recovery["toHealthy"], o.Recovery["throughputBack"],
+			rep.Records.Lost, rep.Records.Duplicates, rep.Records.Reordered, o.Recovery[report.RecoveryToHealthy], o.Recovery[report.RecoveryThroughputBack],
 			strings.Join(failed, "; "))
 	}
 	tw.Flush()

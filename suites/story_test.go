@@ -64,19 +64,6 @@ type story struct {
 // outcome is what a story saw: one spec of report.json.
 type outcome = report.Spec
 
-// Names of the checks every story makes.
-const (
-	checkAudit    = "deployment safe to disrupt"
-	checkFault    = "fault held as planned"
-	checkPodsBack = "victims back as Ready pods"
-	checkHealth   = "cluster healthy again"
-	checkRecords  = "records: none lost, duplicated or reordered"
-	checkBounds   = "steady-state bounds in every phase"
-	checkIdentity = "identity: same broker ID, new pod, same claim on the same volume"
-	checkLogDirs  = "log dirs still hold their partitions"
-	checkCluster  = "same cluster ID"
-)
-
 // runStory tells st against e: steady state, baseline, inject, hold,
 // recover, wait for health, after; then it checks records, bounds,
 // identity and health, and returns what it saw without failing the spec
@@ -102,7 +89,7 @@ func runStory(ctx context.Context, e *env, st story) outcome {
 	// that fails half-way still has its row.
 	DeferCleanup(func() { AddReportEntry(reportEntryName, *o, ReportEntryVisibilityNever) })
 	By("auditing the deployment: PVCs, PodDisruptionBudget, spread, replication settings, stable node IDs")
-	o.Add(checkAudit, auditProblems(ctx, e, before)...)
+	o.Add(report.CheckAudit, auditProblems(ctx, e, before)...)
 
 	if e.cfg.DryRun {
 		victims, err := st.pick(ctx, e, topic, before)
@@ -145,7 +132,7 @@ func runStory(ctx context.Context, e *env, st story) outcome {
 	injectedAt := time.Now()
 
 	if st.during != nil {
-		o.Add(checkFault, errText(st.during(ctx, e, victims))...)
+		o.Add(report.CheckFault, errText(st.during(ctx, e, victims))...)
 	} else {
 		By(fmt.Sprintf("holding the fault for %s", cfg.Timing.Hold.Duration))
 		hold(ctx, cfg.Timing.Hold.Duration)
@@ -157,19 +144,19 @@ func runStory(ctx context.Context, e *env, st story) outcome {
 	Expect(fault.Recover(ctx)).To(Succeed())
 	recoveredAt := time.Now()
 	if st.settle != nil {
-		o.Add("recovery rolled out", errText(st.settle(ctx, e, victims))...)
+		o.Add(report.CheckRolledOut, errText(st.settle(ctx, e, victims))...)
 	}
 
 	By(fmt.Sprintf("waiting until brokers %v are back as Ready pods", o.Victims))
 	podsErr := waitPodsBack(ctx, e, victims, st.newPods)
-	o.Add(checkPodsBack, errText(podsErr)...)
-	o.Recovery["toPodsReady"] = sinceUnless(recoveredAt, podsErr)
+	o.Add(report.CheckPodsBack, errText(podsErr)...)
+	o.Recovery[report.RecoveryToPodsReady] = sinceUnless(recoveredAt, podsErr)
 
 	By("waiting until every broker is registered, every ISR is full and the quorum is caught up")
 	healthErr := waitHealthy(ctx, e, brokerIDs(before))
-	o.Add(checkHealth, errText(healthErr)...)
-	o.Recovery["toHealthy"] = sinceUnless(recoveredAt, healthErr)
-	o.Recovery["injectToHealthy"] = sinceUnless(injectedAt, healthErr)
+	o.Add(report.CheckHealth, errText(healthErr)...)
+	o.Recovery[report.RecoveryToHealthy] = sinceUnless(recoveredAt, healthErr)
+	o.Recovery[report.RecoveryInjectToHealthy] = sinceUnless(injectedAt, healthErr)
 	stopIfDone(ctx)
 	r.Mark(steadystate.PhaseAfter)
 
@@ -179,37 +166,34 @@ func runStory(ctx context.Context, e *env, st story) outcome {
 	rep, err := r.Finish(ctx)
 	Expect(err).NotTo(HaveOccurred())
 	o.SteadyState = rep
-	o.Recovery["throughputBack"] = "never"
-	if back, ok := rep.ThroughputBackAfter(recoveredAt, cfg.Bounds.MinThroughputRatioAfter); ok {
-		o.Recovery["throughputBack"] = back.Round(time.Millisecond).String()
-	}
+	o.Recovery[report.RecoveryThroughputBack] = report.ThroughputBack(rep, recoveredAt, cfg.Bounds.MinThroughputRatioAfter)
 	GinkgoWriter.Printf("%s\nunavailability %s; recovery: %v\n", rep.SummaryLine, rep.Unavailable.Round(time.Millisecond), o.Recovery)
 
 	expected := float64(cfg.SteadyState.Rate) * loadTime.Seconds()
-	o.Add(checkRecords, recordProblems(rep, expected)...)
+	o.Add(report.CheckRecords, recordProblems(rep, expected)...)
 	var bounds []string
 	for _, v := range rep.Violations {
 		bounds = append(bounds, fmt.Sprint(v))
 	}
-	o.Add(checkBounds, bounds...)
+	o.Add(report.CheckBounds, bounds...)
 
 	after, err := e.snapshot(ctx)
 	Expect(err).NotTo(HaveOccurred())
-	o.Add(checkIdentity, identityProblems(before, after, o.Victims, st.newPods)...)
+	o.Add(report.CheckIdentity, identityProblems(before, after, o.Victims, st.newPods)...)
 	var brokerVictims []int32 // controllers have no log dirs for the topic
 	for _, v := range victims {
 		if v.BrokerRole {
 			brokerVictims = append(brokerVictims, v.ID)
 		}
 	}
-	o.Add(checkLogDirs, logDirProblems(ctx, e, brokerVictims, topic)...)
+	o.Add(report.CheckLogDirs, logDirProblems(ctx, e, brokerVictims, topic)...)
 	switch now, err := kafkaClusterID(ctx, e); {
 	case err != nil:
-		o.Add(checkCluster, fmt.Sprintf("cluster ID: want %q, could not read it: %v", clusterID, err))
+		o.Add(report.CheckCluster, fmt.Sprintf("cluster ID: want %q, could not read it: %v", clusterID, err))
 	case now != clusterID:
-		o.Add(checkCluster, fmt.Sprintf("cluster ID: want %q, got %q", clusterID, now))
+		o.Add(report.CheckCluster, fmt.Sprintf("cluster ID: want %q, got %q", clusterID, now))
 	default:
-		o.Add(checkCluster)
+		o.Add(report.CheckCluster)
 	}
 	return *o
 }
@@ -366,10 +350,11 @@ func hold(ctx context.Context, d time.Duration) {
 	}
 }
 
-// sinceUnless is the time since t, or "never" when the wait for it failed.
+// sinceUnless is the time since t, or report.Never when the wait for it
+// failed.
 func sinceUnless(t time.Time, err error) string {
 	if err != nil {
-		return "never"
+		return report.Never
 	}
 	return time.Since(t).Round(time.Millisecond).String()
 }
