@@ -5,8 +5,30 @@ import (
 	"time"
 )
 
-// buildReport merges ms, which checkMergeable accepted, into a report.
+// buildReport merges ms, which checkMergeable accepted, into a report with
+// the phases marks, and evaluates h on it.
 func buildReport(ms []Measurements, marks []Mark, h Hypothesis) *Report {
+	r := newReport(ms, marks)
+	secs := mergeSeconds(ms, r.Start, r.LoadEnd)
+	var all counts
+	r.Series, all = series(secs, marks, r.Start)
+	r.Errors = all.Errors
+	r.Latency = latency(secs)
+	gaps := noAckGaps(ms, r.Start, r.End)
+	r.Unavailable, r.UnavailableFrom = unavailability(gaps, marks)
+	r.Phases = phaseStats(r.Start, r.LoadEnd, marks, r.Series, secs, gaps)
+	r.Summary = summarize(all, r.Latency[Response.String()], r.Start, r.End)
+	r.SummaryLine = r.Summary.Line()
+	r.Verdicts, r.Violations = h.evaluate(r.Phases, r.Records, r.Idempotent, r.End)
+	r.Violations = append(r.Violations, drainViolations(ms)...)
+	return r
+}
+
+// newReport returns the report of ms with what the runners configured and
+// counted, and no measured figures yet: the run spans from the earliest
+// start to the latest load end and end; rates, producers and records add up
+// (a rate is unlimited when any runner's is).
+func newReport(ms []Measurements, marks []Mark) *Report {
 	f := ms[0]
 	start, loadEnd, end := f.Start, f.LoadEnd, f.End
 	rate, producers := 0, 0
@@ -21,7 +43,7 @@ func buildReport(ms []Measurements, marks []Mark, h Hypothesis) *Report {
 		producers += m.Producers
 		records.add(m.Records)
 	}
-	r := &Report{
+	return &Report{
 		RunID:      f.RunID,
 		Topic:      f.Topic,
 		Start:      start,
@@ -34,17 +56,19 @@ func buildReport(ms []Measurements, marks []Mark, h Hypothesis) *Report {
 		Idempotent: f.Idempotent,
 		Records:    records,
 		Marks:      marks,
-		Latency:    make(map[string]LatencyStats),
 	}
+}
 
-	// Merge every runner's seconds into a dense series. Events after the
-	// load ended (the final flush and drain) count in the last second.
+// mergeSeconds merges every runner's seconds into a dense series of the
+// seconds from start to loadEnd, a runner's seconds rebased onto start in
+// whole seconds. Events after the load ended (the final flush and drain)
+// count in the last second.
+func mergeSeconds(ms []Measurements, start, loadEnd time.Time) []secData {
 	last := int64(loadEnd.Sub(start) / time.Second)
 	if loadEnd.Sub(start)%time.Second == 0 && last > 0 {
 		last--
 	}
-	n := last + 1
-	secs := make([]secData, n)
+	secs := make([]secData, last+1)
 	for _, m := range ms {
 		rebase := int64(m.Start.Sub(start) / time.Second)
 		for _, sec := range m.Seconds {
@@ -57,64 +81,87 @@ func buildReport(ms []Measurements, marks []Mark, h Hypothesis) *Report {
 			}
 		}
 	}
+	return secs
+}
 
-	r.Series = make([]Second, n)
+// series returns the report's per-second time series of secs, which start
+// at start, each second in the phase that marks put in force at its start;
+// and the counts of all the seconds together.
+func series(secs []secData, marks []Mark, start time.Time) ([]Second, counts) {
+	out := make([]Second, len(secs))
 	var all counts
 	var scratch histMerger
-	for s := range n {
+	for s := range secs {
 		sc := secs[s].counts
 		all.add(sc)
 		ack := scratch.stats(secs[s].hists[AckLatency])
 		e2e := scratch.stats(secs[s].hists[EndToEnd])
-		r.Series[s] = Second{
-			T: s, Phase: phaseAt(marks, start.Add(time.Duration(s)*time.Second)),
+		out[s] = Second{
+			T: int64(s), Phase: phaseAt(marks, start.Add(time.Duration(s)*time.Second)),
 			Sent: sc.Sent, Acked: sc.Acked, Consumed: sc.Consumed,
 			MBPerSec: float64(sc.AckedBytes) / (1 << 20),
 			AckP50Us: ack.P50, AckP99Us: ack.P99, E2EP50Us: e2e.P50, E2EP99Us: e2e.P99,
 			Errors: sc.Errors,
 		}
 	}
-	r.Errors = all.Errors
+	return out, all
+}
+
+// latency returns the statistics of every metric over all of secs, keyed
+// by the metric's name.
+func latency(secs []secData) map[string]LatencyStats {
+	out := make(map[string]LatencyStats)
+	var scratch histMerger
 	for m := range numMetrics {
 		scratch.reset()
 		for s := range secs {
 			scratch.addAll(secs[s].hists[m])
 		}
-		r.Latency[m.String()] = statsOf(scratch.hist())
+		out[m.String()] = statsOf(scratch.hist())
 	}
+	return out
+}
 
-	// Unavailability: times when no producer had an ack.
-	var lists [][]Gap
-	for _, m := range ms {
-		for _, g := range m.AckGaps {
-			lists = append(lists, padGaps(g, start, m.Start, m.End, end))
-		}
-	}
-	gaps := intersectGaps(lists)
-	judged := warmupEnd(marks) // a warm-up's gaps (agents starting) are not unavailability
+// unavailability returns the longest of gaps, the times when no producer got
+// an ack, and when it started. A leading warm-up's gaps (agents starting)
+// are not unavailability: only what is left of a gap after the warm-up
+// counts.
+func unavailability(gaps []Gap, marks []Mark) (longest time.Duration, from time.Time) {
+	judged := warmupEnd(marks)
 	for _, g := range gaps {
-		from := maxTime(g.From, judged)
-		if g.To.Sub(from) > r.Unavailable {
-			r.Unavailable, r.UnavailableFrom = g.To.Sub(from), from
+		f := maxTime(g.From, judged)
+		if g.To.Sub(f) > longest {
+			longest, from = g.To.Sub(f), f
 		}
 	}
+	return longest, from
+}
 
-	r.Phases = phaseStats(start, loadEnd, marks, r.Series, secs, gaps)
-
-	resp := r.Latency[Response.String()]
-	elapsed := end.Sub(start).Seconds()
-	if elapsed > 0 {
-		r.Summary.RecordsPerSec = float64(all.Acked) / elapsed
-		r.Summary.MBPerSec = float64(all.AckedBytes) / (1 << 20) / elapsed
+// summarize returns the figures of kafka-producer-perf-test's final line for
+// the run from start to end, from the counts of all its seconds and resp,
+// its Response latency.
+func summarize(all counts, resp LatencyStats, start, end time.Time) Summary {
+	s := Summary{
+		Records: all.Acked,
+		AvgMs:   resp.Mean / 1000,
+		MaxMs:   float64(resp.Max) / 1000,
+		P50Ms:   resp.P50 / 1000,
+		P95Ms:   resp.P95 / 1000,
+		P99Ms:   resp.P99 / 1000,
+		P999Ms:  resp.P999 / 1000,
 	}
-	r.Summary.Records = all.Acked
-	r.Summary.AvgMs = resp.Mean / 1000
-	r.Summary.MaxMs = float64(resp.Max) / 1000
-	r.Summary.P50Ms, r.Summary.P95Ms = resp.P50/1000, resp.P95/1000
-	r.Summary.P99Ms, r.Summary.P999Ms = resp.P99/1000, resp.P999/1000
-	r.SummaryLine = r.Summary.Line()
+	if elapsed := end.Sub(start).Seconds(); elapsed > 0 {
+		s.RecordsPerSec = float64(all.Acked) / elapsed
+		s.MBPerSec = float64(all.AckedBytes) / (1 << 20) / elapsed
+	}
+	return s
+}
 
-	r.Verdicts, r.Violations = h.evaluate(r.Phases, r.Records, r.Idempotent, end)
+// drainViolations returns a "final drain" violation for every runner of ms
+// whose final drain did not read every acked record. When there are several
+// runners, each violation names the runner's producers.
+func drainViolations(ms []Measurements) []Violation {
+	var out []Violation
 	for _, m := range ms {
 		if m.DrainError == "" {
 			continue
@@ -123,9 +170,9 @@ func buildReport(ms []Measurements, marks []Mark, h Hypothesis) *Report {
 		if len(ms) > 1 {
 			observed = fmt.Sprintf("producers [%d, %d): %s", m.ProducerBase, uint64(m.ProducerBase)+uint64(m.Producers), observed)
 		}
-		r.Violations = append(r.Violations, Violation{Bound: "final drain", Limit: "all acked records read", Observed: observed, At: m.End})
+		out = append(out, Violation{Bound: "final drain", Limit: "all acked records read", Observed: observed, At: m.End})
 	}
-	return r
+	return out
 }
 
 // warmupEnd returns when a leading warm-up phase ends (the next mark), or

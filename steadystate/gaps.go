@@ -5,6 +5,20 @@ import (
 	"time"
 )
 
+// noAckGaps returns the times from start to end when no producer of any of
+// ms got an ack: the intersection of every producer's ack gaps, each padded
+// to the merged run (before its runner's Start and after its End a producer
+// got no ack).
+func noAckGaps(ms []Measurements, start, end time.Time) []Gap {
+	var lists [][]Gap
+	for _, m := range ms {
+		for _, g := range m.AckGaps {
+			lists = append(lists, padGaps(g, start, m.Start, m.End, end))
+		}
+	}
+	return intersectGaps(lists)
+}
+
 // padGaps returns a copy of one producer's gaps, which ran from runStart to
 // runEnd, extended to the merged run from start to end: before and after its
 // run the producer got no ack. A pad joins the gap it touches.
@@ -53,6 +67,7 @@ func intersectGaps(lists [][]Gap) []Gap {
 	return cur
 }
 
+// maxTime returns the later of a and b.
 func maxTime(a, b time.Time) time.Time {
 	if a.After(b) {
 		return a
@@ -60,6 +75,7 @@ func maxTime(a, b time.Time) time.Time {
 	return b
 }
 
+// minTime returns the earlier of a and b.
 func minTime(a, b time.Time) time.Time {
 	if a.Before(b) {
 		return a
