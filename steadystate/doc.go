@@ -1,7 +1,10 @@
-// Package steadystate runs the steady-state workload that every chaos spec
-// stands on: open-loop producers and a consumer that measure throughput and
-// latency, and a verifier that proves every acknowledged record was consumed
-// exactly once, in order, within its partition.
+// Package steadystate runs the Kafka workload that every chaos spec stands
+// on and reports whether it held to the steady-state hypothesis.
+//
+// The steady-state workload is open-loop producers and a consumer that
+// measure throughput and latency, and a verifier that proves every
+// acknowledged record was consumed exactly once, in order, within its
+// partition.
 //
 // A Runner turns what it measured (Measurements: per-second counts, sparse
 // latency histograms, ack gaps and the verifier's verdict) into its Report

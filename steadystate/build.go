@@ -1,0 +1,272 @@
+package steadystate
+
+import (
+	"fmt"
+	"time"
+)
+
+// buildReport merges ms, which checkMergeable accepted, into a report with
+// the phases marks, and evaluates h on it.
+func buildReport(ms []Measurements, marks []Mark, h Hypothesis) *Report {
+	r := newReport(ms, marks)
+	secs := mergeSeconds(ms, r.Start, r.LoadEnd)
+	var all counts
+	r.Series, all = series(secs, marks, r.Start)
+	r.Errors = all.Errors
+	r.Latency = latency(secs)
+	gaps := noAckGaps(ms, r.Start, r.End)
+	r.Unavailable, r.UnavailableFrom = unavailability(gaps, marks)
+	r.Phases = phaseStats(r.Start, r.LoadEnd, marks, r.Series, secs, gaps)
+	r.Summary = summarize(all, r.Latency[Response.String()], r.Start, r.End)
+	r.SummaryLine = r.Summary.Line()
+	r.Verdicts, r.Violations = h.evaluate(r.Phases, r.Records, r.Idempotent, r.End)
+	r.Violations = append(r.Violations, drainViolations(ms)...)
+	return r
+}
+
+// newReport returns the report of ms with what the runners configured and
+// counted, and no measured figures yet: the run spans from the earliest
+// start to the latest load end and end; rates, producers and records add up
+// (a rate is unlimited when any runner's is).
+func newReport(ms []Measurements, marks []Mark) *Report {
+	f := ms[0]
+	start, loadEnd, end := f.Start, f.LoadEnd, f.End
+	rate, producers := 0, 0
+	var records Records
+	for _, m := range ms {
+		start, loadEnd, end = minTime(start, m.Start), maxTime(loadEnd, m.LoadEnd), maxTime(end, m.End)
+		if rate == RateUnlimited || m.Rate == RateUnlimited {
+			rate = RateUnlimited
+		} else {
+			rate += m.Rate
+		}
+		producers += m.Producers
+		records.add(m.Records)
+	}
+	return &Report{
+		RunID:      f.RunID,
+		Topic:      f.Topic,
+		Start:      start,
+		LoadEnd:    loadEnd,
+		End:        end,
+		Rate:       rate,
+		Record:     f.RecordSize,
+		Producers:  producers,
+		Acks:       f.Acks,
+		Idempotent: f.Idempotent,
+		Records:    records,
+		Marks:      marks,
+	}
+}
+
+// mergeSeconds merges every runner's seconds into a dense series of the
+// seconds from start to loadEnd, a runner's seconds rebased onto start in
+// whole seconds. Events after the load ended (the final flush and drain)
+// count in the last second.
+func mergeSeconds(ms []Measurements, start, loadEnd time.Time) []secData {
+	last := int64(loadEnd.Sub(start) / time.Second)
+	if loadEnd.Sub(start)%time.Second == 0 && last > 0 {
+		last--
+	}
+	secs := make([]secData, last+1)
+	for _, m := range ms {
+		rebase := int64(m.Start.Sub(start) / time.Second)
+		for _, sec := range m.Seconds {
+			sd := &secs[min(max(sec.T+rebase, 0), last)]
+			sd.counts.add(sec.counts())
+			for metric := range numMetrics {
+				if hist := sec.Latency[metric]; !hist.empty() {
+					sd.hists[metric] = append(sd.hists[metric], hist)
+				}
+			}
+		}
+	}
+	return secs
+}
+
+// series returns the report's per-second time series of secs, which start
+// at start, each second in the phase that marks put in force at its start;
+// and the counts of all the seconds together.
+func series(secs []secData, marks []Mark, start time.Time) ([]Second, counts) {
+	out := make([]Second, len(secs))
+	var all counts
+	var scratch histMerger
+	for s := range secs {
+		sc := secs[s].counts
+		all.add(sc)
+		ack := scratch.stats(secs[s].hists[AckLatency])
+		e2e := scratch.stats(secs[s].hists[EndToEnd])
+		out[s] = Second{
+			T: int64(s), Phase: phaseAt(marks, start.Add(time.Duration(s)*time.Second)),
+			Sent: sc.Sent, Acked: sc.Acked, Consumed: sc.Consumed,
+			MBPerSec: float64(sc.AckedBytes) / (1 << 20),
+			AckP50Us: ack.P50, AckP99Us: ack.P99, E2EP50Us: e2e.P50, E2EP99Us: e2e.P99,
+			Errors: sc.Errors,
+		}
+	}
+	return out, all
+}
+
+// latency returns the statistics of every metric over all of secs, keyed
+// by the metric's name.
+func latency(secs []secData) map[string]LatencyStats {
+	out := make(map[string]LatencyStats)
+	var scratch histMerger
+	for m := range numMetrics {
+		scratch.reset()
+		for s := range secs {
+			scratch.addAll(secs[s].hists[m])
+		}
+		out[m.String()] = statsOf(scratch.hist())
+	}
+	return out
+}
+
+// unavailability returns the longest of gaps, the times when no producer got
+// an ack, and when it started. A leading warm-up's gaps (agents starting)
+// are not unavailability: only what is left of a gap after the warm-up
+// counts.
+func unavailability(gaps []Gap, marks []Mark) (longest time.Duration, from time.Time) {
+	judged := warmupEnd(marks)
+	for _, g := range gaps {
+		f := maxTime(g.From, judged)
+		if g.To.Sub(f) > longest {
+			longest, from = g.To.Sub(f), f
+		}
+	}
+	return longest, from
+}
+
+// summarize returns the figures of kafka-producer-perf-test's final line for
+// the run from start to end, from the counts of all its seconds and resp,
+// its Response latency.
+func summarize(all counts, resp LatencyStats, start, end time.Time) Summary {
+	s := Summary{
+		Records: all.Acked,
+		AvgMs:   resp.Mean / 1000,
+		MaxMs:   float64(resp.Max) / 1000,
+		P50Ms:   resp.P50 / 1000,
+		P95Ms:   resp.P95 / 1000,
+		P99Ms:   resp.P99 / 1000,
+		P999Ms:  resp.P999 / 1000,
+	}
+	if elapsed := end.Sub(start).Seconds(); elapsed > 0 {
+		s.RecordsPerSec = float64(all.Acked) / elapsed
+		s.MBPerSec = float64(all.AckedBytes) / (1 << 20) / elapsed
+	}
+	return s
+}
+
+// drainViolations returns a "final drain" violation for every runner of ms
+// whose final drain did not read every acked record. When there are several
+// runners, each violation names the runner's producers.
+func drainViolations(ms []Measurements) []Violation {
+	var out []Violation
+	for _, m := range ms {
+		if m.DrainError == "" {
+			continue
+		}
+		observed := m.DrainError
+		if len(ms) > 1 {
+			observed = fmt.Sprintf("producers [%d, %d): %s", m.ProducerBase, uint64(m.ProducerBase)+uint64(m.Producers), observed)
+		}
+		out = append(out, Violation{Bound: "final drain", Limit: "all acked records read", Observed: observed, At: m.End})
+	}
+	return out
+}
+
+// warmupEnd returns when a leading warm-up phase ends (the next mark), or
+// the zero time when the marks start with no warm-up.
+func warmupEnd(marks []Mark) time.Time {
+	if len(marks) > 1 && marks[0].Phase == PhaseWarmup {
+		return marks[1].At
+	}
+	return time.Time{}
+}
+
+// phaseAt returns the phase in force at t: the last mark at or before it.
+func phaseAt(marks []Mark, t time.Time) Phase {
+	p := PhaseBaseline
+	for _, m := range marks {
+		if m.At.After(t) {
+			break
+		}
+		p = m.Phase
+	}
+	return p
+}
+
+// secData is one second of the run, merged over recorders.
+type secData struct {
+	counts counts
+	hists  [numMetrics][]SparseHistogram
+}
+
+// phaseStats computes the figures of each phase interval. A second belongs
+// to the interval that holds its middle.
+func phaseStats(start, loadEnd time.Time, marks []Mark, series []Second, secs []secData, gaps []Gap) []PhaseStats {
+	if len(marks) == 0 || marks[0].At.After(start) {
+		marks = append([]Mark{{PhaseBaseline, start}}, marks...)
+	}
+	var out []PhaseStats
+	var ack, e2e histMerger
+	last := len(secs) - 1
+	lastFull := loadEnd.Sub(start.Add(time.Duration(last)*time.Second)) >= time.Second
+	for i, m := range marks {
+		from, to := m.At, loadEnd
+		if i+1 < len(marks) && marks[i+1].At.Before(to) {
+			to = marks[i+1].At
+		}
+		if from.Before(start) {
+			from = start
+		}
+		if !to.After(from) {
+			continue // marked after the load ended: nothing to measure
+		}
+		ps := PhaseStats{Phase: m.Phase, From: from, To: to}
+		ack.reset()
+		e2e.reset()
+		var worstAck, worstE2E int64 = -1, -1
+		var fullAcked int64
+		for s := range secs {
+			mid := start.Add(time.Duration(s)*time.Second + time.Second/2)
+			inPhase := !mid.Before(from) && mid.Before(to)
+			// The last second (which also holds the flush and drain
+			// tail) belongs to the phase in force when the load ended.
+			if s == last {
+				inPhase = to.Equal(loadEnd)
+			}
+			if !inPhase {
+				continue
+			}
+			ps.Acked += secs[s].counts.Acked
+			if s != last || lastFull {
+				ps.Seconds++
+				fullAcked += secs[s].counts.Acked
+			}
+			ack.addAll(secs[s].hists[AckLatency])
+			e2e.addAll(secs[s].hists[EndToEnd])
+			secStart := start.Add(time.Duration(s) * time.Second)
+			if p := series[s].AckP99Us; p > worstAck {
+				worstAck, ps.WorstAckAt = p, secStart
+			}
+			if p := series[s].E2EP99Us; p > worstE2E {
+				worstE2E, ps.WorstE2EAt = p, secStart
+			}
+		}
+		// Throughput counts whole seconds only, so a partial second and
+		// the flush tail do not skew it.
+		if ps.Seconds > 0 {
+			ps.Throughput = float64(fullAcked) / float64(ps.Seconds)
+		}
+		ps.Ack, ps.E2E = statsOf(ack.hist()), statsOf(e2e.hist())
+		for _, g := range gaps {
+			f, t := maxTime(g.From, from), minTime(g.To, to)
+			if t.Sub(f) > ps.Unavailable {
+				ps.Unavailable, ps.UnavailableFrom = t.Sub(f), f
+			}
+		}
+		out = append(out, ps)
+	}
+	return out
+}
