@@ -132,7 +132,7 @@ func TestDryRunRecoverMakesNoChange(t *testing.T) {
 			t.Errorf("%s: Recover: %v", name, err)
 		}
 	}
-	lines, err := RecoverAll(t.Context(), cs, nil, "", true)
+	lines, err := RecoverAll(t.Context(), cs, nil, nil, "", true)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -101,8 +101,8 @@ func metaPatch(obj metav1.Object, es []Entry) (map[string]any, error) {
 	return m, nil
 }
 
-// patch sends a strategic merge patch to a Node ("nodes") or a StatefulSet
-// ("statefulsets").
+// patch sends a strategic merge patch to a Node ("nodes"), a StatefulSet
+// ("statefulsets") or a Pod ("pods").
 func patch(ctx context.Context, cs kubernetes.Interface, ns, name, resource string, p map[string]any) error {
 	b, err := json.Marshal(p)
 	if err != nil {
@@ -113,6 +113,8 @@ func patch(ctx context.Context, cs kubernetes.Interface, ns, name, resource stri
 		_, err = cs.CoreV1().Nodes().Patch(ctx, name, types.StrategicMergePatchType, b, metav1.PatchOptions{})
 	case "statefulsets":
 		_, err = cs.AppsV1().StatefulSets(ns).Patch(ctx, name, types.StrategicMergePatchType, b, metav1.PatchOptions{})
+	case "pods":
+		_, err = cs.CoreV1().Pods(ns).Patch(ctx, name, types.StrategicMergePatchType, b, metav1.PatchOptions{})
 	default:
 		err = fmt.Errorf("cannot patch %s", resource)
 	}

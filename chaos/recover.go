@@ -15,15 +15,17 @@ import (
 
 // RecoverAll restores what faults left behind, from their ledger entries
 // alone: it is how `kafkachaos recover` cleans up after a run that was
-// killed. It scans Nodes (cluster-wide) and the StatefulSets of namespaces
-// (all namespaces when empty) for entries of run runID ("" = any run),
-// undoes each (uncordons a node we cordoned, restores the env var of a
-// config change, drops a restart entry, scales a scaled-out StatefulSet back
-// and deletes the claims its added pods got), removes the entries, and returns
-// one line per object it recovered. With dryRun it only lists them. Entries
-// of kinds it does not know are kept. It goes on past an object it cannot
-// recover and returns the errors together.
-func RecoverAll(ctx context.Context, cs kubernetes.Interface, namespaces []string, runID string, dryRun bool) ([]string, error) {
+// killed. It scans Nodes (cluster-wide), and the StatefulSets and Pods of
+// namespaces (all namespaces when empty), for entries of run runID ("" =
+// any run), undoes each (uncordons a node we cordoned, restores the env var
+// of a config change, drops a restart entry, scales a scaled-out
+// StatefulSet back and deletes the claims its added pods got, resumes a
+// paused broker's JVM through exec), removes the entries, and returns one
+// line per object it recovered. With dryRun it only lists them. Entries of
+// kinds it does not know are kept. It goes on past an object it cannot
+// recover and returns the errors together; a paused broker without an exec
+// is such an error.
+func RecoverAll(ctx context.Context, cs kubernetes.Interface, exec Exec, namespaces []string, runID string, dryRun bool) ([]string, error) {
 	if cs == nil {
 		return nil, errors.New("chaos: recover: no Kubernetes client")
 	}
@@ -65,6 +67,25 @@ func RecoverAll(ctx context.Context, cs kubernetes.Interface, namespaces []strin
 			line, err := recoverStatefulSet(ctx, cs, s.Namespace, s.Name, match, dryRun)
 			if err != nil {
 				errs = append(errs, fmt.Errorf("statefulset %s/%s: %w", s.Namespace, s.Name, err))
+			}
+			if line != "" {
+				lines = append(lines, line)
+			}
+		}
+	}
+	for _, ns := range namespaces {
+		pods, err := cs.CoreV1().Pods(ns).List(ctx, metav1.ListOptions{})
+		if err != nil {
+			errs = append(errs, fmt.Errorf("list pods in %q: %w", ns, err))
+			continue
+		}
+		for _, p := range pods.Items {
+			if _, ok := p.Annotations[LedgerAnnotation]; !ok {
+				continue
+			}
+			line, err := resumePod(ctx, cs, exec, p.Namespace, p.Name, match, dryRun)
+			if err != nil {
+				errs = append(errs, fmt.Errorf("pod %s/%s: %w", p.Namespace, p.Name, err))
 			}
 			if line != "" {
 				lines = append(lines, line)

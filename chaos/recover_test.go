@@ -63,7 +63,7 @@ func TestRecoverAll(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			cs := injectAll(t)
 			cs.ClearActions()
-			lines, err := RecoverAll(t.Context(), cs, tt.namespaces, tt.runID, tt.dryRun)
+			lines, err := RecoverAll(t.Context(), cs, nil, tt.namespaces, tt.runID, tt.dryRun)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -101,7 +101,7 @@ func TestRecoverAll(t *testing.T) {
 
 			// A second pass finds nothing more for the same filter.
 			if !tt.dryRun {
-				again, err := RecoverAll(t.Context(), cs, tt.namespaces, tt.runID, false)
+				again, err := RecoverAll(t.Context(), cs, nil, tt.namespaces, tt.runID, false)
 				if err != nil || len(again) != 0 {
 					t.Errorf("second RecoverAll: %q, %v", again, err)
 				}
@@ -123,7 +123,7 @@ func TestRecoverAfterCrashWithFreshFaults(t *testing.T) {
 			t.Fatalf("%s: %v", f.Name(), err)
 		}
 	}
-	lines, err := RecoverAll(t.Context(), cs, nil, "", false)
+	lines, err := RecoverAll(t.Context(), cs, nil, nil, "", false)
 	if err != nil || len(lines) != 0 {
 		t.Errorf("RecoverAll after the faults recovered: %q, %v", lines, err)
 	}
@@ -141,7 +141,7 @@ func TestRecoverAllKeepsUnknownAndReportsBadLedgers(t *testing.T) {
 	cs := newClient(
 		withLedger(t, testSTS("kafka", "kafka"), entry("future-fault", "r1"), entry(KindRollingRestart, "r1")),
 		bad, testSTS("kafka", "fine"))
-	lines, err := RecoverAll(t.Context(), cs, []string{"kafka"}, "", false)
+	lines, err := RecoverAll(t.Context(), cs, nil, []string{"kafka"}, "", false)
 	if err == nil || !strings.Contains(err.Error(), "statefulset kafka/bad") {
 		t.Errorf("err = %v, want one naming kafka/bad", err)
 	}

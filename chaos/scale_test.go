@@ -218,7 +218,7 @@ func TestScaleDryRun(t *testing.T) {
 		{name: "recover all", objs: []runtime.Object{
 			withLedger(t, scaleSTS("kafka", "kafka", 4, "data"), e), testClaim("kafka", "data-kafka-3", time.Now())},
 			step: func(t *testing.T, f *Scale) error {
-				lines, err := RecoverAll(t.Context(), f.Client, nil, "", true)
+				lines, err := RecoverAll(t.Context(), f.Client, nil, nil, "", true)
 				f.say("%s", strings.Join(lines, "\n"))
 				return err
 			},
@@ -413,7 +413,7 @@ func TestRecoverAllScale(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
-			lines, err := RecoverAll(t.Context(), cs, nil, tt.runID, false)
+			lines, err := RecoverAll(t.Context(), cs, nil, nil, tt.runID, false)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -439,7 +439,7 @@ func TestRecoverAllScale(t *testing.T) {
 			if got := kinds(ledger(t, s)); !slices.Equal(got, tt.wantLedger) {
 				t.Errorf("entries left %v, want %v", got, tt.wantLedger)
 			}
-			again, err := RecoverAll(t.Context(), cs, nil, tt.runID, false)
+			again, err := RecoverAll(t.Context(), cs, nil, nil, tt.runID, false)
 			if err != nil || len(again) != 0 {
 				t.Errorf("second RecoverAll: %q, %v", again, err)
 			}

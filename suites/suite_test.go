@@ -58,6 +58,7 @@ type env struct {
 	// cluster it is the kubeconfig's user.
 	cs       kubernetes.Interface
 	csConfig *rest.Config // cs's REST config
+	exec     chaos.Exec   // pods/exec as cs
 	// admin (and rest) set the cluster up: deploy Kafka, grant RBAC,
 	// delete namespaces, dump a failed spec's namespace.
 	admin     kubernetes.Interface
@@ -108,11 +109,14 @@ var _ = BeforeSuite(func(ctx SpecContext) {
 		e.kgoOpts = sec.Opts()
 	}
 
+	e.exec, err = chaos.NewExec(e.csConfig)
+	Expect(err).NotTo(HaveOccurred())
+
 	By("checking that namespace " + e.namespace + " opts in to disruption")
 	Expect(chaos.CheckNamespace(ctx, e.cs, e.namespace)).To(Succeed())
 
 	By("checking that no earlier run left a fault behind (ledger annotations)")
-	left, err := chaos.RecoverAll(ctx, e.cs, []string{e.namespace}, "", true)
+	left, err := chaos.RecoverAll(ctx, e.cs, e.exec, []string{e.namespace}, "", true)
 	Expect(err).NotTo(HaveOccurred())
 	Expect(left).To(BeEmpty(), "an earlier run left faults in place: run kafkachaos recover --kubeconfig ... first")
 
@@ -132,7 +136,7 @@ var _ = BeforeSuite(func(ctx SpecContext) {
 	// run's ledger still holds at the end is recovered here, and is a bug.
 	DeferCleanup(func(ctx SpecContext) {
 		By("recovering anything this run's ledger still holds")
-		left, err := chaos.RecoverAll(ctx, e.cs, []string{e.namespace}, e.runID, e.cfg.DryRun)
+		left, err := chaos.RecoverAll(ctx, e.cs, e.exec, []string{e.namespace}, e.runID, e.cfg.DryRun)
 		Expect(err).NotTo(HaveOccurred())
 		Expect(left).To(BeEmpty(), "faults the specs did not recover themselves")
 	}, NodeTimeout(cleanupTimeout))

@@ -323,23 +323,11 @@ func (p *podRun) probe(c *ctrRun, done <-chan struct{}) {
 func (p *podRun) probeOnce(pr *corev1.Probe, c *ctrRun) bool {
 	switch {
 	case pr.Exec != nil && len(pr.Exec.Command) > 0:
-		p.mu.Lock()
-		pid := c.pid()
-		var env []string
-		if c.cmd != nil {
-			env = c.cmd.Env
-		}
-		p.mu.Unlock()
-		if pid == 0 {
-			return false
-		}
 		timeout := time.Duration(max(pr.TimeoutSeconds, 1)) * time.Second
 		ctx, cancel := context.WithTimeout(context.Background(), timeout)
 		defer cancel()
-		args := append([]string{"-t", strconv.Itoa(pid), "-m", "-u", "--"}, pr.Exec.Command...)
-		cmd := exec.CommandContext(ctx, "nsenter", args...)
-		cmd.Env = env
-		return cmd.Run() == nil
+		cmd, err := p.execCommand(ctx, c.spec.Name, pr.Exec.Command)
+		return err == nil && cmd.Run() == nil
 	case pr.TCPSocket != nil:
 		port := pr.TCPSocket.Port.IntValue()
 		conn, err := net.DialTimeout("tcp", net.JoinHostPort(p.ip, strconv.Itoa(port)), probeTimeout)

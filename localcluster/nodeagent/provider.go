@@ -289,11 +289,6 @@ func tailLines(raw []byte, n int) []byte {
 
 var errNotSupported = errdefs.InvalidInput("not supported by the kafkachaos local node agent")
 
-// RunInContainer implements nodeutil.Provider; exec is not supported.
-func (p *provider) RunInContainer(context.Context, string, string, string, []string, api.AttachIO) error {
-	return errNotSupported
-}
-
 // AttachToContainer implements nodeutil.Provider; attach is not supported.
 func (p *provider) AttachToContainer(context.Context, string, string, string, api.AttachIO) error {
 	return errNotSupported

@@ -1,0 +1,171 @@
+package chaos
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/util/retry"
+)
+
+// KindPause is the ledger kind of a pause, on the Pod whose JVM was stopped.
+const KindPause = "pause"
+
+// signalJVM is the shell script Pause runs in the broker's container
+// through pods/exec: it sends signal $1 to the Kafka JVM (a process whose
+// executable is java and whose command line runs kafka.Kafka) of this
+// container and prints its PIDs. The JVM need not be PID 1. Only processes
+// in the container's own UTS namespace count, so on a node whose pods share
+// the host's PID namespace (the embedded local cluster) it stops this
+// broker and no other. (The executable check keeps the script's own shell,
+// whose command line holds these words, out.)
+const signalJVM = `sig=$1
+self=$(readlink /proc/self/ns/uts)
+found=
+for d in /proc/[0-9]*; do
+	[ "$(readlink "$d/ns/uts" 2>/dev/null)" = "$self" ] || continue
+	case "$(readlink "$d/exe" 2>/dev/null)" in */java) ;; *) continue ;; esac
+	case " $(tr '\0' ' ' <"$d/cmdline" 2>/dev/null) " in
+	*" kafka.Kafka "*) kill -s "$sig" "${d#/proc/}" && found="$found ${d#/proc/}" ;;
+	esac
+done
+[ -n "$found" ] || { echo "no Kafka JVM (java ... kafka.Kafka) in this container" >&2; exit 3; }
+echo $found`
+
+// Pause freezes a broker: SIGSTOP to its JVM, found inside its container
+// through pods/exec. The broker stays registered, its sockets open, and
+// answers nothing until Recover sends SIGCONT. The ledger entry is written
+// on the Pod before the signal, so `kafkachaos recover` resumes a broker
+// that a killed run left frozen. A pod that is gone needs no resume.
+type Pause struct {
+	Target
+	// Exec reaches the container (NewExec).
+	Exec Exec
+	Pod  string
+	// Container is the broker's container; empty means the pod's first.
+	Container string
+}
+
+var _ Fault = (*Pause)(nil)
+
+// Name implements Fault.
+func (f *Pause) Name() string { return fmt.Sprintf("pause pod %s/%s (SIGSTOP its Kafka JVM)", f.Namespace, f.Pod) }
+
+// Plan says what Inject does.
+func (f *Pause) Plan() string {
+	return fmt.Sprintf("write a %s ledger entry on pod %s/%s, then SIGSTOP the Kafka JVM in its container through pods/exec; recovery sends SIGCONT",
+		KindPause, f.Namespace, f.Pod)
+}
+
+// Inject implements Fault.
+func (f *Pause) Inject(ctx context.Context) error {
+	if err := f.check(ctx); err != nil {
+		return err
+	}
+	if f.Exec == nil {
+		return errors.New("chaos: pause: no exec")
+	}
+	pod, err := f.Client.CoreV1().Pods(f.Namespace).Get(ctx, f.Pod, metav1.GetOptions{})
+	if err != nil {
+		return fmt.Errorf("chaos: %s: %w", f.Name(), err)
+	}
+	container := f.Container
+	if container == "" && len(pod.Spec.Containers) > 0 {
+		container = pod.Spec.Containers[0].Name
+	}
+	if f.DryRun {
+		f.say("dry-run: %s", f.Plan())
+		return nil
+	}
+	e := Entry{Fault: KindPause, RunID: f.RunID, At: time.Now(), Undo: "SIGCONT the Kafka JVM of container " + container,
+		Data: map[string]string{"container": container}}
+	if err := editPodLedger(ctx, f.Client, f.Namespace, f.Pod, func(es []Entry) []Entry { return withEntry(es, e) }); err != nil {
+		return fmt.Errorf("chaos: %s: ledger: %w", f.Name(), err)
+	}
+	pids, err := f.Exec(ctx, f.Namespace, f.Pod, container, []string{"sh", "-c", signalJVM, "pause", "STOP"})
+	if err != nil {
+		return fmt.Errorf("chaos: %s: %w", f.Name(), err)
+	}
+	f.say("%s: stopped PID %s", f.Name(), strings.TrimSpace(pids))
+	return nil
+}
+
+// Recover implements Fault: SIGCONT to the JVM, then the entry removed.
+func (f *Pause) Recover(ctx context.Context) error {
+	if f.Client == nil || f.Exec == nil {
+		return errors.New("chaos: pause: target has no client or exec")
+	}
+	_, err := resumePod(ctx, f.Client, f.Exec, f.Namespace, f.Pod, func(e Entry) bool { return true }, f.DryRun)
+	if err != nil {
+		return fmt.Errorf("chaos: recover %s: %w", f.Name(), err)
+	}
+	return nil
+}
+
+// resumePod sends SIGCONT to the JVM of the container a matching pause
+// entry names, and removes the entry. It returns a summary line, or "" when
+// the pod has no such entry or is gone (its processes went with it).
+func resumePod(ctx context.Context, cs kubernetes.Interface, exec Exec, ns, name string, match func(Entry) bool, dryRun bool) (string, error) {
+	pod, err := cs.CoreV1().Pods(ns).Get(ctx, name, metav1.GetOptions{})
+	if apierrors.IsNotFound(err) {
+		return "", nil
+	}
+	if err != nil {
+		return "", err
+	}
+	es, err := LedgerOf(pod)
+	if err != nil {
+		return "", err
+	}
+	e, ok := entryOf(es, KindPause)
+	if !ok || !match(e) {
+		return "", nil
+	}
+	line := summary("pod "+ns+"/"+name, []string{"SIGCONT the Kafka JVM of container " + e.Data["container"]}, dryRun)
+	if dryRun {
+		return line, nil
+	}
+	if exec == nil {
+		return "", errors.New("a paused broker needs pods/exec to resume, and no exec was given")
+	}
+	if _, err := exec(ctx, ns, name, e.Data["container"], []string{"sh", "-c", signalJVM, "resume", "CONT"}); err != nil {
+		return "", err
+	}
+	err = editPodLedger(ctx, cs, ns, name, func(es []Entry) []Entry {
+		out := es[:0]
+		for _, x := range es {
+			if x.Fault != KindPause {
+				out = append(out, x)
+			}
+		}
+		return out
+	})
+	if apierrors.IsNotFound(err) {
+		return line, nil
+	}
+	return line, err
+}
+
+// editPodLedger rewrites a pod's ledger with edit, retried on conflicts.
+func editPodLedger(ctx context.Context, cs kubernetes.Interface, ns, name string, edit func([]Entry) []Entry) error {
+	return retry.RetryOnConflict(retry.DefaultRetry, func() error {
+		pod, err := cs.CoreV1().Pods(ns).Get(ctx, name, metav1.GetOptions{})
+		if err != nil {
+			return err
+		}
+		es, err := LedgerOf(pod)
+		if err != nil {
+			return err
+		}
+		meta, err := metaPatch(pod, edit(es))
+		if err != nil {
+			return err
+		}
+		return patch(ctx, cs, ns, name, "pods", map[string]any{"metadata": meta})
+	})
+}
