@@ -12,7 +12,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"time"
 
@@ -231,106 +230,47 @@ func (c *Cluster) Up(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	pk := c.pki()
-	if err := pk.ensure(net.ParseIP(serviceIP)); err != nil {
+	cp := c.controlPlane(p)
+	if err := cp.pki.ensure(net.ParseIP(serviceIP)); err != nil {
 		return err
 	}
 	if err := c.writeKubeconfig(p); err != nil {
 		return err
 	}
 
-	if _, ok := c.etcd().running(); !ok {
-		c.logf("starting etcd on %s:%d", host, p.EtcdClient)
-		if _, err := c.etcd().start(bins.etcd,
-			"--name", "kafkachaos",
-			"--data-dir", filepath.Join(c.dir, "etcd"),
-			"--listen-client-urls", fmt.Sprintf("http://%s:%d", host, p.EtcdClient),
-			"--advertise-client-urls", fmt.Sprintf("http://%s:%d", host, p.EtcdClient),
-			"--listen-peer-urls", fmt.Sprintf("http://%s:%d", host, p.EtcdPeer),
-			"--initial-advertise-peer-urls", fmt.Sprintf("http://%s:%d", host, p.EtcdPeer),
-			"--initial-cluster", fmt.Sprintf("kafkachaos=http://%s:%d", host, p.EtcdPeer),
-			"--quota-backend-bytes", strconv.Itoa(2<<30),
-		); err != nil {
-			return err
-		}
+	if err := c.ensureRunning(c.etcd(), bins.etcd, etcdArgs(cp),
+		"starting etcd on %s:%d", host, p.EtcdClient); err != nil {
+		return err
 	}
-	if err := c.waitHTTP(ctx, "etcd", fmt.Sprintf("http://%s:%d/health", host, p.EtcdClient), nil, etcdReadyTimeout); err != nil {
+	if err := c.waitHTTP(ctx, "etcd", loopbackURL("http", p.EtcdClient)+"/health", nil, etcdReadyTimeout); err != nil {
 		return err
 	}
 
-	if _, ok := c.apiserver().running(); !ok {
-		c.logf("starting kube-apiserver %s on https://%s:%d", KubernetesVersion, host, p.APIServer)
-		if _, err := c.apiserver().start(bins.apiserver,
-			"--etcd-servers", fmt.Sprintf("http://%s:%d", host, p.EtcdClient),
-			"--bind-address", host,
-			"--advertise-address", host,
-			"--secure-port", strconv.Itoa(p.APIServer),
-			"--endpoint-reconciler-type", "none",
-			"--service-cluster-ip-range", ServiceCIDR,
-			"--client-ca-file", pk.path(caCert),
-			"--tls-cert-file", pk.path(apiserverCert),
-			"--tls-private-key-file", pk.path(apiserverKey),
-			"--kubelet-client-certificate", pk.path(adminCert),
-			"--kubelet-client-key", pk.path(adminKey),
-			"--kubelet-preferred-address-types", "InternalIP",
-			"--service-account-issuer", "https://kubernetes.default.svc."+clusterDomain,
-			"--service-account-key-file", pk.path(saPub),
-			"--service-account-signing-key-file", pk.path(saKey),
-			"--authorization-mode", "Node,RBAC",
-			"--allow-privileged=true",
-			"--profiling=false",
-		); err != nil {
-			return err
-		}
+	if err := c.ensureRunning(c.apiserver(), bins.apiserver, apiserverArgs(cp),
+		"starting kube-apiserver %s on https://%s:%d", KubernetesVersion, host, p.APIServer); err != nil {
+		return err
 	}
 	tlsCfg, err := c.adminTLS()
 	if err != nil {
 		return err
 	}
-	if err := c.waitHTTP(ctx, "kube-apiserver", fmt.Sprintf("https://%s:%d/readyz", host, p.APIServer), tlsCfg, apiserverReadyTimeout); err != nil {
+	if err := c.waitHTTP(ctx, "kube-apiserver", loopbackURL("https", p.APIServer)+"/readyz", tlsCfg, apiserverReadyTimeout); err != nil {
 		return err
 	}
 
-	kubeconfig := c.KubeconfigPath()
-	if _, ok := c.controllers().running(); !ok {
-		c.logf("starting kube-controller-manager")
-		if _, err := c.controllers().start(bins.controllers,
-			"--kubeconfig", kubeconfig,
-			"--authentication-kubeconfig", kubeconfig,
-			"--authorization-kubeconfig", kubeconfig,
-			"--bind-address", host,
-			"--secure-port", strconv.Itoa(p.Controllers),
-			"--controllers", "*,-node-ipam-controller",
-			"--service-account-private-key-file", pk.path(saKey),
-			"--root-ca-file", pk.path(caCert),
-			"--cluster-signing-cert-file", pk.path(caCert),
-			"--cluster-signing-key-file", pk.path(caKey),
-			"--use-service-account-credentials=true",
-			"--leader-elect=false",
-			"--profiling=false",
-		); err != nil {
-			return err
-		}
-	}
-	if _, ok := c.scheduler().running(); !ok {
-		c.logf("starting kube-scheduler")
-		if _, err := c.scheduler().start(bins.scheduler,
-			"--kubeconfig", kubeconfig,
-			"--authentication-kubeconfig", kubeconfig,
-			"--authorization-kubeconfig", kubeconfig,
-			"--bind-address", host,
-			"--secure-port", strconv.Itoa(p.Scheduler),
-			"--leader-elect=false",
-			"--profiling=false",
-		); err != nil {
-			return err
-		}
-	}
-	insecure := &tls.Config{InsecureSkipVerify: true} //nolint:gosec // self-signed serving certs of our own components on loopback
-	if err := c.waitHTTP(ctx, "kube-controller-manager", fmt.Sprintf("https://%s:%d/healthz", host, p.Controllers), insecure, componentReadyTimeout); err != nil {
+	if err := c.ensureRunning(c.controllers(), bins.controllers, controllerManagerArgs(cp),
+		"starting kube-controller-manager"); err != nil {
 		return err
 	}
-	if err := c.waitHTTP(ctx, "kube-scheduler", fmt.Sprintf("https://%s:%d/healthz", host, p.Scheduler), insecure, componentReadyTimeout); err != nil {
+	if err := c.ensureRunning(c.scheduler(), bins.scheduler, schedulerArgs(cp),
+		"starting kube-scheduler"); err != nil {
+		return err
+	}
+	insecure := &tls.Config{InsecureSkipVerify: true} //nolint:gosec // self-signed serving certs of our own components on loopback
+	if err := c.waitHTTP(ctx, "kube-controller-manager", loopbackURL("https", p.Controllers)+"/healthz", insecure, componentReadyTimeout); err != nil {
+		return err
+	}
+	if err := c.waitHTTP(ctx, "kube-scheduler", loopbackURL("https", p.Scheduler)+"/healthz", insecure, componentReadyTimeout); err != nil {
 		return err
 	}
 	if _, ok := c.agent().running(); !ok {
@@ -338,18 +278,22 @@ func (c *Cluster) Up(ctx context.Context) error {
 		// agent starts the pods again from the API server's state.
 		nodeagent.KillPods(c.dir)
 		c.logf("starting the node agent: %d nodes", c.nodes)
-		args := []string{"cluster", "agent", "--state-dir", c.dir, "--nodes", strconv.Itoa(c.nodes)}
-		if c.kafkaLibs != "" {
-			args = append(args, "--kafka-libs", c.kafkaLibs)
-		}
-		for repo, prog := range c.images {
-			args = append(args, "--image", repo+"="+prog)
-		}
-		if _, err := c.agent().start(c.agentBin, args...); err != nil {
+		if _, err := c.agent().start(c.agentBin, c.agentArgs()...); err != nil {
 			return err
 		}
 	}
 	return c.waitNodesReady(ctx)
+}
+
+// ensureRunning starts d, running path with args, unless it is running
+// already; it logs format and a before it starts d.
+func (c *Cluster) ensureRunning(d daemon, path string, args []string, format string, a ...any) error {
+	if _, ok := d.running(); ok {
+		return nil
+	}
+	c.logf(format, a...)
+	_, err := d.start(path, args...)
+	return err
 }
 
 // waitNodesReady waits until every node is registered and Ready.
