@@ -61,6 +61,15 @@ func (d daemon) start(path string, args ...string) (int, error) {
 // that is still the one started (same start time, not a zombie).
 func (d daemon) running() (int, bool) { return pidfile.Running(d.pidFile()) }
 
+// checkAlive returns nil if the daemon is running, else an error that says
+// what exited, with the last lines of its log.
+func (d daemon) checkAlive(what string) error {
+	if _, ok := d.running(); ok {
+		return nil
+	}
+	return fmt.Errorf("localcluster: %s exited; last lines of %s:\n%s", what, d.logFile(), tailFile(d.logFile(), 30))
+}
+
 // stop sends SIGTERM to the daemon's process group, then SIGKILL after a
 // grace period, and removes the pid file. Stopping a daemon that is not
 // running succeeds.
