@@ -6,18 +6,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"net"
-	"net/http"
 	"os"
-	"os/exec"
 	"path/filepath"
-	"strings"
-	"time"
 
-	corev1 "k8s.io/api/core/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
@@ -37,14 +29,6 @@ const (
 	ServiceCIDR = "127.96.0.0/16"
 	serviceIP   = "127.96.0.1" // the kubernetes service
 	contextName = "kafkachaos-local"
-)
-
-// Timeouts of bringing the control plane up.
-const (
-	etcdReadyTimeout      = 60 * time.Second
-	apiserverReadyTimeout = 3 * time.Minute
-	componentReadyTimeout = 2 * time.Minute
-	readyPoll             = 250 * time.Millisecond
 )
 
 // Client rate limits of the cluster's own clients (the node agent's too).
@@ -297,45 +281,6 @@ func (c *Cluster) ensureRunning(d daemon, path string, args []string, format str
 	return err
 }
 
-// waitNodesReady waits until every node is registered and Ready, failing
-// early if the node agent died, and saying what it saw last.
-func (c *Cluster) waitNodesReady(ctx context.Context) error {
-	cs, err := c.Clientset()
-	if err != nil {
-		return err
-	}
-	last := "no nodes yet"
-	err = wait.PollUntilContextTimeout(ctx, readyPoll, componentReadyTimeout, true, func(ctx context.Context) (bool, error) {
-		seen, ok := c.nodesReady(ctx, cs)
-		if ok {
-			return true, nil
-		}
-		if ctx.Err() == nil { // a check cut short by the wait's end says nothing new
-			last = seen
-		}
-		return false, c.agent().checkAlive("the node agent")
-	})
-	return notReady(err, "nodes", componentReadyTimeout, last, c.agent().logFile())
-}
-
-// nodesReady reports whether every node is registered and Ready, and if not,
-// what it saw.
-func (c *Cluster) nodesReady(ctx context.Context, cs kubernetes.Interface) (string, bool) {
-	nodes, err := cs.CoreV1().Nodes().List(ctx, metav1.ListOptions{LabelSelector: "kafkachaos.io/local-node=true"})
-	if err != nil {
-		return err.Error(), false
-	}
-	ready := 0
-	for _, n := range nodes.Items {
-		for _, cond := range n.Status.Conditions {
-			if cond.Type == corev1.NodeReady && cond.Status == corev1.ConditionTrue {
-				ready++
-			}
-		}
-	}
-	return fmt.Sprintf("%d of %d nodes Ready", ready, c.nodes), ready >= c.nodes
-}
-
 // Down stops every daemon of the cluster, the last started first. With purge
 // it also deletes the state dir. Stopping a cluster that is not running
 // succeeds.
@@ -433,106 +378,4 @@ func (c *Cluster) adminTLS() (*tls.Config, error) {
 		return nil, err
 	}
 	return rest.TLSConfigFor(cfg)
-}
-
-// waitHTTP polls url until it answers 200, failing early if the daemon
-// died, and saying what it saw last.
-func (c *Cluster) waitHTTP(ctx context.Context, name, url string, tlsCfg *tls.Config, timeout time.Duration) error {
-	client := &http.Client{Timeout: 5 * time.Second, Transport: &http.Transport{TLSClientConfig: tlsCfg}}
-	defer client.CloseIdleConnections()
-	last := "no answer yet"
-	d := daemon{name, c.dir}
-	err := wait.PollUntilContextTimeout(ctx, readyPoll, timeout, true, func(ctx context.Context) (bool, error) {
-		seen, ok := getOK(ctx, client, url)
-		if ok {
-			return true, nil
-		}
-		if ctx.Err() == nil { // a request cut short by the wait's end says nothing new
-			last = seen
-		}
-		return false, d.checkAlive(name)
-	})
-	return notReady(err, name, timeout, last, d.logFile())
-}
-
-// getOK reports whether a GET of url answers 200, and if not, what it
-// answered.
-func getOK(ctx context.Context, client *http.Client, url string) (string, bool) {
-	req, _ := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
-	resp, err := client.Do(req)
-	if err != nil {
-		return err.Error(), false
-	}
-	body, _ := io.ReadAll(io.LimitReader(resp.Body, 2048))
-	resp.Body.Close()
-	return fmt.Sprintf("HTTP %d: %s", resp.StatusCode, body), resp.StatusCode == http.StatusOK
-}
-
-// notReady returns err, the end of a wait for what, as it is, unless the
-// wait ran out of time or was cancelled: then it wraps err and says what
-// the wait saw last and where the log is.
-func notReady(err error, what string, timeout time.Duration, last, log string) error {
-	if !wait.Interrupted(err) {
-		return err
-	}
-	return fmt.Errorf("localcluster: %s not ready after %s (%w); last seen: %s; log: %s", what, timeout, err, last, log)
-}
-
-// binaries are the programs the control plane runs.
-type binaries struct{ etcd, apiserver, controllers, scheduler string }
-
-func (c *Cluster) binaries() (binaries, error) {
-	etcd, err := exec.LookPath("etcd")
-	if err != nil {
-		return binaries{}, errors.New("localcluster: etcd not found: install Debian's etcd-server (apt-get install etcd-server)")
-	}
-	dir := c.binDir
-	if dir == "" {
-		dir, err = findUp(filepath.Join(".cache", "k8s", KubernetesVersion, "bin", ".stamp"))
-		if err != nil {
-			return binaries{}, fmt.Errorf("localcluster: the control plane is not built: run `make k8s-bin` (about 12 minutes the first time): %w", err)
-		}
-		dir = filepath.Dir(dir)
-	}
-	b := binaries{
-		etcd:        etcd,
-		apiserver:   filepath.Join(dir, "kube-apiserver"),
-		controllers: filepath.Join(dir, "kube-controller-manager"),
-		scheduler:   filepath.Join(dir, "kube-scheduler"),
-	}
-	for _, p := range []string{b.apiserver, b.controllers, b.scheduler} {
-		if !exists(p) {
-			return binaries{}, fmt.Errorf("localcluster: %s missing: run `make k8s-bin`", p)
-		}
-	}
-	return b, nil
-}
-
-// findUp looks for rel under the current directory and its parents.
-func findUp(rel string) (string, error) {
-	wd, err := os.Getwd()
-	if err != nil {
-		return "", err
-	}
-	for dir := wd; ; dir = filepath.Dir(dir) {
-		if p := filepath.Join(dir, rel); exists(p) {
-			return p, nil
-		}
-		if dir == filepath.Dir(dir) {
-			return "", fmt.Errorf("no %s in %s or a parent", rel, wd)
-		}
-	}
-}
-
-// tailFile returns the last n lines of path, or why it cannot.
-func tailFile(path string, n int) string {
-	raw, err := os.ReadFile(path)
-	if err != nil {
-		return err.Error()
-	}
-	lines := strings.Split(strings.TrimRight(string(raw), "\n"), "\n")
-	if len(lines) > n {
-		lines = lines[len(lines)-n:]
-	}
-	return strings.Join(lines, "\n") + "\n"
 }

@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"syscall"
 	"time"
 
@@ -106,4 +107,17 @@ func (d daemon) waitGone() error {
 		time.Sleep(daemonPoll)
 	}
 	return fmt.Errorf("localcluster: %s survived SIGKILL", d.name)
+}
+
+// tailFile returns the last n lines of path, or why it cannot.
+func tailFile(path string, n int) string {
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		return err.Error()
+	}
+	lines := strings.Split(strings.TrimRight(string(raw), "\n"), "\n")
+	if len(lines) > n {
+		lines = lines[len(lines)-n:]
+	}
+	return strings.Join(lines, "\n") + "\n"
 }
