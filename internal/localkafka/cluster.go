@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kgo"
+	"k8s.io/apimachinery/pkg/util/wait"
 
 	"github.com/kafkachaos/kafkachaos/brokers"
 	"github.com/kafkachaos/kafkachaos/internal/kafkaconfig"
@@ -625,30 +626,28 @@ func (c *Cluster) WaitHealthy(ctx context.Context) error {
 	if _, err := c.healthClient(); err != nil {
 		return err
 	}
-	ticker := time.NewTicker(healthPollInterval)
-	defer ticker.Stop()
 	last := "no health check finished"
-	for {
+	err := wait.PollUntilContextCancel(ctx, healthPollInterval, true, func(ctx context.Context) (bool, error) {
 		if err := c.checkRunning(); err != nil {
-			return err
+			return false, err
 		}
 		checkCtx, cancel := context.WithTimeout(ctx, healthCheckTimeout)
 		c.cancelOnExit(checkCtx, cancel)
 		h, err := c.Health(checkCtx)
 		cancel()
 		if err == nil && h.Healthy() {
-			return nil
+			return true, nil
 		}
 		if ctx.Err() == nil {
 			// Failed requests, a timed-out check's too, are in h.
 			last = h.String()
 		}
-		select {
-		case <-ctx.Done():
-			return fmt.Errorf("localkafka: cluster not healthy (%w); last observed: %s", ctx.Err(), last)
-		case <-ticker.C:
-		}
+		return false, nil
+	})
+	if wait.Interrupted(err) {
+		return fmt.Errorf("localkafka: cluster not healthy (%w); last observed: %s", err, last)
 	}
+	return err
 }
 
 // cancelOnExit calls cancel when a running node exits before ctx ends, so
