@@ -82,8 +82,8 @@ func componentArgs(cp controlPlane, port int) []string {
 }
 
 // controllerManagerArgs returns kube-controller-manager's flags: every
-// controller but node IPAM (nodes have no pod CIDRs), the PKI's CA for
-// signing, and no leader election.
+// controller but node IPAM, the PKI's CA for signing and service-account
+// tokens, and no leader election.
 func controllerManagerArgs(cp controlPlane) []string {
 	pk := cp.pki
 	return append(componentArgs(cp, cp.ports.Controllers),
