@@ -6,18 +6,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"net"
-	"net/http"
 	"os"
-	"os/exec"
 	"path/filepath"
-	"strconv"
-	"strings"
-	"time"
 
-	corev1 "k8s.io/api/core/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
@@ -37,14 +29,6 @@ const (
 	ServiceCIDR = "127.96.0.0/16"
 	serviceIP   = "127.96.0.1" // the kubernetes service
 	contextName = "kafkachaos-local"
-)
-
-// Timeouts of bringing the control plane up.
-const (
-	etcdReadyTimeout      = 60 * time.Second
-	apiserverReadyTimeout = 3 * time.Minute
-	componentReadyTimeout = 2 * time.Minute
-	readyPoll             = 250 * time.Millisecond
 )
 
 // Client rate limits of the cluster's own clients (the node agent's too).
@@ -231,106 +215,47 @@ func (c *Cluster) Up(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	pk := c.pki()
-	if err := pk.ensure(net.ParseIP(serviceIP)); err != nil {
+	cp := c.controlPlane(p)
+	if err := cp.pki.ensure(net.ParseIP(serviceIP)); err != nil {
 		return err
 	}
 	if err := c.writeKubeconfig(p); err != nil {
 		return err
 	}
 
-	if _, ok := c.etcd().running(); !ok {
-		c.logf("starting etcd on %s:%d", host, p.EtcdClient)
-		if _, err := c.etcd().start(bins.etcd,
-			"--name", "kafkachaos",
-			"--data-dir", filepath.Join(c.dir, "etcd"),
-			"--listen-client-urls", fmt.Sprintf("http://%s:%d", host, p.EtcdClient),
-			"--advertise-client-urls", fmt.Sprintf("http://%s:%d", host, p.EtcdClient),
-			"--listen-peer-urls", fmt.Sprintf("http://%s:%d", host, p.EtcdPeer),
-			"--initial-advertise-peer-urls", fmt.Sprintf("http://%s:%d", host, p.EtcdPeer),
-			"--initial-cluster", fmt.Sprintf("kafkachaos=http://%s:%d", host, p.EtcdPeer),
-			"--quota-backend-bytes", strconv.Itoa(2<<30),
-		); err != nil {
-			return err
-		}
+	if err := c.ensureRunning(c.etcd(), bins.etcd, etcdArgs(cp),
+		"starting etcd on %s:%d", host, p.EtcdClient); err != nil {
+		return err
 	}
-	if err := c.waitHTTP(ctx, "etcd", fmt.Sprintf("http://%s:%d/health", host, p.EtcdClient), nil, etcdReadyTimeout); err != nil {
+	if err := c.waitHTTP(ctx, "etcd", loopbackURL("http", p.EtcdClient)+"/health", nil, etcdReadyTimeout); err != nil {
 		return err
 	}
 
-	if _, ok := c.apiserver().running(); !ok {
-		c.logf("starting kube-apiserver %s on https://%s:%d", KubernetesVersion, host, p.APIServer)
-		if _, err := c.apiserver().start(bins.apiserver,
-			"--etcd-servers", fmt.Sprintf("http://%s:%d", host, p.EtcdClient),
-			"--bind-address", host,
-			"--advertise-address", host,
-			"--secure-port", strconv.Itoa(p.APIServer),
-			"--endpoint-reconciler-type", "none",
-			"--service-cluster-ip-range", ServiceCIDR,
-			"--client-ca-file", pk.path(caCert),
-			"--tls-cert-file", pk.path(apiserverCert),
-			"--tls-private-key-file", pk.path(apiserverKey),
-			"--kubelet-client-certificate", pk.path(adminCert),
-			"--kubelet-client-key", pk.path(adminKey),
-			"--kubelet-preferred-address-types", "InternalIP",
-			"--service-account-issuer", "https://kubernetes.default.svc."+clusterDomain,
-			"--service-account-key-file", pk.path(saPub),
-			"--service-account-signing-key-file", pk.path(saKey),
-			"--authorization-mode", "Node,RBAC",
-			"--allow-privileged=true",
-			"--profiling=false",
-		); err != nil {
-			return err
-		}
+	if err := c.ensureRunning(c.apiserver(), bins.apiserver, apiserverArgs(cp),
+		"starting kube-apiserver %s on https://%s:%d", KubernetesVersion, host, p.APIServer); err != nil {
+		return err
 	}
 	tlsCfg, err := c.adminTLS()
 	if err != nil {
 		return err
 	}
-	if err := c.waitHTTP(ctx, "kube-apiserver", fmt.Sprintf("https://%s:%d/readyz", host, p.APIServer), tlsCfg, apiserverReadyTimeout); err != nil {
+	if err := c.waitHTTP(ctx, "kube-apiserver", loopbackURL("https", p.APIServer)+"/readyz", tlsCfg, apiserverReadyTimeout); err != nil {
 		return err
 	}
 
-	kubeconfig := c.KubeconfigPath()
-	if _, ok := c.controllers().running(); !ok {
-		c.logf("starting kube-controller-manager")
-		if _, err := c.controllers().start(bins.controllers,
-			"--kubeconfig", kubeconfig,
-			"--authentication-kubeconfig", kubeconfig,
-			"--authorization-kubeconfig", kubeconfig,
-			"--bind-address", host,
-			"--secure-port", strconv.Itoa(p.Controllers),
-			"--controllers", "*,-node-ipam-controller",
-			"--service-account-private-key-file", pk.path(saKey),
-			"--root-ca-file", pk.path(caCert),
-			"--cluster-signing-cert-file", pk.path(caCert),
-			"--cluster-signing-key-file", pk.path(caKey),
-			"--use-service-account-credentials=true",
-			"--leader-elect=false",
-			"--profiling=false",
-		); err != nil {
-			return err
-		}
-	}
-	if _, ok := c.scheduler().running(); !ok {
-		c.logf("starting kube-scheduler")
-		if _, err := c.scheduler().start(bins.scheduler,
-			"--kubeconfig", kubeconfig,
-			"--authentication-kubeconfig", kubeconfig,
-			"--authorization-kubeconfig", kubeconfig,
-			"--bind-address", host,
-			"--secure-port", strconv.Itoa(p.Scheduler),
-			"--leader-elect=false",
-			"--profiling=false",
-		); err != nil {
-			return err
-		}
-	}
-	insecure := &tls.Config{InsecureSkipVerify: true} //nolint:gosec // self-signed serving certs of our own components on loopback
-	if err := c.waitHTTP(ctx, "kube-controller-manager", fmt.Sprintf("https://%s:%d/healthz", host, p.Controllers), insecure, componentReadyTimeout); err != nil {
+	if err := c.ensureRunning(c.controllers(), bins.controllers, controllerManagerArgs(cp),
+		"starting kube-controller-manager"); err != nil {
 		return err
 	}
-	if err := c.waitHTTP(ctx, "kube-scheduler", fmt.Sprintf("https://%s:%d/healthz", host, p.Scheduler), insecure, componentReadyTimeout); err != nil {
+	if err := c.ensureRunning(c.scheduler(), bins.scheduler, schedulerArgs(cp),
+		"starting kube-scheduler"); err != nil {
+		return err
+	}
+	insecure := &tls.Config{InsecureSkipVerify: true} //nolint:gosec // self-signed serving certs of our own components on loopback
+	if err := c.waitHTTP(ctx, "kube-controller-manager", loopbackURL("https", p.Controllers)+"/healthz", insecure, componentReadyTimeout); err != nil {
+		return err
+	}
+	if err := c.waitHTTP(ctx, "kube-scheduler", loopbackURL("https", p.Scheduler)+"/healthz", insecure, componentReadyTimeout); err != nil {
 		return err
 	}
 	if _, ok := c.agent().running(); !ok {
@@ -338,56 +263,22 @@ func (c *Cluster) Up(ctx context.Context) error {
 		// agent starts the pods again from the API server's state.
 		nodeagent.KillPods(c.dir)
 		c.logf("starting the node agent: %d nodes", c.nodes)
-		args := []string{"cluster", "agent", "--state-dir", c.dir, "--nodes", strconv.Itoa(c.nodes)}
-		if c.kafkaLibs != "" {
-			args = append(args, "--kafka-libs", c.kafkaLibs)
-		}
-		for repo, prog := range c.images {
-			args = append(args, "--image", repo+"="+prog)
-		}
-		if _, err := c.agent().start(c.agentBin, args...); err != nil {
+		if _, err := c.agent().start(c.agentBin, c.agentArgs()...); err != nil {
 			return err
 		}
 	}
 	return c.waitNodesReady(ctx)
 }
 
-// waitNodesReady waits until every node is registered and Ready.
-func (c *Cluster) waitNodesReady(ctx context.Context) error {
-	cs, err := c.Clientset()
-	if err != nil {
-		return err
+// ensureRunning starts d, running path with args, unless it is running
+// already; it logs format and a before it starts d.
+func (c *Cluster) ensureRunning(d daemon, path string, args []string, format string, a ...any) error {
+	if _, ok := d.running(); ok {
+		return nil
 	}
-	ctx, cancel := context.WithTimeout(ctx, componentReadyTimeout)
-	defer cancel()
-	last := "no nodes yet"
-	for {
-		nodes, err := cs.CoreV1().Nodes().List(ctx, metav1.ListOptions{LabelSelector: "kafkachaos.io/local-node=true"})
-		if err == nil {
-			ready := 0
-			for _, n := range nodes.Items {
-				for _, cond := range n.Status.Conditions {
-					if cond.Type == corev1.NodeReady && cond.Status == corev1.ConditionTrue {
-						ready++
-					}
-				}
-			}
-			if ready >= c.nodes {
-				return nil
-			}
-			last = fmt.Sprintf("%d of %d nodes Ready", ready, c.nodes)
-		} else {
-			last = err.Error()
-		}
-		if _, ok := c.agent().running(); !ok {
-			return fmt.Errorf("localcluster: the node agent exited; last lines of %s:\n%s", c.agent().logFile(), tailFile(c.agent().logFile(), 30))
-		}
-		select {
-		case <-ctx.Done():
-			return fmt.Errorf("localcluster: nodes not ready after %s: %s; log: %s", componentReadyTimeout, last, c.agent().logFile())
-		case <-time.After(readyPoll):
-		}
-	}
+	c.logf(format, a...)
+	_, err := d.start(path, args...)
+	return err
 }
 
 // Down stops every daemon of the cluster, the last started first. With purge
@@ -487,96 +378,4 @@ func (c *Cluster) adminTLS() (*tls.Config, error) {
 		return nil, err
 	}
 	return rest.TLSConfigFor(cfg)
-}
-
-// waitHTTP polls url until it answers 200, failing early if the daemon
-// died, and saying what it saw last.
-func (c *Cluster) waitHTTP(ctx context.Context, name, url string, tlsCfg *tls.Config, timeout time.Duration) error {
-	ctx, cancel := context.WithTimeout(ctx, timeout)
-	defer cancel()
-	client := &http.Client{Timeout: 5 * time.Second, Transport: &http.Transport{TLSClientConfig: tlsCfg}}
-	defer client.CloseIdleConnections()
-	last := "no answer yet"
-	d := daemon{name, c.dir}
-	for {
-		req, _ := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
-		resp, err := client.Do(req)
-		if err == nil {
-			body, _ := io.ReadAll(io.LimitReader(resp.Body, 2048))
-			resp.Body.Close()
-			if resp.StatusCode == http.StatusOK {
-				return nil
-			}
-			last = fmt.Sprintf("HTTP %d: %s", resp.StatusCode, body)
-		} else {
-			last = err.Error()
-		}
-		if _, ok := d.running(); !ok {
-			return fmt.Errorf("localcluster: %s exited; last lines of %s:\n%s", name, d.logFile(), tailFile(d.logFile(), 30))
-		}
-		select {
-		case <-ctx.Done():
-			return fmt.Errorf("localcluster: %s not ready after %s: %s; log: %s", name, timeout, last, d.logFile())
-		case <-time.After(readyPoll):
-		}
-	}
-}
-
-// binaries are the programs the control plane runs.
-type binaries struct{ etcd, apiserver, controllers, scheduler string }
-
-func (c *Cluster) binaries() (binaries, error) {
-	etcd, err := exec.LookPath("etcd")
-	if err != nil {
-		return binaries{}, errors.New("localcluster: etcd not found: install Debian's etcd-server (apt-get install etcd-server)")
-	}
-	dir := c.binDir
-	if dir == "" {
-		dir, err = findUp(filepath.Join(".cache", "k8s", KubernetesVersion, "bin", ".stamp"))
-		if err != nil {
-			return binaries{}, fmt.Errorf("localcluster: the control plane is not built: run `make k8s-bin` (about 12 minutes the first time): %w", err)
-		}
-		dir = filepath.Dir(dir)
-	}
-	b := binaries{
-		etcd:        etcd,
-		apiserver:   filepath.Join(dir, "kube-apiserver"),
-		controllers: filepath.Join(dir, "kube-controller-manager"),
-		scheduler:   filepath.Join(dir, "kube-scheduler"),
-	}
-	for _, p := range []string{b.apiserver, b.controllers, b.scheduler} {
-		if !exists(p) {
-			return binaries{}, fmt.Errorf("localcluster: %s missing: run `make k8s-bin`", p)
-		}
-	}
-	return b, nil
-}
-
-// findUp looks for rel under the current directory and its parents.
-func findUp(rel string) (string, error) {
-	wd, err := os.Getwd()
-	if err != nil {
-		return "", err
-	}
-	for dir := wd; ; dir = filepath.Dir(dir) {
-		if p := filepath.Join(dir, rel); exists(p) {
-			return p, nil
-		}
-		if dir == filepath.Dir(dir) {
-			return "", fmt.Errorf("no %s in %s or a parent", rel, wd)
-		}
-	}
-}
-
-// tailFile returns the last n lines of path, or why it cannot.
-func tailFile(path string, n int) string {
-	raw, err := os.ReadFile(path)
-	if err != nil {
-		return err.Error()
-	}
-	lines := strings.Split(strings.TrimRight(string(raw), "\n"), "\n")
-	if len(lines) > n {
-		lines = lines[len(lines)-n:]
-	}
-	return strings.Join(lines, "\n") + "\n"
 }

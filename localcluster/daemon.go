@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"syscall"
 	"time"
 
@@ -61,6 +62,15 @@ func (d daemon) start(path string, args ...string) (int, error) {
 // that is still the one started (same start time, not a zombie).
 func (d daemon) running() (int, bool) { return pidfile.Running(d.pidFile()) }
 
+// checkAlive returns nil if the daemon is running, else an error that says
+// what exited, with the last lines of its log.
+func (d daemon) checkAlive(what string) error {
+	if _, ok := d.running(); ok {
+		return nil
+	}
+	return fmt.Errorf("localcluster: %s exited; last lines of %s:\n%s", what, d.logFile(), tailFile(d.logFile(), 30))
+}
+
 // stop sends SIGTERM to the daemon's process group, then SIGKILL after a
 // grace period, and removes the pid file. Stopping a daemon that is not
 // running succeeds.
@@ -97,4 +107,17 @@ func (d daemon) waitGone() error {
 		time.Sleep(daemonPoll)
 	}
 	return fmt.Errorf("localcluster: %s survived SIGKILL", d.name)
+}
+
+// tailFile returns the last n lines of path, or why it cannot.
+func tailFile(path string, n int) string {
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		return err.Error()
+	}
+	lines := strings.Split(strings.TrimRight(string(raw), "\n"), "\n")
+	if len(lines) > n {
+		lines = lines[len(lines)-n:]
+	}
+	return strings.Join(lines, "\n") + "\n"
 }

@@ -234,6 +234,17 @@ func TestProcessLifecycle(t *testing.T) {
 		t.Fatalf("storage formatted %d times on first start; want 3", got)
 	}
 
+	t.Run("WaitHealthy on nodes that serve no Kafka says what it saw last", func(t *testing.T) {
+		// Long enough for one whole health check, not for the next: the
+		// one the deadline cuts short must not hide what the first saw.
+		waitCtx, cancel := context.WithTimeout(ctx, healthCheckTimeout+time.Second)
+		defer cancel()
+		err := c.WaitHealthy(waitCtx)
+		if !errors.Is(err, context.DeadlineExceeded) || !strings.Contains(err.Error(), "localkafka: cluster not healthy (context deadline exceeded); last observed: unhealthy (") {
+			t.Fatalf("WaitHealthy() error = %v; want not healthy after the deadline, with what it saw last", err)
+		}
+	})
+
 	t.Run("Kill ends the process and WaitHealthy says so", func(t *testing.T) {
 		pid := pidOf(t, c, 1)
 		if err := c.Kill(ctx, 1); err != nil {
