@@ -1,36 +1,32 @@
 package localcluster
 
 import (
-	"errors"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 )
 
-// binaries are the programs the control plane runs.
+// binaries are the programs the control plane runs, all built by make
+// k8s-bin into .cache/k8s/<version>/bin: etcd from its Go modules, and the
+// Kubernetes daemons from source.
 type binaries struct{ etcd, apiserver, controllers, scheduler string }
 
 func (c *Cluster) binaries() (binaries, error) {
-	etcd, err := exec.LookPath("etcd")
-	if err != nil {
-		return binaries{}, errors.New("localcluster: etcd not found: install Debian's etcd-server (apt-get install etcd-server)")
-	}
 	dir := c.binDir
 	if dir == "" {
-		dir, err = findUp(filepath.Join(".cache", "k8s", KubernetesVersion, "bin", ".stamp"))
+		stamp, err := findUp(filepath.Join(".cache", "k8s", KubernetesVersion, "bin", ".stamp"))
 		if err != nil {
-			return binaries{}, fmt.Errorf("localcluster: the control plane is not built: run `make k8s-bin` (about 12 minutes the first time): %w", err)
+			return binaries{}, fmt.Errorf("localcluster: the control plane is not built: run `make k8s-bin` (about 13 minutes the first time): %w", err)
 		}
-		dir = filepath.Dir(dir)
+		dir = filepath.Dir(stamp)
 	}
 	b := binaries{
-		etcd:        etcd,
+		etcd:        filepath.Join(dir, "etcd"),
 		apiserver:   filepath.Join(dir, "kube-apiserver"),
 		controllers: filepath.Join(dir, "kube-controller-manager"),
 		scheduler:   filepath.Join(dir, "kube-scheduler"),
 	}
-	for _, p := range []string{b.apiserver, b.controllers, b.scheduler} {
+	for _, p := range []string{b.etcd, b.apiserver, b.controllers, b.scheduler} {
 		if !exists(p) {
 			return binaries{}, fmt.Errorf("localcluster: %s missing: run `make k8s-bin`", p)
 		}

@@ -1,3 +1,3 @@
-// Package agent is the local cluster's node agent: virtual-kubelet nodes
+// Package nodeagent is the local cluster's node agent: virtual-kubelet nodes
 // whose pods run as host processes, each on a loopback IP of its own.
 package nodeagent
