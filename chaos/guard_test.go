@@ -71,6 +71,7 @@ func k8sFaults(t Target) map[string]interface {
 		"config change":    &ConfigChange{Target: t, StatefulSet: "kafka", Env: "KAFKA_X", Value: "true"},
 		"scale":            &Scale{Target: t, StatefulSet: "kafka", Replicas: 4},
 		"strimzi roll":     &ManualRollingUpdate{Target: t, Pods: []string{"kafka-0", "kafka-1"}},
+		"pause":            &Pause{Target: t, Exec: refuseExec, Pod: "kafka-0"},
 	}
 }
 

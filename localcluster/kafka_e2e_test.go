@@ -134,6 +134,8 @@ func testKafkaLayout(t *testing.T, l manifests.Layout) {
 		t.Fatal(err)
 	}
 	healthy("the topic fully replicated")
+	checkPause(t, ctx, cs, cfg, l)
+	healthy("the paused broker back in every ISR")
 
 	victim := l.StatefulSet + "-1"
 	old, err := cs.CoreV1().Pods(l.Namespace).Get(ctx, victim, metav1.GetOptions{})
