@@ -54,7 +54,9 @@ type Pause struct {
 var _ Fault = (*Pause)(nil)
 
 // Name implements Fault.
-func (f *Pause) Name() string { return fmt.Sprintf("pause pod %s/%s (SIGSTOP its Kafka JVM)", f.Namespace, f.Pod) }
+func (f *Pause) Name() string {
+	return fmt.Sprintf("pause pod %s/%s (SIGSTOP its Kafka JVM)", f.Namespace, f.Pod)
+}
 
 // Plan says what Inject does.
 func (f *Pause) Plan() string {

@@ -20,7 +20,7 @@ func refuseExec(_ context.Context, ns, pod, _ string, argv []string) (string, er
 // execCall is one call of a recordingExec.
 type execCall struct {
 	pod, container, signal string
-	ledger             string // the pod's ledger annotation when exec ran
+	ledger                 string // the pod's ledger annotation when exec ran
 }
 
 // recordingExec records each call with the pod's ledger at that moment,
