@@ -16,6 +16,10 @@ func buildReport(ms []Measurements, marks []Mark, h Hypothesis) *Report {
 	r.Latency = latency(secs)
 	gaps := noAckGaps(ms, r.Start, r.End)
 	r.Unavailable, r.UnavailableFrom = unavailability(gaps, marks)
+	for p, pg := range partitionNoAckGaps(ms, r.Start, r.End) {
+		longest, from := unavailability(pg, marks)
+		r.Partitions = append(r.Partitions, PartitionStall{Partition: int32(p), Longest: longest, From: from})
+	}
 	r.Phases = phaseStats(r.Start, r.LoadEnd, marks, r.Series, secs, gaps)
 	r.Summary = summarize(all, r.Latency[Response.String()], r.Start, r.End)
 	r.SummaryLine = r.Summary.Line()

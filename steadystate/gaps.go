@@ -5,6 +5,50 @@ import (
 	"time"
 )
 
+// gapTracker records the spans of at least min between acknowledgements,
+// for one producer or one producer's partition.
+type gapTracker struct {
+	min   time.Duration
+	start time.Time
+	last  time.Time // the latest ack; zero before the first
+	gaps  []Gap
+}
+
+func newGapTracker(start time.Time, min time.Duration) *gapTracker {
+	return &gapTracker{start: start, min: min}
+}
+
+// ack records an acknowledgement at t.
+func (g *gapTracker) ack(t time.Time) {
+	// The wait for the first ack is connection set-up, not unavailability.
+	if !g.last.IsZero() && t.Sub(g.last) >= g.min {
+		g.gaps = append(g.gaps, Gap{g.last, t})
+	}
+	if t.After(g.last) {
+		g.last = t
+	}
+}
+
+// finish closes the last gap at end.
+func (g *gapTracker) finish(end time.Time) {
+	switch {
+	case g.last.IsZero():
+		g.gaps = append(g.gaps, Gap{g.start, end}) // never an ack
+	case end.Sub(g.last) >= g.min:
+		g.gaps = append(g.gaps, Gap{g.last, end})
+	}
+}
+
+// wallClock returns the gaps with wall-clock times only (Round(0)), as
+// Measurements carry them.
+func (g *gapTracker) wallClock() []Gap {
+	out := make([]Gap, len(g.gaps))
+	for i, x := range g.gaps {
+		out[i] = Gap{From: x.From.Round(0), To: x.To.Round(0)}
+	}
+	return out
+}
+
 // noAckGaps returns the times from start to end when no producer of any of
 // ms got an ack: the intersection of every producer's ack gaps, each padded
 // to the merged run (before its runner's Start and after its End a producer
@@ -17,6 +61,28 @@ func noAckGaps(ms []Measurements, start, end time.Time) []Gap {
 		}
 	}
 	return intersectGaps(lists)
+}
+
+// partitionNoAckGaps returns, for each partition, the times from start to
+// end when no producer of ms got an ack on it; nil when the measurements
+// do not carry per-partition gaps (older agents).
+func partitionNoAckGaps(ms []Measurements, start, end time.Time) [][]Gap {
+	var out [][]Gap
+	for p := 0; ; p++ {
+		var lists [][]Gap
+		for _, m := range ms {
+			for _, byPart := range m.PartitionAckGaps {
+				if p >= len(byPart) {
+					return out
+				}
+				lists = append(lists, padGaps(byPart[p], start, m.Start, m.End, end))
+			}
+		}
+		if len(lists) == 0 {
+			return out
+		}
+		out = append(out, intersectGaps(lists))
+	}
 }
 
 // padGaps returns a copy of one producer's gaps, which ran from runStart to

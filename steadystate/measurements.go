@@ -40,6 +40,10 @@ type Measurements struct {
 	// AckGaps are, for each producer in ID order, the times it got no
 	// acknowledgement for longer than the run's gap threshold.
 	AckGaps [][]Gap `json:"ackGaps"`
+	// PartitionAckGaps are, for each producer in ID order and each of its
+	// partitions, the times it got no acknowledgement on that partition for
+	// longer than the partition's gap threshold.
+	PartitionAckGaps [][][]Gap `json:"partitionAckGaps,omitempty"`
 	// Records is the verifier's verdict on this runner's producers.
 	Records Records `json:"records"`
 	// DrainError says why the final drain did not read every acknowledged

@@ -23,6 +23,8 @@ type producer struct {
 	rec    *recorder // owned by the sending goroutine
 	ackRec *recorder // owned by the promise (franz-go runs promises serially)
 	acks   *ackLog   // owned by the promise
+	// partGaps are the ack gaps of each partition, owned by the promise.
+	partGaps []*gapTracker
 
 	ackedCtr, failedCtr *atomic.Int64
 
@@ -63,6 +65,15 @@ func (r *Runner) newProducer(id uint32, start time.Time, partitions int32, gapMi
 	}
 	if c.Rate > 0 {
 		p.interval = time.Duration(float64(time.Second) * float64(c.Producers) / float64(c.Rate))
+	}
+	// A partition gets one in partitions of the producer's records: a gap
+	// on it is five of its own send intervals, and at least gapMin.
+	partMin := gapMin
+	if p.interval > 0 {
+		partMin = max(gapMin, 5*p.interval*time.Duration(partitions))
+	}
+	for range partitions {
+		p.partGaps = append(p.partGaps, newGapTracker(start, partMin))
 	}
 	return p, nil
 }
@@ -129,6 +140,9 @@ func (p *producer) promise(rec *kgo.Record, err error) {
 		return // cannot happen: we wrote the value
 	}
 	p.acks.ack(rec.Partition, h.Seq, rec.Offset)
+	if int(rec.Partition) < len(p.partGaps) {
+		p.partGaps[rec.Partition].ack(now)
+	}
 	p.ackRec.acked(time.Unix(0, h.Intended), rec.Timestamp, now, len(rec.Value))
 	p.ackedCtr.Add(1)
 }

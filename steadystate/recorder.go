@@ -101,15 +101,16 @@ type recorder struct {
 
 	sealed []sealedSecond
 
-	// Gaps between acknowledgements of at least gapMin; 0 for recorders
+	// Gaps between acknowledgements of at least gapMin; nil for recorders
 	// that see no acknowledgements.
-	gapMin  time.Duration
-	lastAck time.Time
-	gaps    []Gap
+	gaps *gapTracker
 }
 
 func newRecorder(start time.Time, gapMin time.Duration) *recorder {
-	r := &recorder{start: start, gapMin: gapMin}
+	r := &recorder{start: start}
+	if gapMin > 0 {
+		r.gaps = newGapTracker(start, gapMin)
+	}
 	for m := range r.hists {
 		r.hists[m] = newHist()
 	}
@@ -163,12 +164,8 @@ func (r *recorder) acked(intended, sent, t time.Time, size int) {
 	r.cur.AckedBytes += int64(size)
 	r.latency(AckLatency, t.Sub(sent))
 	r.latency(Response, t.Sub(intended))
-	// The wait for the first ack is connection set-up, not unavailability.
-	if r.gapMin > 0 && !r.lastAck.IsZero() && t.Sub(r.lastAck) >= r.gapMin {
-		r.gaps = append(r.gaps, Gap{r.lastAck, t})
-	}
-	if t.After(r.lastAck) {
-		r.lastAck = t
+	if r.gaps != nil {
+		r.gaps.ack(t)
 	}
 }
 
@@ -192,11 +189,7 @@ func (r *recorder) consumed(intended, t time.Time) {
 // recorder must not be used after.
 func (r *recorder) finish(end time.Time) {
 	r.seal()
-	switch {
-	case r.gapMin == 0:
-	case r.lastAck.IsZero():
-		r.gaps = append(r.gaps, Gap{r.start, end}) // never an ack
-	case end.Sub(r.lastAck) >= r.gapMin:
-		r.gaps = append(r.gaps, Gap{r.lastAck, end})
+	if r.gaps != nil {
+		r.gaps.finish(end)
 	}
 }

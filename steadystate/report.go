@@ -1,7 +1,9 @@
 package steadystate
 
 import (
+	"cmp"
 	"fmt"
+	"slices"
 	"time"
 )
 
@@ -28,6 +30,10 @@ type Report struct {
 	// UnavailableFrom.
 	Unavailable     time.Duration `json:"unavailable"`
 	UnavailableFrom time.Time     `json:"unavailableFrom"`
+	// Partitions is each partition's own longest time with no ack, in
+	// partition order: a fault that stalls some partitions and not others
+	// shows here, where Unavailable only sees the run-wide stall.
+	Partitions []PartitionStall `json:"partitions,omitempty"`
 
 	Marks      []Mark       `json:"marks"`
 	Phases     []PhaseStats `json:"phases"`
@@ -101,3 +107,25 @@ type PhaseStats struct {
 
 // Duration of the phase interval.
 func (p PhaseStats) Duration() time.Duration { return p.To.Sub(p.From) }
+
+// PartitionStall is one partition's longest time with no ack from any
+// producer, after the warm-up.
+type PartitionStall struct {
+	Partition int32         `json:"partition"`
+	Longest   time.Duration `json:"longest"`
+	From      time.Time     `json:"from"`
+}
+
+// Stalled returns the partitions whose longest stall is at least min,
+// longest first, as "p3 9.1s" for a summary line.
+func (r *Report) Stalled(min time.Duration) []string {
+	ps := slices.Clone(r.Partitions)
+	slices.SortStableFunc(ps, func(a, b PartitionStall) int { return cmp.Compare(b.Longest, a.Longest) })
+	var out []string
+	for _, p := range ps {
+		if p.Longest >= min {
+			out = append(out, fmt.Sprintf("p%d %s", p.Partition, p.Longest.Round(100*time.Millisecond)))
+		}
+	}
+	return out
+}

@@ -204,6 +204,9 @@ func (r *Runner) Run(ctx context.Context) (*Report, error) {
 	end := time.Now()
 	for _, p := range prods {
 		p.ackRec.finish(end)
+		for _, g := range p.partGaps {
+			g.finish(end)
+		}
 	}
 
 	// Drain: read everything up to the high watermark after the flush, and
@@ -261,11 +264,12 @@ func (r *Runner) Run(ctx context.Context) (*Report, error) {
 	acks := make([]*ackLog, len(prods))
 	for i, p := range prods {
 		recorders = append(recorders, p.rec, p.ackRec)
-		gaps := make([]Gap, len(p.ackRec.gaps))
-		for j, g := range p.ackRec.gaps {
-			gaps[j] = Gap{From: g.From.Round(0), To: g.To.Round(0)}
+		m.AckGaps = append(m.AckGaps, p.ackRec.gaps.wallClock())
+		byPart := make([][]Gap, len(p.partGaps))
+		for j, g := range p.partGaps {
+			byPart[j] = g.wallClock()
 		}
-		m.AckGaps = append(m.AckGaps, gaps)
+		m.PartitionAckGaps = append(m.PartitionAckGaps, byPart)
 		acks[i] = p.acks
 	}
 	m.Seconds = mergeSealed(recorders)

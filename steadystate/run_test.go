@@ -70,6 +70,14 @@ func TestRunCleanHasNoAnomalies(t *testing.T) {
 	if rep.Summary.Records != 3000 {
 		t.Errorf("summary counts %d records, want 3000", rep.Summary.Records)
 	}
+	if len(rep.Partitions) != 3 {
+		t.Fatalf("per-partition stalls %+v, want one for each of 3 partitions", rep.Partitions)
+	}
+	for i, p := range rep.Partitions {
+		if p.Partition != int32(i) || p.Longest >= time.Second {
+			t.Errorf("partition %d: %+v; a clean run stalls no partition for a second", i, p)
+		}
+	}
 }
 
 // batchRecords counts the records in a produce request's partition.
