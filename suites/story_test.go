@@ -167,7 +167,8 @@ func runStory(ctx context.Context, e *env, st story) outcome {
 	Expect(err).NotTo(HaveOccurred())
 	o.SteadyState = rep
 	o.Recovery[report.RecoveryThroughputBack] = report.ThroughputBack(rep, recoveredAt, cfg.Bounds.MinThroughputRatioAfter)
-	GinkgoWriter.Printf("%s\nunavailability %s; recovery: %v\n", rep.SummaryLine, rep.Unavailable.Round(time.Millisecond), o.Recovery)
+	GinkgoWriter.Printf("%s\nunavailability %s; partitions stalled over 1s: %v; recovery: %v\n",
+		rep.SummaryLine, rep.Unavailable.Round(time.Millisecond), rep.Stalled(time.Second), o.Recovery)
 
 	expected := float64(cfg.SteadyState.Rate) * loadTime.Seconds()
 	o.Add(report.CheckRecords, recordProblems(rep, expected)...)

@@ -1,0 +1,117 @@
+package suites
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	. "github.com/onsi/ginkgo/v2"
+	"github.com/twmb/franz-go/pkg/kgo"
+	"github.com/twmb/franz-go/pkg/kmsg"
+
+	"github.com/kafkachaos/kafkachaos/brokers"
+	"github.com/kafkachaos/kafkachaos/chaos"
+)
+
+// Pause specs: a broker alive but frozen (SIGSTOP), its sockets open, its
+// pod Ready (a TCP readiness probe still connects), its session with the
+// controller lapsing. Kafka's timing predicts what happens: a pause
+// shorter than broker.session.timeout.ms (9 s here) stalls the partitions
+// the broker is in for about the pause; a longer one until the controller
+// fences the broker (about 9 s), which moves its leaderships and drops it
+// from every ISR.
+var _ = Describe("A follower broker is paused", Label("pause"), Serial, func() {
+	for _, d := range []time.Duration{5 * time.Second, 20 * time.Second} {
+		It(fmt.Sprintf("for %s: loses no acknowledged record, and rejoins every ISR", d), func(ctx SpecContext) {
+			expectPassed(runStory(ctx, suite, pauseStory(fmt.Sprintf("pause-follower-%s", d), followerOf(0), d)))
+		}, SpecTimeout(storyTimeout))
+	}
+})
+
+var _ = Describe("The leader of partition 0 is paused", Label("pause"), Serial, func() {
+	It("for 20s: is fenced, its partitions move, no acknowledged record is lost", func(ctx SpecContext) {
+		expectPassed(runStory(ctx, suite, pauseStory("pause-leader-20s", leaderOf(0), 20*time.Second)))
+	}, SpecTimeout(storyTimeout))
+})
+
+// pauseStory freezes the first victim's JVM for d. The fault holds as
+// planned when the paused broker answers no request while another does.
+func pauseStory(label string, pick func(context.Context, *env, string, []brokers.Broker) ([]brokers.Broker, error), d time.Duration) story {
+	return story{
+		label: label,
+		pick:  pick,
+		fault: func(e *env, v []brokers.Broker) chaos.Fault {
+			return &chaos.Pause{Target: e.faultTarget(), Exec: e.exec, Pod: v[0].Pod}
+		},
+		during: func(ctx context.Context, e *env, v []brokers.Broker) error {
+			start := time.Now()
+			By(fmt.Sprintf("checking that broker %d answers nothing while paused", v[0].ID))
+			err := pauseHeld(ctx, e, v[0].ID)
+			By(fmt.Sprintf("holding the pause for %s", d))
+			hold(ctx, d-time.Since(start))
+			return err
+		},
+	}
+}
+
+// Timeouts of the pause probe.
+const (
+	probeAnswerTimeout = 30 * time.Second // a broker that runs answers within this
+	probeSilentFor     = 3 * time.Second  // a paused broker stays silent this long
+)
+
+// pauseHeld returns nil when broker id does not answer ApiVersions within
+// probeSilentFor while another broker answers it.
+func pauseHeld(ctx context.Context, e *env, id int32) error {
+	cl, err := kgo.NewClient(append([]kgo.Opt{kgo.SeedBrokers(e.bootstrap...)}, e.kgoOpts...)...)
+	if err != nil {
+		return err
+	}
+	defer cl.Close()
+	snap, err := e.snapshot(ctx)
+	if err != nil {
+		return err
+	}
+	other := int32(-1)
+	for _, b := range brokerIDs(snap) {
+		if b != id {
+			other = b
+			break
+		}
+	}
+	actx, cancel := context.WithTimeout(ctx, probeAnswerTimeout)
+	defer cancel()
+	if _, err := cl.Broker(int(other)).Request(actx, kmsg.NewPtrApiVersionsRequest()); err != nil {
+		return fmt.Errorf("the probe could not reach broker %d, which runs: %w", other, err)
+	}
+	sctx, cancel := context.WithTimeout(ctx, probeSilentFor)
+	defer cancel()
+	_, err = cl.Broker(int(id)).Request(sctx, kmsg.NewPtrApiVersionsRequest())
+	switch {
+	case err == nil:
+		return fmt.Errorf("paused broker %d answered ApiVersions: the pause did not hold", id)
+	case errors.Is(err, context.DeadlineExceeded):
+		return nil
+	default:
+		return fmt.Errorf("paused broker %d: want no answer, got an error instead (is it paused, or gone?): %w", id, err)
+	}
+}
+
+// followerOf picks a broker that replicates partition p of the workload
+// topic without leading it.
+func followerOf(p int32) func(context.Context, *env, string, []brokers.Broker) ([]brokers.Broker, error) {
+	return func(ctx context.Context, e *env, topic string, snap []brokers.Broker) ([]brokers.Broker, error) {
+		leader, err := leaderOf(p)(ctx, e, topic, snap)
+		if err != nil {
+			return nil, err
+		}
+		for _, id := range brokerIDs(snap) {
+			if id != leader[0].ID {
+				By(fmt.Sprintf("broker %d follows %s/%d", id, topic, p))
+				return broker(id)(ctx, e, topic, snap)
+			}
+		}
+		return nil, fmt.Errorf("no broker other than the leader %d among %v", leader[0].ID, brokerIDs(snap))
+	}
+}
