@@ -15,6 +15,7 @@ import (
 	"k8s.io/client-go/tools/clientcmd"
 	e2ekind "sigs.k8s.io/e2e-framework/support/kind"
 
+	"github.com/kafkachaos/kafkachaos/internal/kube"
 	"github.com/kafkachaos/kafkachaos/localcluster/nodeagent"
 	"github.com/kafkachaos/kafkachaos/manifests"
 )
@@ -346,10 +347,10 @@ func (p *Provider) deploy(ctx context.Context) error {
 // every progressEvery.
 func (p *Provider) waitReady(ctx context.Context, cs kubernetes.Interface) error {
 	start := time.Now()
-	err := p.layout.WaitReady(ctx, cs, manifests.Wait{Timeout: p.readyTimeout, Poll: readyPoll, ProgressEvery: progressEvery,
+	err := p.layout.WaitReady(ctx, cs, kube.Wait{Timeout: p.readyTimeout, Poll: readyPoll, ProgressEvery: progressEvery,
 		Progress: func(seen string) { p.logf("  %s", seen) }})
 	switch {
-	case errors.Is(err, manifests.ErrNotReady):
+	case errors.Is(err, kube.ErrNotReady):
 		return fmt.Errorf("kind: %w (look with: kubectl --kubeconfig %s -n %s describe pods)", err, p.kubeconfig, p.layout.Namespace)
 	case err != nil:
 		return fmt.Errorf("kind: %w", err)

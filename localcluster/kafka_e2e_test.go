@@ -16,6 +16,7 @@ import (
 
 	"github.com/kafkachaos/kafkachaos/brokers"
 	"github.com/kafkachaos/kafkachaos/internal/kafkadist"
+	"github.com/kafkachaos/kafkachaos/internal/kube"
 	"github.com/kafkachaos/kafkachaos/localcluster/nodeagent"
 	"github.com/kafkachaos/kafkachaos/manifests"
 )
@@ -153,7 +154,7 @@ func testKafkaLayout(t *testing.T, l manifests.Layout) {
 		if err != nil {
 			return err.Error(), false
 		}
-		return fmt.Sprintf("uid %s ready %t", p.UID, manifests.PodReady(p)), p.UID != old.UID && manifests.PodReady(p)
+		return fmt.Sprintf("uid %s ready %t", p.UID, kube.PodReady(p)), p.UID != old.UID && kube.PodReady(p)
 	})
 	healthy("broker 1 registered again and every ISR full")
 	t.Logf("%s force-deleted; healthy again %s later", victim, time.Since(forced).Round(time.Millisecond))

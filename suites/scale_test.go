@@ -14,7 +14,7 @@ import (
 
 	"github.com/kafkachaos/kafkachaos/brokers"
 	"github.com/kafkachaos/kafkachaos/chaos"
-	"github.com/kafkachaos/kafkachaos/manifests"
+	"github.com/kafkachaos/kafkachaos/internal/kube"
 )
 
 // The scale story adds one broker and removes it again. Partitions are not
@@ -73,7 +73,7 @@ func waitAdded(ctx context.Context, e *env, pod string) (brokers.Broker, error) 
 			if err != nil {
 				return err
 			}
-			if !manifests.PodReady(p) {
+			if !kube.PodReady(p) {
 				return fmt.Errorf("%s is %s, not Ready", pod, p.Status.Phase)
 			}
 			snap, err := e.snapshot(ctx)

@@ -14,7 +14,7 @@ import (
 
 	"github.com/kafkachaos/kafkachaos/brokers"
 	"github.com/kafkachaos/kafkachaos/chaos"
-	"github.com/kafkachaos/kafkachaos/manifests"
+	"github.com/kafkachaos/kafkachaos/internal/kube"
 	"github.com/kafkachaos/kafkachaos/report"
 	"github.com/kafkachaos/kafkachaos/steadystate"
 )
@@ -333,7 +333,7 @@ func waitPodsBack(ctx context.Context, e *env, victims []brokers.Broker, newPod 
 					waiting = append(waiting, fmt.Sprintf("%s: %v", v.Pod, err))
 				case newPod && p.UID == v.PodUID:
 					waiting = append(waiting, fmt.Sprintf("%s: still the old pod %s", v.Pod, p.UID))
-				case !manifests.PodReady(p):
+				case !kube.PodReady(p):
 					waiting = append(waiting, fmt.Sprintf("%s: %s on %q, not Ready", v.Pod, p.Status.Phase, p.Spec.NodeName))
 				}
 			}

@@ -28,6 +28,7 @@ import (
 	"github.com/kafkachaos/kafkachaos/brokers"
 	"github.com/kafkachaos/kafkachaos/chaos"
 	"github.com/kafkachaos/kafkachaos/internal/kafkadist"
+	"github.com/kafkachaos/kafkachaos/internal/kube"
 	"github.com/kafkachaos/kafkachaos/localcluster"
 	"github.com/kafkachaos/kafkachaos/localcluster/nodeagent"
 	"github.com/kafkachaos/kafkachaos/manifests"
@@ -206,7 +207,7 @@ func grantRBAC(ctx context.Context, e *env, namespaces ...string) error {
 	if err != nil {
 		return err
 	}
-	_, err = manifests.Apply(ctx, e.rest, raw)
+	_, err = kube.Apply(ctx, e.rest, raw)
 	return err
 }
 
@@ -352,7 +353,7 @@ func dumpNamespace(ctx context.Context, cs kubernetes.Interface, ns string) stri
 			restarts += c.RestartCount
 		}
 		fmt.Fprintf(&b, "  %s uid=%s node=%s ip=%s phase=%s ready=%t restarts=%d\n", p.Name, p.UID, p.Spec.NodeName, p.Status.PodIP,
-			p.Status.Phase, manifests.PodReady(&p), restarts)
+			p.Status.Phase, kube.PodReady(&p), restarts)
 	}
 	if evs, err := cs.CoreV1().Events(ns).List(ctx, metav1.ListOptions{}); err == nil {
 		sort.Slice(evs.Items, func(i, j int) bool { return evs.Items[i].LastTimestamp.Before(&evs.Items[j].LastTimestamp) })

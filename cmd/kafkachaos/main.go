@@ -1,4 +1,3 @@
-// Command kafkachaos is the CLI of the kafkachaos resilience suite.
 package main
 
 import (

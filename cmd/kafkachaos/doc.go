@@ -1,0 +1,2 @@
+// Command kafkachaos is the CLI of the kafkachaos resilience suite.
+package main
