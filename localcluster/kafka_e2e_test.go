@@ -14,9 +14,9 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	"github.com/kafkachaos/kafkachaos/brokers"
 	"github.com/kafkachaos/kafkachaos/internal/kafkadist"
 	"github.com/kafkachaos/kafkachaos/internal/kube"
+	"github.com/kafkachaos/kafkachaos/kafkaadmin"
 	"github.com/kafkachaos/kafkachaos/localcluster/nodeagent"
 	"github.com/kafkachaos/kafkachaos/manifests"
 )
@@ -118,7 +118,7 @@ func testKafkaLayout(t *testing.T, l manifests.Layout) {
 	healthy := func(what string) {
 		t.Helper()
 		waitLong(t, ctx, kafkaHealthTimeout, what, func() (string, bool) {
-			h, err := brokers.CheckHealth(ctx, brokers.FromKgo(cl), brokers.WithBrokers(0, 1, 2))
+			h, err := kafkaadmin.New(cl).CheckHealth(ctx, kafkaadmin.WithBrokers(0, 1, 2))
 			if err != nil {
 				return err.Error(), false
 			}

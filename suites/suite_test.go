@@ -29,6 +29,7 @@ import (
 	"github.com/kafkachaos/kafkachaos/chaos"
 	"github.com/kafkachaos/kafkachaos/internal/kafkadist"
 	"github.com/kafkachaos/kafkachaos/internal/kube"
+	"github.com/kafkachaos/kafkachaos/kafkaadmin"
 	"github.com/kafkachaos/kafkachaos/localcluster"
 	"github.com/kafkachaos/kafkachaos/localcluster/nodeagent"
 	"github.com/kafkachaos/kafkachaos/manifests"
@@ -275,13 +276,13 @@ func newRunID() string {
 
 // withKafka runs fn with a Kafka client of the suite's own, for admin
 // requests, and closes it after.
-func (e *env) withKafka(fn func(brokers.Client) error) error {
+func (e *env) withKafka(fn func(*kafkaadmin.Client) error) error {
 	cl, err := kgo.NewClient(append([]kgo.Opt{kgo.SeedBrokers(e.bootstrap...)}, e.kgoOpts...)...)
 	if err != nil {
 		return err
 	}
 	defer cl.Close()
-	return fn(brokers.FromKgo(cl))
+	return fn(kafkaadmin.New(cl))
 }
 
 // snapshot returns every broker's identity on Kubernetes.
@@ -308,8 +309,8 @@ func brokerIDs(bs []brokers.Broker) []int32 {
 // healthError returns nil when the cluster is healthy with every broker in
 // ids registered, or an error listing what is wrong.
 func healthError(ctx context.Context, e *env, ids []int32) error {
-	return e.withKafka(func(cl brokers.Client) error {
-		h, err := brokers.CheckHealth(ctx, cl, brokers.WithBrokers(ids...))
+	return e.withKafka(func(cl *kafkaadmin.Client) error {
+		h, err := cl.CheckHealth(ctx, kafkaadmin.WithBrokers(ids...))
 		if err != nil {
 			return err
 		}
