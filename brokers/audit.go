@@ -9,7 +9,6 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/twmb/franz-go/pkg/kmsg"
 	policyv1 "k8s.io/api/policy/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
@@ -40,6 +39,17 @@ const (
 	AuditStableIDs   = "node ID stable with the pod"
 )
 
+// Kafka is what Audit asks of the Kafka cluster; a *kafkaadmin.Client
+// answers it.
+type Kafka interface {
+	// BrokerConfigs returns the values of the config keys as broker id
+	// runs with them.
+	BrokerConfigs(ctx context.Context, id int32, keys ...string) (map[string]string, error)
+	// BrokerHosts returns the host each registered broker advertises, by
+	// node ID.
+	BrokerHosts(ctx context.Context) (map[int32]string, error)
+}
+
 // safeReplicas is the replication factor a deployment of n brokers should
 // default to: 3, or every broker when there are fewer.
 func safeReplicas(n int) int { return min(3, n) }
@@ -61,7 +71,7 @@ func safeReplicas(n int) int { return min(3, n) }
 //     advertises it, and every broker pod's ID is registered (AuditStableIDs).
 //
 // It returns every finding; an error only when it could not look.
-func Audit(ctx context.Context, cs kubernetes.Interface, cl Client, namespace string, snap []Broker) ([]Finding, error) {
+func Audit(ctx context.Context, cs kubernetes.Interface, kafka Kafka, namespace string, snap []Broker) ([]Finding, error) {
 	var brokers []Broker
 	for _, b := range snap {
 		if b.BrokerRole {
@@ -76,12 +86,12 @@ func Audit(ctx context.Context, cs kubernetes.Interface, cl Client, namespace st
 	}
 	fs = append(fs, pdb...)
 	fs = append(fs, auditSpread(brokers)...)
-	repl, err := auditReplication(ctx, cl, brokers)
+	repl, err := auditReplication(ctx, kafka, brokers)
 	if err != nil {
 		return nil, err
 	}
 	fs = append(fs, repl...)
-	ids, err := auditIDs(ctx, cl, brokers)
+	ids, err := auditIDs(ctx, kafka, brokers)
 	if err != nil {
 		return nil, err
 	}
@@ -191,7 +201,7 @@ func auditSpread(brokers []Broker) []Finding {
 	return fs
 }
 
-func auditReplication(ctx context.Context, cl Client, brokers []Broker) ([]Finding, error) {
+func auditReplication(ctx context.Context, kafka Kafka, brokers []Broker) ([]Finding, error) {
 	if len(brokers) == 0 {
 		return nil, nil
 	}
@@ -199,7 +209,7 @@ func auditReplication(ctx context.Context, cl Client, brokers []Broker) ([]Findi
 	minISR := min(2, rf)
 	var fs []Finding
 	for _, b := range brokers {
-		vals, err := BrokerConfigs(ctx, cl, b.ID, "default.replication.factor", "min.insync.replicas", "unclean.leader.election.enable",
+		vals, err := kafka.BrokerConfigs(ctx, b.ID, "default.replication.factor", "min.insync.replicas", "unclean.leader.election.enable",
 			"offsets.topic.replication.factor", "transaction.state.log.replication.factor", "transaction.state.log.min.isr")
 		if err != nil {
 			return nil, fmt.Errorf("brokers: audit: %w", err)
@@ -234,16 +244,10 @@ func advertisedBy(host string, b Broker) bool {
 	return host == b.PodIP || strings.HasPrefix(host, b.Pod+".") || (b.Hostname != "" && strings.HasPrefix(host, b.Hostname+"."))
 }
 
-func auditIDs(ctx context.Context, cl Client, brokers []Broker) ([]Finding, error) {
-	req := kmsg.NewPtrMetadataRequest()
-	req.Topics = []kmsg.MetadataRequestTopic{}
-	meta, err := req.RequestWith(ctx, cl)
+func auditIDs(ctx context.Context, kafka Kafka, brokers []Broker) ([]Finding, error) {
+	hosts, err := kafka.BrokerHosts(ctx)
 	if err != nil {
-		return nil, fmt.Errorf("brokers: audit: metadata: %w", err)
-	}
-	hosts := map[int32]string{}
-	for _, mb := range meta.Brokers {
-		hosts[mb.NodeID] = mb.Host
+		return nil, fmt.Errorf("brokers: audit: %w", err)
 	}
 	var fs []Finding
 	pods := map[int32]bool{}

@@ -3,12 +3,9 @@ package brokers
 import (
 	"context"
 	"fmt"
-	"strconv"
 	"strings"
 	"testing"
 
-	"github.com/twmb/franz-go/pkg/kerr"
-	"github.com/twmb/franz-go/pkg/kmsg"
 	corev1 "k8s.io/api/core/v1"
 	policyv1 "k8s.io/api/policy/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -17,44 +14,24 @@ import (
 	"k8s.io/client-go/kubernetes/fake"
 )
 
-// auditKafka answers Metadata and DescribeConfigs as a cluster whose
-// brokers advertise hosts and run with configs.
+// auditKafka is a cluster whose brokers advertise hosts and run with
+// configs.
 type auditKafka struct {
 	hosts   map[int32]string
 	configs map[string]string
 }
 
-func (k auditKafka) Request(_ context.Context, req kmsg.Request) (kmsg.Response, error) {
-	if _, ok := req.(*kmsg.MetadataRequest); !ok {
-		return nil, fmt.Errorf("unexpected %T", req)
-	}
-	resp := kmsg.NewPtrMetadataResponse()
-	for id, h := range k.hosts {
-		b := kmsg.NewMetadataResponseBroker()
-		b.NodeID, b.Host, b.Port = id, h, 9092
-		resp.Brokers = append(resp.Brokers, b)
-	}
-	return resp, nil
-}
-
-func (k auditKafka) RequestBroker(_ context.Context, id int32, req kmsg.Request) (kmsg.Response, error) {
-	dc, ok := req.(*kmsg.DescribeConfigsRequest)
-	if !ok {
-		return nil, fmt.Errorf("unexpected %T", req)
-	}
-	resp := kmsg.NewPtrDescribeConfigsResponse()
-	r := kmsg.NewDescribeConfigsResponseResource()
-	r.ResourceName = strconv.Itoa(int(id))
-	for _, name := range dc.Resources[0].ConfigNames {
-		if v, ok := k.configs[name]; ok {
-			c := kmsg.NewDescribeConfigsResponseResourceConfig()
-			c.Name, c.Value = name, &v
-			r.Configs = append(r.Configs, c)
+func (k auditKafka) BrokerConfigs(_ context.Context, _ int32, keys ...string) (map[string]string, error) {
+	vals := map[string]string{}
+	for _, key := range keys {
+		if v, ok := k.configs[key]; ok {
+			vals[key] = v
 		}
 	}
-	resp.Resources = append(resp.Resources, r)
-	return resp, nil
+	return vals, nil
 }
+
+func (k auditKafka) BrokerHosts(context.Context) (map[int32]string, error) { return k.hosts, nil }
 
 func safeConfigs() map[string]string {
 	return map[string]string{
@@ -178,41 +155,6 @@ func TestAudit(t *testing.T) {
 				if !strings.Contains(all, w) {
 					t.Errorf("no finding contains %q; findings:\n%s", w, all)
 				}
-			}
-		})
-	}
-}
-
-// unregisterKafka answers UnregisterBroker with a fixed error code.
-type unregisterKafka struct{ code int16 }
-
-func (k unregisterKafka) Request(_ context.Context, req kmsg.Request) (kmsg.Response, error) {
-	if _, ok := req.(*kmsg.UnregisterBrokerRequest); !ok {
-		return nil, fmt.Errorf("unexpected %T", req)
-	}
-	resp := kmsg.NewPtrUnregisterBrokerResponse()
-	resp.ErrorCode = k.code
-	return resp, nil
-}
-
-func (k unregisterKafka) RequestBroker(ctx context.Context, _ int32, req kmsg.Request) (kmsg.Response, error) {
-	return k.Request(ctx, req)
-}
-
-func TestUnregister(t *testing.T) {
-	for _, tt := range []struct {
-		name    string
-		code    int16
-		wantErr bool
-	}{
-		{"unregistered", 0, false},
-		{"already gone", kerr.BrokerIDNotRegistered.Code, false},
-		{"still running", kerr.InvalidRequest.Code, true},
-	} {
-		t.Run(tt.name, func(t *testing.T) {
-			err := Unregister(t.Context(), unregisterKafka{tt.code}, 3)
-			if (err != nil) != tt.wantErr {
-				t.Errorf("Unregister = %v, want error %t", err, tt.wantErr)
 			}
 		})
 	}

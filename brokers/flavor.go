@@ -378,6 +378,9 @@ func where(namespace, selector string) string {
 	return fmt.Sprintf("namespace %s (selector %q)", namespace, selector)
 }
 
+// maxListed caps the pod names that a message lists.
+const maxListed = 10
+
 // names joins pod names, at most maxListed of them.
 func names(ns []string) string {
 	ns = slices.Sorted(slices.Values(ns))

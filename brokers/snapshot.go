@@ -14,7 +14,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/kubernetes"
 
-	"github.com/kafkachaos/kafkachaos/manifests"
+	"github.com/kafkachaos/kafkachaos/internal/kube"
 )
 
 // ContainerFilesystem stands in Broker.Ephemeral for a data dir that no
@@ -122,7 +122,7 @@ func Snapshot(ctx context.Context, cs kubernetes.Interface, namespace, selector 
 			Node:      p.Spec.NodeName,
 			PodIP:     p.Status.PodIP,
 			Hostname:  p.Spec.Hostname,
-			Ready:     manifests.PodReady(p),
+			Ready:     kube.PodReady(p),
 			Ephemeral: ephemeralDataDirs(p),
 		}
 		b.Controller, b.BrokerRole = f.roles(p)

@@ -11,6 +11,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/fields"
+	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/util/retry"
 )
@@ -164,22 +165,26 @@ func (f *NodeDrain) cordon(ctx context.Context) error {
 	return nil
 }
 
+// evict evicts the pending pods, and again those a PodDisruptionBudget
+// refused, every retryEvery until none is left or EvictTimeout passes. A
+// *DrainError says what was evicted and what was still refused last.
 func (f *NodeDrain) evict(ctx context.Context, pending []string) error {
-	ctx, cancel := context.WithTimeout(ctx, f.timeout())
-	defer cancel()
 	every := f.retryEvery
 	if every <= 0 {
 		every = evictRetryInterval
 	}
 	var evicted []string
 	var last error // the last refusal
-	for {
+	round := 0
+	err := wait.PollUntilContextTimeout(ctx, every, f.timeout(), true, func(ctx context.Context) (bool, error) {
+		if round++; round > 1 {
+			f.say("%s: retrying %d eviction(s) refused by a PodDisruptionBudget: %s", f.Name(), len(pending), strings.Join(pending, ", "))
+		}
 		var blocked []string
-	round:
 		for i, name := range pending {
 			if ctx.Err() != nil {
-				blocked = append(blocked, pending[i:]...)
-				break
+				pending = append(blocked, pending[i:]...)
+				return false, nil
 			}
 			err := f.Client.CoreV1().Pods(f.Namespace).EvictV1(ctx, &policyv1.Eviction{
 				ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: f.Namespace},
@@ -191,28 +196,27 @@ func (f *NodeDrain) evict(ctx context.Context, pending []string) error {
 			case apierrors.IsTooManyRequests(err):
 				blocked, last = append(blocked, name), err
 			case ctx.Err() != nil:
-				blocked = append(blocked, pending[i:]...)
-				break round
+				pending = append(blocked, pending[i:]...)
+				return false, nil
 			default:
-				return &DrainError{Node: f.Node, Evicted: evicted, Blocked: qualify(f.Namespace, append(blocked, pending[i:]...)), Err: err}
+				return false, &DrainError{Node: f.Node, Evicted: evicted, Blocked: qualify(f.Namespace, append(blocked, pending[i:]...)), Err: err}
 			}
-		}
-		if len(blocked) == 0 {
-			return nil
 		}
 		pending = blocked
-		t := time.NewTimer(every)
-		select {
-		case <-ctx.Done():
-			t.Stop()
-			if last == nil || errors.Is(ctx.Err(), context.Canceled) {
-				last = ctx.Err()
-			}
-			return &DrainError{Node: f.Node, Evicted: evicted, Blocked: qualify(f.Namespace, pending), Err: last}
-		case <-t.C:
-		}
-		f.say("%s: retrying %d eviction(s) refused by a PodDisruptionBudget: %s", f.Name(), len(pending), strings.Join(pending, ", "))
+		return len(pending) == 0, nil
+	})
+	var de *DrainError
+	switch {
+	case err == nil:
+		return nil
+	case errors.As(err, &de):
+		return de
 	}
+	// ctx ended or EvictTimeout passed: err is ctx's error.
+	if last == nil || errors.Is(err, context.Canceled) {
+		last = err
+	}
+	return &DrainError{Node: f.Node, Evicted: evicted, Blocked: qualify(f.Namespace, pending), Err: last}
 }
 
 // Recover implements Fault: it uncordons the node if our ledger entry is on

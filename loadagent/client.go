@@ -22,7 +22,7 @@ import (
 	"k8s.io/client-go/tools/portforward"
 	"k8s.io/client-go/transport/spdy"
 
-	"github.com/kafkachaos/kafkachaos/manifests"
+	"github.com/kafkachaos/kafkachaos/internal/kube"
 	"github.com/kafkachaos/kafkachaos/steadystate"
 )
 
@@ -209,7 +209,7 @@ func Ready(ctx context.Context, cs kubernetes.Interface, s Spec) (int, error) {
 	pods, err := existing(ctx, cs, s)
 	n := 0
 	for _, p := range pods {
-		if manifests.PodReady(p) {
+		if kube.PodReady(p) {
 			n++
 		}
 	}

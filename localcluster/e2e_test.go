@@ -17,8 +17,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
 
+	"github.com/kafkachaos/kafkachaos/internal/kube"
 	"github.com/kafkachaos/kafkachaos/internal/pidfile"
-	"github.com/kafkachaos/kafkachaos/manifests"
 )
 
 // Timeouts of the end-to-end test.
@@ -208,7 +208,7 @@ func TestNodeAgentRunsStatefulSet(t *testing.T) {
 		if err != nil {
 			return err.Error(), false
 		}
-		return fmt.Sprintf("uid %s ready %t", p.UID, manifests.PodReady(p)), p.UID != old.UID && manifests.PodReady(p)
+		return fmt.Sprintf("uid %s ready %t", p.UID, kube.PodReady(p)), p.UID != old.UID && kube.PodReady(p)
 	})
 	t.Logf("sleeper-1 force-deleted and Ready again as a new pod in %s", time.Since(forced).Round(time.Millisecond))
 	waitFor(t, ctx, fmt.Sprintf("the old process %d gone", oldPID), func() (string, bool) {
@@ -264,8 +264,8 @@ func TestNodeAgentRunsStatefulSet(t *testing.T) {
 		if err != nil {
 			return err.Error(), false
 		}
-		return fmt.Sprintf("uid %s on %q ready %t", p.UID, p.Spec.NodeName, manifests.PodReady(p)),
-			p.UID != p0.UID && manifests.PodReady(p) && p.Spec.NodeName != cordoned
+		return fmt.Sprintf("uid %s on %q ready %t", p.UID, p.Spec.NodeName, kube.PodReady(p)),
+			p.UID != p0.UID && kube.PodReady(p) && p.Spec.NodeName != cordoned
 	})
 
 	// Down: nothing the cluster started may be left.
@@ -328,8 +328,8 @@ func readyPods(ctx context.Context, cs kubernetes.Interface, ns string, want int
 	var seen []string
 	ready := 0
 	for _, p := range pods.Items {
-		seen = append(seen, fmt.Sprintf("%s:%s/ready=%t", p.Name, p.Status.Phase, manifests.PodReady(&p)))
-		if manifests.PodReady(&p) {
+		seen = append(seen, fmt.Sprintf("%s:%s/ready=%t", p.Name, p.Status.Phase, kube.PodReady(&p)))
+		if kube.PodReady(&p) {
 			ready++
 		}
 	}

@@ -14,8 +14,9 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	"github.com/kafkachaos/kafkachaos/brokers"
 	"github.com/kafkachaos/kafkachaos/internal/kafkadist"
+	"github.com/kafkachaos/kafkachaos/internal/kube"
+	"github.com/kafkachaos/kafkachaos/kafkaadmin"
 	"github.com/kafkachaos/kafkachaos/localcluster/nodeagent"
 	"github.com/kafkachaos/kafkachaos/manifests"
 )
@@ -117,7 +118,7 @@ func testKafkaLayout(t *testing.T, l manifests.Layout) {
 	healthy := func(what string) {
 		t.Helper()
 		waitLong(t, ctx, kafkaHealthTimeout, what, func() (string, bool) {
-			h, err := brokers.CheckHealth(ctx, brokers.FromKgo(cl), brokers.WithBrokers(0, 1, 2))
+			h, err := kafkaadmin.New(cl).CheckHealth(ctx, kafkaadmin.WithBrokers(0, 1, 2))
 			if err != nil {
 				return err.Error(), false
 			}
@@ -155,7 +156,7 @@ func testKafkaLayout(t *testing.T, l manifests.Layout) {
 		if err != nil {
 			return err.Error(), false
 		}
-		return fmt.Sprintf("uid %s ready %t", p.UID, manifests.PodReady(p)), p.UID != old.UID && manifests.PodReady(p)
+		return fmt.Sprintf("uid %s ready %t", p.UID, kube.PodReady(p)), p.UID != old.UID && kube.PodReady(p)
 	})
 	healthy("broker 1 registered again and every ISR full")
 	t.Logf("%s force-deleted; healthy again %s later", victim, time.Since(forced).Round(time.Millisecond))

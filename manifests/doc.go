@@ -1,5 +1,9 @@
 // Package manifests embeds the Kafka-on-Kubernetes manifests of this
-// directory and applies them to a cluster with server-side apply: the
-// StatefulSet layouts of kafka/ (Layouts), and the example clusters for the
-// Strimzi and Koperator operators in operators/ (OperatorExamples).
+// directory: the StatefulSet layouts of kafka/ (Layouts), the suite's RBAC
+// in rbac/ (RBAC), and the example clusters for the Strimzi and Koperator
+// operators in operators/ (OperatorExamples).
+//
+// Applying them and waiting for their pods is internal/kube's job; a
+// Layout's Apply, ReadyPods and WaitReady call it with what the layout
+// knows (its file, namespace and pod count).
 package manifests

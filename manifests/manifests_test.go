@@ -2,6 +2,8 @@ package manifests
 
 import (
 	"testing"
+
+	"github.com/kafkachaos/kafkachaos/internal/kube"
 )
 
 func TestLayoutsDecode(t *testing.T) {
@@ -11,7 +13,7 @@ func TestLayoutsDecode(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			objs, err := Decode(raw)
+			objs, err := kube.Decode(raw)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -38,28 +40,6 @@ func TestLayoutsDecode(t *testing.T) {
 			}
 			if sts != 1 {
 				t.Errorf("StatefulSet %s not found in %s", l.StatefulSet, l.File)
-			}
-		})
-	}
-}
-
-func TestDecodeErrors(t *testing.T) {
-	for _, tc := range []struct {
-		name, in string
-		objs     int
-		wantErr  bool
-	}{
-		{"empty", "", 0, false},
-		{"separators only", "---\n---\n", 0, false},
-		{"one object", "apiVersion: v1\nkind: Namespace\nmetadata: {name: a}\n", 1, false},
-		{"no kind", "apiVersion: v1\nmetadata: {name: a}\n", 0, true},
-		{"no name", "apiVersion: v1\nkind: Namespace\n", 0, true},
-		{"bad yaml", "apiVersion: [\n", 0, true},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			objs, err := Decode([]byte(tc.in))
-			if (err != nil) != tc.wantErr || len(objs) != tc.objs {
-				t.Errorf("Decode = %d objects, %v; want %d, error %t", len(objs), err, tc.objs, tc.wantErr)
 			}
 		})
 	}

@@ -4,6 +4,8 @@ import (
 	"fmt"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"github.com/kafkachaos/kafkachaos/internal/kube"
 )
 
 // OperatorExample is an example Kafka cluster for a Kafka operator, in
@@ -43,11 +45,11 @@ func OperatorExampleFor(flavor string) (OperatorExample, error) {
 // Read returns the example's YAML.
 func (e OperatorExample) Read() ([]byte, error) { return readFile(e.File) }
 
-// Objects returns the example's objects, as Decode returns them.
+// Objects returns the example's objects, as kube.Decode returns them.
 func (e OperatorExample) Objects() ([]*unstructured.Unstructured, error) {
 	raw, err := e.Read()
 	if err != nil {
 		return nil, err
 	}
-	return Decode(raw)
+	return kube.Decode(raw)
 }

@@ -8,6 +8,8 @@ import (
 	"testing"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"github.com/kafkachaos/kafkachaos/internal/kube"
 )
 
 const hostnameKey = "kubernetes.io/hostname"
@@ -125,7 +127,7 @@ func TestOperatorSafetyChecksFindProblems(t *testing.T) {
 			if !strings.Contains(code, tt.from) {
 				t.Fatalf("%s does not contain %q outside comments", e.File, tt.from)
 			}
-			objs, err := Decode([]byte(strings.Replace(code, tt.from, tt.to, 1)))
+			objs, err := kube.Decode([]byte(strings.Replace(code, tt.from, tt.to, 1)))
 			if err != nil {
 				t.Fatal(err)
 			}

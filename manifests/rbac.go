@@ -8,6 +8,8 @@ import (
 
 	"k8s.io/apimachinery/pkg/util/validation"
 	"sigs.k8s.io/yaml"
+
+	"github.com/kafkachaos/kafkachaos/internal/kube"
 )
 
 //go:embed rbac/rbac.yaml
@@ -30,7 +32,7 @@ func RBAC(saNamespace string, namespaces ...string) ([]byte, error) {
 			return nil, fmt.Errorf("manifests: rbac: namespace %q: %s", ns, errs[0])
 		}
 	}
-	objs, err := Decode(rbacYAML)
+	objs, err := kube.Decode(rbacYAML)
 	if err != nil {
 		return nil, err
 	}

@@ -6,6 +6,8 @@ import (
 	"testing"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"github.com/kafkachaos/kafkachaos/internal/kube"
 )
 
 func TestRBAC(t *testing.T) {
@@ -46,7 +48,7 @@ func TestRBAC(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			objs, err := Decode(raw)
+			objs, err := kube.Decode(raw)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -94,11 +96,11 @@ func TestRBACCommittedFile(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	got, err := Decode(raw)
+	got, err := kube.Decode(raw)
 	if err != nil {
 		t.Fatal(err)
 	}
-	want, err := Decode(rbacYAML)
+	want, err := kube.Decode(rbacYAML)
 	if err != nil {
 		t.Fatal(err)
 	}

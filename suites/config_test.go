@@ -12,6 +12,7 @@ import (
 	batchv1 "k8s.io/api/batch/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 
+	"github.com/kafkachaos/kafkachaos/internal/kube"
 	"github.com/kafkachaos/kafkachaos/loadagent"
 	"github.com/kafkachaos/kafkachaos/manifests"
 )
@@ -121,7 +122,7 @@ func TestSuiteJob(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	objs, err := manifests.Decode(raw)
+	objs, err := kube.Decode(raw)
 	if err != nil || len(objs) != 2 || objs[0].GetKind() != "Namespace" || objs[1].GetKind() != "Job" {
 		t.Fatalf("want a Namespace and a Job, got %d objects, %v", len(objs), err)
 	}

@@ -11,6 +11,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/kafkachaos/kafkachaos/internal/kube"
 	"github.com/kafkachaos/kafkachaos/manifests"
 	"github.com/kafkachaos/kafkachaos/report"
 )
@@ -35,7 +36,7 @@ var _ = Describe("The suite against an unsafe Kafka", Label("negative"), Serial,
 		Expect(err).NotTo(HaveOccurred())
 
 		By("deploying an unsafe Kafka in " + l.Namespace + ": emptyDir data dirs, no PodDisruptionBudget, replication factor 1 by default")
-		_, err = manifests.Apply(ctx, suite.rest, raw)
+		_, err = kube.Apply(ctx, suite.rest, raw)
 		Expect(err).NotTo(HaveOccurred())
 		DeferCleanup(deleteNamespace, suite, l.Namespace, NodeTimeout(namespaceGoneTimeout))
 		if suite.admin != suite.cs {

@@ -14,7 +14,8 @@ import (
 
 	"github.com/kafkachaos/kafkachaos/brokers"
 	"github.com/kafkachaos/kafkachaos/chaos"
-	"github.com/kafkachaos/kafkachaos/manifests"
+	"github.com/kafkachaos/kafkachaos/internal/kube"
+	"github.com/kafkachaos/kafkachaos/kafkaadmin"
 )
 
 // The scale story adds one broker and removes it again. Partitions are not
@@ -73,7 +74,7 @@ func waitAdded(ctx context.Context, e *env, pod string) (brokers.Broker, error) 
 			if err != nil {
 				return err
 			}
-			if !manifests.PodReady(p) {
+			if !kube.PodReady(p) {
 				return fmt.Errorf("%s is %s, not Ready", pod, p.Status.Phase)
 			}
 			snap, err := e.snapshot(ctx)
@@ -133,10 +134,10 @@ func removeAdded(ctx context.Context, e *env, pod string, id int32) error {
 	if err != nil || id < 0 {
 		return err
 	}
-	return e.withKafka(func(cl brokers.Client) error {
+	return e.withKafka(func(cl *kafkaadmin.Client) error {
 		return InterceptGomegaFailure(func() {
 			// The controller refuses while the broker is still unfenced.
-			Eventually(ctx, func(ctx context.Context) error { return brokers.Unregister(ctx, cl, id) }).
+			Eventually(ctx, func(ctx context.Context) error { return cl.Unregister(ctx, id) }).
 				WithTimeout(healthTimeout).WithPolling(healthPoll).Should(Succeed(), "unregistering broker %d", id)
 		})
 	})

@@ -12,6 +12,7 @@ import (
 
 	"github.com/kafkachaos/kafkachaos/brokers"
 	"github.com/kafkachaos/kafkachaos/chaos"
+	"github.com/kafkachaos/kafkachaos/kafkaadmin"
 )
 
 // Labels select what runs: the fault's name, gate for the quick subset
@@ -214,8 +215,8 @@ func broker(id int32) func(context.Context, *env, string, []brokers.Broker) ([]b
 func leaderOf(p int32) func(context.Context, *env, string, []brokers.Broker) ([]brokers.Broker, error) {
 	return func(ctx context.Context, e *env, topic string, snap []brokers.Broker) ([]brokers.Broker, error) {
 		var id int32
-		err := e.withKafka(func(cl brokers.Client) (err error) {
-			id, err = brokers.PartitionLeader(ctx, cl, topic, p)
+		err := e.withKafka(func(cl *kafkaadmin.Client) (err error) {
+			id, err = cl.PartitionLeader(ctx, topic, p)
 			return err
 		})
 		if err != nil {
@@ -229,8 +230,8 @@ func leaderOf(p int32) func(context.Context, *env, string, []brokers.Broker) ([]
 // activeController picks the KRaft quorum's leader.
 func activeController(ctx context.Context, e *env, topic string, snap []brokers.Broker) ([]brokers.Broker, error) {
 	var id int32
-	err := e.withKafka(func(cl brokers.Client) (err error) {
-		id, err = brokers.ActiveController(ctx, cl)
+	err := e.withKafka(func(cl *kafkaadmin.Client) (err error) {
+		id, err = cl.ActiveController(ctx)
 		return err
 	})
 	if err != nil {
@@ -301,8 +302,8 @@ func podsOnNode(ctx context.Context, e *env, node string) error {
 // configOf reads one broker config of broker id.
 func configOf(ctx context.Context, e *env, id int32, key string) (string, error) {
 	var v string
-	err := e.withKafka(func(cl brokers.Client) (err error) {
-		v, err = brokers.BrokerConfig(ctx, cl, id, key)
+	err := e.withKafka(func(cl *kafkaadmin.Client) (err error) {
+		v, err = cl.BrokerConfig(ctx, id, key)
 		return err
 	})
 	return v, err
@@ -311,9 +312,9 @@ func configOf(ctx context.Context, e *env, id int32, key string) (string, error)
 // brokerConfigIs checks a broker config's value on each victim.
 func brokerConfigIs(ctx context.Context, e *env, victims []brokers.Broker, key, want string) error {
 	var wrong []string
-	err := e.withKafka(func(cl brokers.Client) error {
+	err := e.withKafka(func(cl *kafkaadmin.Client) error {
 		for _, v := range victims {
-			got, err := brokers.BrokerConfig(ctx, cl, v.ID, key)
+			got, err := cl.BrokerConfig(ctx, v.ID, key)
 			if err != nil {
 				return err
 			}

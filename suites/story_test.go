@@ -14,7 +14,8 @@ import (
 
 	"github.com/kafkachaos/kafkachaos/brokers"
 	"github.com/kafkachaos/kafkachaos/chaos"
-	"github.com/kafkachaos/kafkachaos/manifests"
+	"github.com/kafkachaos/kafkachaos/internal/kube"
+	"github.com/kafkachaos/kafkachaos/kafkaadmin"
 	"github.com/kafkachaos/kafkachaos/report"
 	"github.com/kafkachaos/kafkachaos/steadystate"
 )
@@ -261,9 +262,9 @@ func identityProblems(before, after []brokers.Broker, victims []int32, newPods b
 // still hold the workload topic's partitions it replicates.
 func logDirProblems(ctx context.Context, e *env, ids []int32, topic string) []string {
 	var p []string
-	err := e.withKafka(func(cl brokers.Client) error {
+	err := e.withKafka(func(cl *kafkaadmin.Client) error {
 		for _, id := range ids {
-			probs, err := brokers.CheckLogDirs(ctx, cl, id, topic)
+			probs, err := cl.CheckLogDirs(ctx, id, topic)
 			if err != nil {
 				p = append(p, fmt.Sprintf("broker %d: %v", id, err))
 			}
@@ -282,7 +283,7 @@ func logDirProblems(ctx context.Context, e *env, ids []int32, topic string) []st
 // auditProblems runs brokers.Audit on the snapshot.
 func auditProblems(ctx context.Context, e *env, snap []brokers.Broker) []string {
 	var fs []brokers.Finding
-	err := e.withKafka(func(cl brokers.Client) (err error) {
+	err := e.withKafka(func(cl *kafkaadmin.Client) (err error) {
 		fs, err = brokers.Audit(ctx, e.cs, cl, e.namespace, snap)
 		return err
 	})
@@ -298,8 +299,8 @@ func auditProblems(ctx context.Context, e *env, snap []brokers.Broker) []string 
 
 func kafkaClusterID(ctx context.Context, e *env) (string, error) {
 	var id string
-	err := e.withKafka(func(cl brokers.Client) (err error) {
-		id, err = brokers.ClusterID(ctx, cl)
+	err := e.withKafka(func(cl *kafkaadmin.Client) (err error) {
+		id, err = cl.ClusterID(ctx)
 		return err
 	})
 	return id, err
@@ -318,7 +319,7 @@ func waitPodsBack(ctx context.Context, e *env, victims []brokers.Broker, newPod 
 					waiting = append(waiting, fmt.Sprintf("%s: %v", v.Pod, err))
 				case newPod && p.UID == v.PodUID:
 					waiting = append(waiting, fmt.Sprintf("%s: still the old pod %s", v.Pod, p.UID))
-				case !manifests.PodReady(p):
+				case !kube.PodReady(p):
 					waiting = append(waiting, fmt.Sprintf("%s: %s on %q, not Ready", v.Pod, p.Status.Phase, p.Spec.NodeName))
 				}
 			}

@@ -28,6 +28,8 @@ import (
 	"github.com/kafkachaos/kafkachaos/brokers"
 	"github.com/kafkachaos/kafkachaos/chaos"
 	"github.com/kafkachaos/kafkachaos/internal/kafkadist"
+	"github.com/kafkachaos/kafkachaos/internal/kube"
+	"github.com/kafkachaos/kafkachaos/kafkaadmin"
 	"github.com/kafkachaos/kafkachaos/localcluster"
 	"github.com/kafkachaos/kafkachaos/localcluster/nodeagent"
 	"github.com/kafkachaos/kafkachaos/manifests"
@@ -210,7 +212,7 @@ func grantRBAC(ctx context.Context, e *env, namespaces ...string) error {
 	if err != nil {
 		return err
 	}
-	_, err = manifests.Apply(ctx, e.rest, raw)
+	_, err = kube.Apply(ctx, e.rest, raw)
 	return err
 }
 
@@ -278,13 +280,13 @@ func newRunID() string {
 
 // withKafka runs fn with a Kafka client of the suite's own, for admin
 // requests, and closes it after.
-func (e *env) withKafka(fn func(brokers.Client) error) error {
+func (e *env) withKafka(fn func(*kafkaadmin.Client) error) error {
 	cl, err := kgo.NewClient(append([]kgo.Opt{kgo.SeedBrokers(e.bootstrap...)}, e.kgoOpts...)...)
 	if err != nil {
 		return err
 	}
 	defer cl.Close()
-	return fn(brokers.FromKgo(cl))
+	return fn(kafkaadmin.New(cl))
 }
 
 // snapshot returns every broker's identity on Kubernetes.
@@ -311,8 +313,8 @@ func brokerIDs(bs []brokers.Broker) []int32 {
 // healthError returns nil when the cluster is healthy with every broker in
 // ids registered, or an error listing what is wrong.
 func healthError(ctx context.Context, e *env, ids []int32) error {
-	return e.withKafka(func(cl brokers.Client) error {
-		h, err := brokers.CheckHealth(ctx, cl, brokers.WithBrokers(ids...))
+	return e.withKafka(func(cl *kafkaadmin.Client) error {
+		h, err := cl.CheckHealth(ctx, kafkaadmin.WithBrokers(ids...))
 		if err != nil {
 			return err
 		}
@@ -356,7 +358,7 @@ func dumpNamespace(ctx context.Context, cs kubernetes.Interface, ns string) stri
 			restarts += c.RestartCount
 		}
 		fmt.Fprintf(&b, "  %s uid=%s node=%s ip=%s phase=%s ready=%t restarts=%d\n", p.Name, p.UID, p.Spec.NodeName, p.Status.PodIP,
-			p.Status.Phase, manifests.PodReady(&p), restarts)
+			p.Status.Phase, kube.PodReady(&p), restarts)
 	}
 	if evs, err := cs.CoreV1().Events(ns).List(ctx, metav1.ListOptions{}); err == nil {
 		sort.Slice(evs.Items, func(i, j int) bool { return evs.Items[i].LastTimestamp.Before(&evs.Items[j].LastTimestamp) })

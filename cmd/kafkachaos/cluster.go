@@ -14,6 +14,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/kafkachaos/kafkachaos/internal/kafkadist"
+	"github.com/kafkachaos/kafkachaos/internal/kube"
 	"github.com/kafkachaos/kafkachaos/localcluster"
 	"github.com/kafkachaos/kafkachaos/localcluster/nodeagent"
 	"github.com/kafkachaos/kafkachaos/manifests"
@@ -229,9 +230,9 @@ func deployKafka(ctx context.Context, c *localcluster.Cluster, layout manifests.
 		return err
 	}
 	fmt.Fprintf(w, "applied %s: %d objects; waiting for %d Ready pods\n", layout.File, len(objs), layout.Pods)
-	err = layout.WaitReady(ctx, cs, manifests.Wait{Timeout: kafkaReadyTimeout, Poll: kafkaReadyPoll, ProgressEvery: kafkaProgress,
+	err = layout.WaitReady(ctx, cs, kube.Wait{Timeout: kafkaReadyTimeout, Poll: kafkaReadyPoll, ProgressEvery: kafkaProgress,
 		Progress: func(seen string) { fmt.Fprintf(w, "  %s\n", seen) }})
-	if errors.Is(err, manifests.ErrNotReady) {
+	if errors.Is(err, kube.ErrNotReady) {
 		return fmt.Errorf("%w (logs: kubectl logs -n %s, or %s/pods)", err, layout.Namespace, c.StateDir())
 	}
 	return err

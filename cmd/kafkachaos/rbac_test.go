@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/kafkachaos/kafkachaos/manifests"
+	"github.com/kafkachaos/kafkachaos/internal/kube"
 )
 
 func TestRBACCommand(t *testing.T) {
@@ -30,7 +30,7 @@ func TestRBACCommand(t *testing.T) {
 			}
 			got := stderr.String()
 			if code == exitOK {
-				objs, err := manifests.Decode(stdout.Bytes())
+				objs, err := kube.Decode(stdout.Bytes())
 				if err != nil {
 					t.Fatal(err)
 				}

@@ -9,7 +9,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kgo"
 	"k8s.io/apimachinery/pkg/util/wait"
 
-	"github.com/kafkachaos/kafkachaos/brokers"
+	"github.com/kafkachaos/kafkachaos/kafkaadmin"
 )
 
 // Limits of the health checks.
@@ -20,13 +20,13 @@ const (
 	healthCheckTimeout = 5 * time.Second
 )
 
-// Health checks the cluster once (see brokers.CheckHealth), expecting every
+// Health checks the cluster once (see kafkaadmin.Client.CheckHealth), expecting every
 // broker registered and answering, the controllers as the quorum's voters,
 // and the cluster ID.
-func (c *Cluster) Health(ctx context.Context) (brokers.Health, error) {
+func (c *Cluster) Health(ctx context.Context) (kafkaadmin.Health, error) {
 	cl, err := c.healthClient()
 	if err != nil {
-		return brokers.Health{}, err
+		return kafkaadmin.Health{}, err
 	}
 	var brokerIDs, voterIDs []int32
 	for _, n := range c.Nodes() {
@@ -37,7 +37,7 @@ func (c *Cluster) Health(ctx context.Context) (brokers.Health, error) {
 			voterIDs = append(voterIDs, n.ID)
 		}
 	}
-	h, err := brokers.CheckHealth(ctx, brokers.FromKgo(cl), brokers.WithBrokers(brokerIDs...), brokers.WithVoters(voterIDs...), brokers.WithClusterID(c.cfg.clusterID))
+	h, err := kafkaadmin.New(cl).CheckHealth(ctx, kafkaadmin.WithBrokers(brokerIDs...), kafkaadmin.WithVoters(voterIDs...), kafkaadmin.WithClusterID(c.cfg.clusterID))
 	if err != nil {
 		return h, fmt.Errorf("localkafka: %w", err)
 	}

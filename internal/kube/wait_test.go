@@ -1,4 +1,4 @@
-package manifests
+package kube
 
 import (
 	"context"
@@ -14,7 +14,7 @@ import (
 	"k8s.io/client-go/kubernetes/fake"
 )
 
-func TestWaitReady(t *testing.T) {
+func TestWaitPodsReady(t *testing.T) {
 	pod := func(i int, ready bool) runtime.Object {
 		st := corev1.ConditionFalse
 		if ready {
@@ -23,7 +23,6 @@ func TestWaitReady(t *testing.T) {
 		return &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: fmt.Sprintf("kafka-%d", i), Namespace: "kafka"},
 			Status: corev1.PodStatus{Phase: corev1.PodRunning, Conditions: []corev1.PodCondition{{Type: corev1.PodReady, Status: st}}}}
 	}
-	l := Layout{Name: "combined", Namespace: "kafka", Pods: 3}
 	tests := []struct {
 		name      string
 		pods      []runtime.Object
@@ -45,7 +44,7 @@ func TestWaitReady(t *testing.T) {
 				cancel()
 			}
 			var progress []string
-			err := l.WaitReady(ctx, fake.NewClientset(tt.pods...), Wait{Timeout: 200 * time.Millisecond, Poll: 20 * time.Millisecond,
+			err := WaitPodsReady(ctx, fake.NewClientset(tt.pods...), "kafka", 3, Wait{Timeout: 200 * time.Millisecond, Poll: 20 * time.Millisecond,
 				ProgressEvery: 0, Progress: func(seen string) { progress = append(progress, seen) }})
 			if tt.wantErr == nil {
 				if err != nil {

@@ -1,4 +1,4 @@
-package brokers
+package kafkaadmin
 
 import (
 	"context"
@@ -11,93 +11,6 @@ import (
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kmsg"
 )
-
-// fakeKafka answers Metadata and DescribeQuorum requests with canned answers.
-// A metadata request to one broker alone is answered with the cluster's
-// metadata, unless down names that broker.
-type fakeKafka struct {
-	metadata    *kmsg.MetadataResponse
-	metadataErr error
-	quorum      *kmsg.DescribeQuorumResponse
-	quorumErr   error
-	down        map[int32]error                  // brokers that do not answer alone
-	views       map[int32]*kmsg.MetadataResponse // brokers that answer alone with other metadata
-}
-
-func (f fakeKafka) RequestBroker(ctx context.Context, id int32, req kmsg.Request) (kmsg.Response, error) {
-	if err := f.down[id]; err != nil {
-		return nil, err
-	}
-	if _, ok := req.(*kmsg.MetadataRequest); !ok {
-		return nil, errors.New("fakeKafka: unexpected request to one broker")
-	}
-	if v, ok := f.views[id]; ok {
-		return v, nil
-	}
-	return f.Request(ctx, req)
-}
-
-func (f fakeKafka) Request(_ context.Context, req kmsg.Request) (kmsg.Response, error) {
-	switch req.(type) {
-	case *kmsg.MetadataRequest:
-		return f.metadata, f.metadataErr
-	case *kmsg.DescribeQuorumRequest:
-		return f.quorum, f.quorumErr
-	}
-	return nil, errors.New("fakeKafka: unexpected request")
-}
-
-const testCluster = "5L6g3nShT-eMCtK--X86sw"
-
-// metadata describes brokers and, per partition of topic "t", its replicas
-// and ISR (leader: the first ISR member, or -1 for an empty ISR).
-func metadata(brokers []int32, partitions ...[2][]int32) *kmsg.MetadataResponse {
-	resp := kmsg.NewPtrMetadataResponse()
-	resp.ClusterID = kmsg.StringPtr(testCluster)
-	for _, id := range brokers {
-		b := kmsg.NewMetadataResponseBroker()
-		b.NodeID, b.Host, b.Port = id, "127.0.0.1", 9092+id
-		resp.Brokers = append(resp.Brokers, b)
-	}
-	t := kmsg.NewMetadataResponseTopic()
-	t.Topic = kmsg.StringPtr("t")
-	for i, p := range partitions {
-		mp := kmsg.NewMetadataResponseTopicPartition()
-		mp.Partition = int32(i)
-		mp.Replicas, mp.ISR = p[0], p[1]
-		mp.Leader = -1
-		if len(p[1]) > 0 {
-			mp.Leader = p[1][0]
-		} else {
-			mp.ErrorCode = kerr.LeaderNotAvailable.Code
-		}
-		t.Partitions = append(t.Partitions, mp)
-	}
-	resp.Topics = append(resp.Topics, t)
-	return resp
-}
-
-// quorum describes a quorum led by leader whose voters have the given log
-// end offsets and caught-up times (ms); the leader is at leo and now.
-func quorum(leader int32, voters map[int32][2]int64) *kmsg.DescribeQuorumResponse {
-	resp := kmsg.NewPtrDescribeQuorumResponse()
-	t := kmsg.NewDescribeQuorumResponseTopic()
-	t.Topic = MetadataTopic
-	p := kmsg.NewDescribeQuorumResponseTopicPartition()
-	p.LeaderID, p.LeaderEpoch, p.HighWatermark = leader, 3, 100
-	for _, id := range []int32{0, 1, 2} {
-		s, ok := voters[id]
-		if !ok {
-			continue
-		}
-		r := kmsg.NewDescribeQuorumResponseTopicPartitionReplicaState()
-		r.ReplicaID, r.LogEndOffset, r.LastCaughtUpTimestamp = id, s[0], s[1]
-		p.CurrentVoters = append(p.CurrentVoters, r)
-	}
-	t.Partitions = append(t.Partitions, p)
-	resp.Topics = append(resp.Topics, t)
-	return resp
-}
 
 func TestCheckHealth(t *testing.T) {
 	all := []int32{0, 1, 2}
@@ -165,9 +78,9 @@ func TestCheckHealth(t *testing.T) {
 		},
 		{
 			name:  "metadata fails",
-			kafka: fakeKafka{metadataErr: errors.New("dial tcp 127.0.0.1:9092: connection refused"), quorum: quorum(0, caughtUp)},
+			kafka: fakeKafka{unreachable: true, quorum: quorum(0, caughtUp)},
 			opts:  expect,
-			want:  []string{"metadata: metadata request: dial tcp 127.0.0.1:9092: connection refused"},
+			want:  []string{"metadata: metadata request: unable to dial: dial tcp 127.0.0.1:"},
 		},
 		{
 			name:  "voter behind in records",
@@ -223,7 +136,7 @@ func TestCheckHealth(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			h, err := CheckHealth(t.Context(), tt.kafka, tt.opts...)
+			h, err := tt.kafka.client(t).CheckHealth(t.Context(), tt.opts...)
 			if err != nil {
 				t.Fatalf("CheckHealth() error = %v", err)
 			}
@@ -245,7 +158,7 @@ func TestCheckHealth(t *testing.T) {
 
 func TestHealthObserved(t *testing.T) {
 	kafka := fakeKafka{metadata: metadata([]int32{2, 0, 1}, [2][]int32{{2, 0, 1}, {1, 2, 0}}), quorum: quorum(0, map[int32][2]int64{0: {100, 50_000}, 1: {97, 49_000}, 2: {100, 50_000}})}
-	h, err := CheckHealth(t.Context(), kafka)
+	h, err := kafka.client(t).CheckHealth(t.Context())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -276,7 +189,7 @@ func TestProblemsCapsPartitionList(t *testing.T) {
 	for range 25 {
 		parts = append(parts, [2][]int32{{0, 1, 2}, {0, 2}})
 	}
-	h, err := CheckHealth(t.Context(), fakeKafka{metadata: metadata([]int32{0, 1, 2}, parts...), quorum: quorum(0, map[int32][2]int64{0: {1, 1}, 1: {1, 1}, 2: {1, 1}})})
+	h, err := fakeKafka{metadata: metadata([]int32{0, 1, 2}, parts...), quorum: quorum(0, map[int32][2]int64{0: {1, 1}, 1: {1, 1}, 2: {1, 1}})}.client(t).CheckHealth(t.Context())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -289,7 +202,7 @@ func TestProblemsCapsPartitionList(t *testing.T) {
 func TestCheckHealthCancelled(t *testing.T) {
 	ctx, cancel := context.WithCancel(t.Context())
 	cancel()
-	_, err := CheckHealth(ctx, fakeKafka{metadataErr: context.Canceled, quorumErr: context.Canceled})
+	_, err := fakeKafka{unreachable: true, quorumErr: context.Canceled}.client(t).CheckHealth(ctx)
 	if !errors.Is(err, context.Canceled) {
 		t.Fatalf("CheckHealth() error = %v; want context.Canceled", err)
 	}

@@ -1,0 +1,49 @@
+package kafkaadmin
+
+import (
+	"context"
+	"errors"
+	"fmt"
+)
+
+// ErrNoLeader is wrapped in the error of PartitionLeader when the partition
+// has no leader, and of ActiveController when the quorum has none.
+var ErrNoLeader = errors.New("no leader")
+
+// PartitionLeader returns the leader broker of topic/partition, from fresh
+// metadata. A partition without a leader is an error wrapping ErrNoLeader.
+func (c *Client) PartitionLeader(ctx context.Context, topic string, partition int32) (int32, error) {
+	fail := func(format string, args ...any) (int32, error) {
+		return -1, fmt.Errorf("kafkaadmin: leader of %s-%d: "+format, append([]any{topic, partition}, args...)...)
+	}
+	m, err := c.metadata(ctx, topic)
+	if err != nil {
+		return fail("%w", err)
+	}
+	t, err := topicIn(m, topic)
+	if err != nil {
+		return fail("%w", err)
+	}
+	p, ok := t.Partitions[partition]
+	switch {
+	case !ok:
+		return fail("topic has %d partitions", len(t.Partitions))
+	case p.Leader >= 0:
+		return p.Leader, nil
+	case p.Err != nil:
+		return fail("%w (%w)", ErrNoLeader, p.Err)
+	}
+	return fail("%w", ErrNoLeader)
+}
+
+// ClusterID returns the cluster ID that a broker reports in its metadata.
+func (c *Client) ClusterID(ctx context.Context) (string, error) {
+	m, err := c.brokerMetadata(ctx)
+	if err != nil {
+		return "", fmt.Errorf("kafkaadmin: cluster ID: %w", err)
+	}
+	if m.Cluster == "" {
+		return "", errors.New("kafkaadmin: cluster ID: the metadata answer carries none")
+	}
+	return m.Cluster, nil
+}
