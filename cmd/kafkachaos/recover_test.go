@@ -111,7 +111,7 @@ func TestRecoverMissingKubeconfigExitsTwo(t *testing.T) {
 	}
 }
 
-// apiServer serves a node list and empty StatefulSet lists, and records
+// apiServer serves a node list and empty StatefulSet and Pod lists, and records
 // the patches it receives.
 type apiServer struct {
 	mu      sync.Mutex
@@ -139,6 +139,8 @@ func (s *apiServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		out = s.node
 	case r.Method == http.MethodGet && strings.HasSuffix(r.URL.Path, "/statefulsets"):
 		out = map[string]any{"kind": "StatefulSetList", "apiVersion": "apps/v1", "items": []any{}}
+	case r.Method == http.MethodGet && strings.HasSuffix(r.URL.Path, "/pods"):
+		out = map[string]any{"kind": "PodList", "apiVersion": "v1", "items": []any{}}
 	default:
 		w.WriteHeader(http.StatusNotFound)
 		out = map[string]any{"kind": "Status", "apiVersion": "v1", "status": "Failure", "reason": "NotFound", "code": 404}
