@@ -36,6 +36,24 @@ func (c *Client) PartitionLeader(ctx context.Context, topic string, partition in
 	return fail("%w", ErrNoLeader)
 }
 
+// Leaders returns the leader of every partition of topic, from fresh
+// metadata; a partition without a leader maps to -1.
+func (c *Client) Leaders(ctx context.Context, topic string) (map[int32]int32, error) {
+	m, err := c.metadata(ctx, topic)
+	if err != nil {
+		return nil, fmt.Errorf("kafkaadmin: leaders of %s: %w", topic, err)
+	}
+	t, err := topicIn(m, topic)
+	if err != nil {
+		return nil, fmt.Errorf("kafkaadmin: leaders of %s: %w", topic, err)
+	}
+	out := make(map[int32]int32, len(t.Partitions))
+	for id, p := range t.Partitions {
+		out[id] = p.Leader
+	}
+	return out, nil
+}
+
 // ClusterID returns the cluster ID that a broker reports in its metadata.
 func (c *Client) ClusterID(ctx context.Context) (string, error) {
 	m, err := c.brokerMetadata(ctx)

@@ -93,3 +93,25 @@ func TestClusterID(t *testing.T) {
 		})
 	}
 }
+
+func TestLeaders(t *testing.T) {
+	c, cl := fakeCluster(t, 3, 4)
+	for range 2 { // fresh metadata after the shuffle
+		got, err := cl.Leaders(t.Context(), "t")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(got) != 4 {
+			t.Fatalf("Leaders = %v, want 4 partitions", got)
+		}
+		for p, id := range got {
+			if want := c.LeaderFor("t", p); id != want {
+				t.Errorf("leader of t-%d = %d, want %d", p, id, want)
+			}
+		}
+		c.ShufflePartitionLeaders()
+	}
+	if _, err := cl.Leaders(t.Context(), "nope"); err == nil {
+		t.Error("Leaders of an unknown topic: no error")
+	}
+}

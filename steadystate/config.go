@@ -83,6 +83,12 @@ type Config struct {
 	// ProduceTimeout is how long a record may wait for its ack before it
 	// fails (franz-go's record delivery timeout). Default 2m.
 	ProduceTimeout time.Duration
+	// RequestTimeout is how long a producer waits for a broker to answer a
+	// produce request before it drops the connection and retries, on
+	// fresh metadata (the Java client's request.timeout.ms, default 30s).
+	// It is split evenly between franz-go's ProduceRequestTimeout and
+	// RequestTimeoutOverhead. Default 0: franz-go's own, 10s + 10s.
+	RequestTimeout time.Duration
 	// RunID identifies the run's records; default is random.
 	RunID uint64
 	// TLS, when non-nil, dials brokers with TLS.
@@ -185,7 +191,7 @@ func (c Config) Validate() error {
 		return bad("duration %s is negative", c.Duration)
 	case c.NumRecords < 0:
 		return bad("num-records %d is negative", c.NumRecords)
-	case c.DrainTimeout < 0 || c.ProduceTimeout < 0:
+	case c.DrainTimeout < 0 || c.ProduceTimeout < 0 || c.RequestTimeout < 0:
 		return bad("timeouts must not be negative")
 	}
 	switch c.Acks {

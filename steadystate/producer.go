@@ -49,6 +49,9 @@ func (r *Runner) newProducer(id uint32, start time.Time, partitions int32, gapMi
 	case AcksNone:
 		opts = append(opts, kgo.RequiredAcks(kgo.NoAck()))
 	}
+	if c.RequestTimeout > 0 {
+		opts = append(opts, kgo.ProduceRequestTimeout(c.RequestTimeout/2), kgo.RequestTimeoutOverhead(c.RequestTimeout-c.RequestTimeout/2))
+	}
 	if c.NoIdempotence {
 		opts = append(opts, kgo.DisableIdempotentWrite())
 	}

@@ -85,6 +85,12 @@ type SteadyStateConfig struct {
 	// (kafkachaos steadystate --agent) sharing Rate, instead of from the
 	// suite's own process.
 	Agents int `json:"agents,omitempty"`
+	// RequestTimeout is how long the suite's producers wait for a broker's
+	// answer before they drop the connection and retry
+	// (request.timeout.ms); default: franz-go's 10s + 10s. A frozen leader
+	// stalls its partitions for about this long (see the README's
+	// findings).
+	RequestTimeout metav1.Duration `json:"requestTimeout,omitempty"`
 }
 
 // TimingConfig sets how long each phase lasts.
@@ -248,6 +254,9 @@ func (c Config) withDefaults() (Config, error) {
 	}
 	if c.SteadyState.Agents > 0 && c.Target.Security != (kafkasec.Settings{}) {
 		return bad("steadyState.agents with target.security: the in-cluster agents reach PLAINTEXT brokers only, for now")
+	}
+	if c.SteadyState.RequestTimeout.Duration < 0 {
+		return bad("steadyState.requestTimeout %s is negative", c.SteadyState.RequestTimeout.Duration)
 	}
 	if c.SteadyState.Rate < 0 {
 		return bad("steadyState.rate %d: the suites need a bounded rate", c.SteadyState.Rate)

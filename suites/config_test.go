@@ -96,6 +96,7 @@ func TestConfigLoad(t *testing.T) {
 		{name: "state dir with a kubeconfig", flags: flagValues{kubeconfig: kubeconfig, namespace: "k", bootstrap: "a:1", stateDir: dir}, wantErr: "exclude each other"},
 		{name: "unbounded rate", flags: flagValues{rate: -1}, wantErr: "bounded rate"},
 		{name: "negative hold", flags: flagValues{config: write("neg.yaml", "timing: {hold: -1s}\n")}, wantErr: "timing.hold"},
+		{name: "negative request timeout", flags: flagValues{config: write("negrt.yaml", "steadyState: {requestTimeout: -1s}\n")}, wantErr: "steadyState.requestTimeout"},
 		{name: "ratio above 1", flags: flagValues{config: write("ratio.yaml", "bounds: {minThroughputRatioAfter: 1.5}\n")}, wantErr: "minThroughputRatioAfter"},
 	}
 	for _, tt := range tests {

@@ -43,14 +43,15 @@ func startLoad(ctx context.Context, e *env, topic string, n int, h steadystate.H
 	}
 	ss := e.cfg.SteadyState
 	r, err := steadystate.New(steadystate.Config{
-		Bootstrap:  e.bootstrap,
-		Topic:      topic,
-		Rate:       ss.Rate,
-		Partitions: ss.Partitions,
-		RecordSize: ss.RecordSize,
-		Producers:  ss.Producers,
-		ClientOpts: e.kgoOpts,
-		Hypothesis: &h,
+		Bootstrap:      e.bootstrap,
+		Topic:          topic,
+		Rate:           ss.Rate,
+		Partitions:     ss.Partitions,
+		RecordSize:     ss.RecordSize,
+		Producers:      ss.Producers,
+		ClientOpts:     e.kgoOpts,
+		RequestTimeout: ss.RequestTimeout.Duration,
+		Hypothesis:     &h,
 	})
 	Expect(err).NotTo(HaveOccurred())
 	l := &localLoad{r: r, results: make(chan localResult, 1), done: make(chan struct{})}

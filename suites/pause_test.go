@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
+	"slices"
 	"time"
 
 	. "github.com/onsi/ginkgo/v2"
@@ -12,6 +14,7 @@ import (
 
 	"github.com/kafkachaos/kafkachaos/brokers"
 	"github.com/kafkachaos/kafkachaos/chaos"
+	"github.com/kafkachaos/kafkachaos/kafkaadmin"
 )
 
 // Pause specs: a broker alive but frozen (SIGSTOP), its sockets open, its
@@ -33,6 +36,9 @@ var _ = Describe("The leader of partition 0 is paused", Label("pause"), Serial, 
 	It("for 20s: is fenced, its partitions move, no acknowledged record is lost", func(ctx SpecContext) {
 		expectPassed(runStory(ctx, suite, pauseStory("pause-leader-20s", leaderOf(0), 20*time.Second)))
 	}, SpecTimeout(storyTimeout))
+	It("for 45s: is fenced, its partitions move, no acknowledged record is lost", gameday(), func(ctx SpecContext) {
+		expectPassed(runStory(ctx, suite, pauseStory("pause-leader-45s", leaderOf(0), 45*time.Second)))
+	}, SpecTimeout(storyTimeout))
 })
 
 // pauseStory freezes the first victim's JVM for d. The fault holds as
@@ -48,11 +54,51 @@ func pauseStory(label string, pick func(context.Context, *env, string, []brokers
 			start := time.Now()
 			By(fmt.Sprintf("checking that broker %d answers nothing while paused", v[0].ID))
 			err := pauseHeld(ctx, e, v[0].ID)
-			By(fmt.Sprintf("holding the pause for %s", d))
-			hold(ctx, d-time.Since(start))
+			By(fmt.Sprintf("holding the pause for %s, watching the leaders of %s", d, "kafkachaos-"+label))
+			moved, seen := watchLeadership(ctx, e, "kafkachaos-"+label, v[0].ID, start, d)
+			if moved >= 0 {
+				By(fmt.Sprintf("broker %d led no partition %s after the pause began: %s", v[0].ID, moved.Round(100*time.Millisecond), seen))
+			} else {
+				By(fmt.Sprintf("broker %d still led partitions when the pause ended: %s", v[0].ID, seen))
+			}
 			return err
 		},
 	}
+}
+
+// Polls of the leadership watch.
+const (
+	leaderPoll    = 500 * time.Millisecond
+	leaderTimeout = 2 * time.Second // one metadata request (it may hit the paused broker)
+)
+
+// watchLeadership holds until start+d, polling the leaders of topic, and
+// returns how long after start broker id first led none of them (-1 if it
+// never stopped), and the leaders it saw then or last.
+func watchLeadership(ctx context.Context, e *env, topic string, id int32, start time.Time, d time.Duration) (time.Duration, string) {
+	moved, seen := time.Duration(-1), "no metadata yet"
+	for end := start.Add(d); time.Now().Before(end) && ctx.Err() == nil; hold(ctx, min(leaderPoll, time.Until(end))) {
+		if moved >= 0 {
+			continue
+		}
+		err := e.withKafka(func(cl *kafkaadmin.Client) error {
+			rctx, cancel := context.WithTimeout(ctx, leaderTimeout)
+			defer cancel()
+			leaders, err := cl.Leaders(rctx, topic)
+			if err != nil {
+				return err
+			}
+			seen = fmt.Sprint("leaders ", leaders)
+			if !slices.Contains(slices.Collect(maps.Values(leaders)), id) {
+				moved = time.Since(start)
+			}
+			return nil
+		})
+		if err != nil {
+			seen = err.Error()
+		}
+	}
+	return moved, seen
 }
 
 // Timeouts of the pause probe.

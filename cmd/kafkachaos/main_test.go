@@ -36,6 +36,7 @@ func TestSteadyStateBadInputExitsTwo(t *testing.T) {
 		{"scram without user", []string{"--bootstrap", "127.0.0.1:1", "--security-protocol", "SASL_SSL", "--sasl-mechanism", "SCRAM-SHA-512"}, "needs a username"},
 		{"JKS store", []string{"--bootstrap", "127.0.0.1:1", "--command-config", props}, "convert the store to PEM"},
 		{"negative bound", []string{"--bootstrap", "127.0.0.1:1", "--max-p99-ack", "-1s"}, "must not be negative"},
+		{"negative request timeout", []string{"--bootstrap", "127.0.0.1:1", "--request-timeout", "-1s"}, "timeouts must not be negative"},
 		{"zero partitions", []string{"--bootstrap", "127.0.0.1:1", "--partitions", "0"}, "--partitions 0"},
 		{"zero record size", []string{"--bootstrap", "127.0.0.1:1", "--record-size", "0"}, "too small"},
 		{"positional argument", []string{"--bootstrap", "127.0.0.1:1", "extra"}, "takes no arguments"},

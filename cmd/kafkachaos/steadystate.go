@@ -37,6 +37,7 @@ type steadyFlags struct {
 	producers      int
 	drainTimeout   time.Duration
 	produceTimeout time.Duration
+	requestTimeout time.Duration
 	report         string
 	runID          string
 	sec            securityFlags
@@ -124,6 +125,7 @@ Exit codes: 0 every bound held, 1 a bound was violated or the run failed,
 	fl.IntVar(&f.producers, "producers", 1, "producer clients")
 	fl.DurationVar(&f.drainTimeout, "drain-timeout", steadystate.DefaultDrainTimeout, "how long the consumer may take to read every acked record at the end")
 	fl.DurationVar(&f.produceTimeout, "delivery-timeout", steadystate.DefaultProduceTimeout, "how long a record may wait for its ack (delivery.timeout.ms)")
+	fl.DurationVar(&f.requestTimeout, "request-timeout", 0, "how long a producer waits for a broker's answer before it drops the connection and retries (request.timeout.ms; 0: franz-go's 10s+10s)")
 	fl.StringVar(&f.report, "report", "", "write the JSON run report to this file")
 	fl.StringVar(&f.runID, "run-id", "", "the run ID in hex, as reports print it (default: random; required with --agent)")
 	fl.DurationVar(&f.maxP99Ack, "max-p99-ack", 0, "bound: p99 send->ack latency in every phase (0: off)")
@@ -184,6 +186,7 @@ func (f *steadyFlags) config(durationGiven bool) (steadystate.Config, error) {
 		NumRecords:        f.numRecords,
 		DrainTimeout:      f.drainTimeout,
 		ProduceTimeout:    f.produceTimeout,
+		RequestTimeout:    f.requestTimeout,
 		Hypothesis:        &h,
 	}
 	if f.runID != "" {
