@@ -204,16 +204,44 @@ func PodUIDs(ctx context.Context, cs kubernetes.Interface, s Spec) (map[string]t
 	return uids, nil
 }
 
-// Ready counts the agents whose pods are Ready, for waits.
-func Ready(ctx context.Context, cs kubernetes.Interface, s Spec) (int, error) {
-	pods, err := existing(ctx, cs, s)
-	n := 0
-	for _, p := range pods {
-		if kube.PodReady(p) {
-			n++
-		}
+// Observe returns what is there of the agents: their StatefulSet and
+// pods, and how many are Ready; waits poll it and print what it saw.
+func Observe(ctx context.Context, cs kubernetes.Interface, s Spec) (AgentsSeen, error) {
+	seen := AgentsSeen{Want: int(s.Agents)}
+	_, err := cs.AppsV1().StatefulSets(s.Namespace).Get(ctx, s.name(), metav1.GetOptions{})
+	switch {
+	case err == nil:
+		seen.StatefulSet = true
+	case !apierrors.IsNotFound(err):
+		return seen, err
 	}
-	return n, err
+	pods, err := existing(ctx, cs, s)
+	for _, p := range pods {
+		r := kube.PodReady(p)
+		if r {
+			seen.Ready++
+		}
+		seen.Pods = append(seen.Pods, fmt.Sprintf("%s:%s/ready=%t", p.Name, p.Status.Phase, r))
+	}
+	return seen, err
+}
+
+// AgentsSeen is what Observe saw of the agents.
+type AgentsSeen struct {
+	StatefulSet bool     // the StatefulSet exists
+	Pods        []string // name:phase/ready=bool of each agent pod
+	Ready       int
+	Want        int
+}
+
+// AllReady reports whether every agent the spec asks for is Ready.
+func (a AgentsSeen) AllReady() bool { return a.Ready == a.Want }
+
+// Gone reports whether neither the StatefulSet nor any agent pod is left.
+func (a AgentsSeen) Gone() bool { return !a.StatefulSet && len(a.Pods) == 0 }
+
+func (a AgentsSeen) String() string {
+	return fmt.Sprintf("statefulset=%t pods=%v (%d of %d Ready)", a.StatefulSet, a.Pods, a.Ready, a.Want)
 }
 
 // reach runs fn with a base URL (http://host:port) of pod's agent port.
@@ -349,13 +377,4 @@ func Delete(ctx context.Context, cs kubernetes.Interface, s Spec) error {
 		return fmt.Errorf("agents: delete %s/%s: %w", s.Namespace, s.name(), err)
 	}
 	return nil
-}
-
-// Gone reports whether the agents' StatefulSet and pods are all gone.
-func Gone(ctx context.Context, cs kubernetes.Interface, s Spec) (bool, error) {
-	if _, err := cs.AppsV1().StatefulSets(s.Namespace).Get(ctx, s.name(), metav1.GetOptions{}); !apierrors.IsNotFound(err) {
-		return false, err
-	}
-	pods, err := existing(ctx, cs, s)
-	return len(pods) == 0 && err == nil, err
 }

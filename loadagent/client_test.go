@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes/fake"
 )
@@ -89,4 +90,33 @@ func mapsSubset(sub, m map[string]string) bool {
 		}
 	}
 	return true
+}
+
+func TestObserve(t *testing.T) {
+	s := goodSpec()
+	cs := fake.NewClientset()
+	seen, err := Observe(t.Context(), cs, s)
+	if err != nil || !seen.Gone() || seen.AllReady() {
+		t.Fatalf("before Deploy: %v, %v; want gone and not ready", seen, err)
+	}
+	if err := Deploy(t.Context(), cs, s); err != nil {
+		t.Fatal(err)
+	}
+	seen, err = Observe(t.Context(), cs, s)
+	if err != nil || seen.Gone() || seen.AllReady() || !seen.StatefulSet || seen.Want != 3 {
+		t.Fatalf("after Deploy, no pods yet: %v, %v; want the StatefulSet, 0 of 3 Ready", seen, err)
+	}
+	for i, pod := range s.Pods() {
+		p := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: s.Namespace, Name: pod, Labels: StatefulSet(s).Spec.Template.Labels}}
+		if i < 2 {
+			p.Status.Conditions = []corev1.PodCondition{{Type: corev1.PodReady, Status: corev1.ConditionTrue}}
+		}
+		if _, err := cs.CoreV1().Pods(s.Namespace).Create(t.Context(), p, metav1.CreateOptions{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	seen, err = Observe(t.Context(), cs, s)
+	if err != nil || seen.Ready != 2 || seen.AllReady() || !strings.Contains(seen.String(), "(2 of 3 Ready)") {
+		t.Errorf("2 of 3 Ready: %v, %v", seen, err)
+	}
 }

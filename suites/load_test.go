@@ -123,8 +123,8 @@ func startAgents(ctx context.Context, e *env, topic string, n int, h steadystate
 	}
 	deleteAgents := func(ctx context.Context) {
 		Expect(loadagent.Delete(ctx, e.admin, spec)).To(Succeed())
-		Eventually(ctx, func(ctx context.Context) (bool, error) { return loadagent.Gone(ctx, e.admin, spec) }).
-			WithTimeout(agentsGoneTimeout).WithPolling(agentsPoll).Should(BeTrue(), "agent pods gone")
+		Eventually(ctx, func(ctx context.Context) (loadagent.AgentsSeen, error) { return loadagent.Observe(ctx, e.admin, spec) }).
+			WithTimeout(agentsGoneTimeout).WithPolling(agentsPoll).Should(Satisfy(loadagent.AgentsSeen.Gone), "agents gone")
 	}
 	By("deleting agents an earlier run may have left")
 	deleteAgents(ctx)
@@ -136,8 +136,8 @@ func startAgents(ctx context.Context, e *env, topic string, n int, h steadystate
 	}, NodeTimeout(agentsGoneTimeout+time.Minute))
 	deployed := time.Now()
 	Expect(loadagent.Deploy(ctx, e.admin, spec)).To(Succeed())
-	Eventually(ctx, func(ctx context.Context) (int, error) { return loadagent.Ready(ctx, e.admin, spec) }).
-		WithTimeout(agentsReadyTimeout).WithPolling(agentsPoll).Should(Equal(n), "agents producing (Ready)")
+	Eventually(ctx, func(ctx context.Context) (loadagent.AgentsSeen, error) { return loadagent.Observe(ctx, e.admin, spec) }).
+		WithTimeout(agentsReadyTimeout).WithPolling(agentsPoll).Should(Satisfy(loadagent.AgentsSeen.AllReady), "agents producing (Ready)")
 	uids, err := loadagent.PodUIDs(ctx, e.admin, spec)
 	Expect(err).NotTo(HaveOccurred())
 	// Until every agent produces, the load is warming up: not judged, and

@@ -49,10 +49,7 @@ var _ = Describe("The suite against an unsafe Kafka", Label("negative"), Serial,
 				AddReportEntry("namespace dump", dumpNamespace(ctx, suite.admin, l.Namespace), ReportEntryVisibilityFailureOrVerbose)
 			}
 		}, NodeTimeout(time.Minute))
-		Eventually(ctx, func(ctx context.Context) (int, error) {
-			_, n, err := l.ReadyPods(ctx, suite.admin)
-			return n, err
-		}).WithTimeout(kafkaReadyTimeout).WithPolling(healthPoll).Should(Equal(l.Pods), "Ready pods of the unsafe Kafka")
+		Expect(l.WaitReady(ctx, suite.admin, kube.Wait{Timeout: kafkaReadyTimeout, Poll: healthPoll})).To(Succeed(), "Ready pods of the unsafe Kafka")
 		unsafe := *suite
 		unsafe.namespace, unsafe.bootstrap = l.Namespace, l.Bootstrap()
 		Expect(waitHealthy(ctx, &unsafe, []int32{0, 1, 2})).To(Succeed())

@@ -190,10 +190,7 @@ func bringUpLocal(ctx context.Context, e *env) {
 	By("deploying Kafka from manifests/kafka (" + layout.Name + ")")
 	_, err = layout.Apply(ctx, e.rest)
 	Expect(err).NotTo(HaveOccurred())
-	Eventually(ctx, func(ctx context.Context) (int, error) {
-		_, n, err := layout.ReadyPods(ctx, e.admin)
-		return n, err
-	}).WithTimeout(kafkaReadyTimeout).WithPolling(healthPoll).Should(BeNumerically(">=", layout.Pods), "Ready Kafka pods")
+	Expect(layout.WaitReady(ctx, e.admin, kube.Wait{Timeout: kafkaReadyTimeout, Poll: healthPoll})).To(Succeed())
 	e.bootstrap = layout.Bootstrap()
 	e.kgoOpts = []kgo.Opt{kgo.Dialer(nodeagent.Resolver{Path: filepath.Join(state, nodeagent.HostsPath)}.DialContext)}
 
