@@ -1,3 +1,7 @@
+// This file is long because it holds one table per operator flavor
+// (Strimzi, Koperator, plain StatefulSets) over the same detection rules,
+// which read best side by side.
+
 package brokers
 
 import (

@@ -1,3 +1,7 @@
+// This file is long because Scale has the most paths of any fault: scale-out,
+// scale-in with its claims, refusals, recovery after a crash, and the ledger;
+// its table tests read best together.
+
 package chaos
 
 import (

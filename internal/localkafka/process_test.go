@@ -1,3 +1,6 @@
+// This file is a little over 400 lines: the process lifecycle (start,
+// kill, restart, orphans after a crash) is one story its tests tell in order.
+
 package localkafka
 
 import (
