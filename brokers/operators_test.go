@@ -1,6 +1,7 @@
-// This file is long because it holds one table per operator flavor
-// (Strimzi, Koperator, plain StatefulSets) over the same detection rules,
-// which read best side by side.
+// This file is long because the operators' recorded resources (Strimzi's
+// and Koperator's) are checked from three sides that share its fixtures:
+// the deployments read from them, their broker IDs against the pods, and
+// flavor detection.
 
 package brokers
 
