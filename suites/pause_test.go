@@ -52,10 +52,21 @@ func pauseStory(label string, pick func(context.Context, *env, string, []brokers
 		},
 		during: func(ctx context.Context, e *env, v []brokers.Broker) error {
 			start := time.Now()
+			By(fmt.Sprintf("holding the pause for %s, watching the leaders of %s", d, "kafkachaos-"+label))
+			type watched struct {
+				moved time.Duration
+				seen  string
+			}
+			watch := make(chan watched, 1)
+			go func() {
+				defer GinkgoRecover()
+				moved, seen := watchLeadership(ctx, e, "kafkachaos-"+label, v[0].ID, start, d)
+				watch <- watched{moved, seen}
+			}()
 			By(fmt.Sprintf("checking that broker %d answers nothing while paused", v[0].ID))
 			err := pauseHeld(ctx, e, v[0].ID)
-			By(fmt.Sprintf("holding the pause for %s, watching the leaders of %s", d, "kafkachaos-"+label))
-			moved, seen := watchLeadership(ctx, e, "kafkachaos-"+label, v[0].ID, start, d)
+			w := <-watch
+			moved, seen := w.moved, w.seen
 			if moved >= 0 {
 				By(fmt.Sprintf("broker %d led no partition %s after the pause began: %s", v[0].ID, moved.Round(100*time.Millisecond), seen))
 			} else {
