@@ -54,25 +54,14 @@ func pauseStory(label string, pick func(context.Context, *env, string, []brokers
 		during: func(ctx context.Context, e *env, v []brokers.Broker) error {
 			start := time.Now()
 			By(fmt.Sprintf("holding the pause for %s, watching the leaders of %s", d, "kafkachaos-"+label))
-			type watched struct {
-				moved time.Duration
-				seen  string
-			}
-			watch := make(chan watched, 1)
+			watch := make(chan leadershipSeen, 1)
 			go func() {
 				defer GinkgoRecover()
-				moved, seen := watchLeadership(ctx, e, "kafkachaos-"+label, v[0].ID, start, d)
-				watch <- watched{moved, seen}
+				watch <- watchLeadership(ctx, e, "kafkachaos-"+label, v[0].ID, start, d)
 			}()
 			By(fmt.Sprintf("checking that broker %d answers nothing while paused", v[0].ID))
 			err := pauseHeld(ctx, e, v[0].ID)
-			w := <-watch
-			moved, seen := w.moved, w.seen
-			if moved >= 0 {
-				By(fmt.Sprintf("broker %d led no partition %s after the pause began: %s", v[0].ID, moved.Round(100*time.Millisecond), seen))
-			} else {
-				By(fmt.Sprintf("broker %d still led partitions when the pause ended: %s", v[0].ID, seen))
-			}
+			By(fmt.Sprintf("broker %d, paused: %s", v[0].ID, <-watch))
 			return err
 		},
 	}
@@ -84,13 +73,28 @@ const (
 	leaderTimeout = 2 * time.Second // one metadata request (it may hit the paused broker)
 )
 
+// leadershipSeen is what watchLeadership saw: the last time after the
+// pause began that the paused broker still led a partition, the first time
+// it led none (-1: never seen), and the leaders then.
+type leadershipSeen struct {
+	stillLed, ledNone time.Duration
+	leaders           string
+}
+
+func (l leadershipSeen) String() string {
+	if l.ledNone < 0 {
+		return fmt.Sprintf("still led partitions when the pause ended (last seen %s in: %s)", l.stillLed.Round(100*time.Millisecond), l.leaders)
+	}
+	return fmt.Sprintf("still led partitions at %s, led none at %s: %s", l.stillLed.Round(100*time.Millisecond), l.ledNone.Round(100*time.Millisecond), l.leaders)
+}
+
 // watchLeadership holds until start+d, polling the leaders of topic, and
-// returns how long after start broker id first led none of them (-1 if it
-// never stopped), and the leaders it saw then or last.
-func watchLeadership(ctx context.Context, e *env, topic string, id int32, start time.Time, d time.Duration) (time.Duration, string) {
-	moved, seen := time.Duration(-1), "no metadata yet"
+// returns when broker id was last seen leading and first seen leading
+// nothing.
+func watchLeadership(ctx context.Context, e *env, topic string, id int32, start time.Time, d time.Duration) leadershipSeen {
+	seen := leadershipSeen{ledNone: -1, leaders: "no metadata yet"}
 	for end := start.Add(d); time.Now().Before(end) && ctx.Err() == nil; hold(ctx, min(leaderPoll, time.Until(end))) {
-		if moved >= 0 {
+		if seen.ledNone >= 0 {
 			continue
 		}
 		err := e.withKafka(func(cl *kafkaadmin.Client) error {
@@ -100,17 +104,19 @@ func watchLeadership(ctx context.Context, e *env, topic string, id int32, start 
 			if err != nil {
 				return err
 			}
-			seen = fmt.Sprint("leaders ", leaders)
-			if !slices.Contains(slices.Collect(maps.Values(leaders)), id) {
-				moved = time.Since(start)
+			seen.leaders = fmt.Sprint("leaders ", leaders)
+			if slices.Contains(slices.Collect(maps.Values(leaders)), id) {
+				seen.stillLed = time.Since(start)
+			} else {
+				seen.ledNone = time.Since(start)
 			}
 			return nil
 		})
-		if err != nil {
-			seen = err.Error()
+		if err != nil && seen.ledNone < 0 && seen.stillLed == 0 {
+			seen.leaders = err.Error()
 		}
 	}
-	return moved, seen
+	return seen
 }
 
 // probeTimeout bounds each request of the pause probe, and is how long a
