@@ -29,14 +29,17 @@ const (
 	exitTimeout     = 5 * time.Minute  // for the interrupted suite to recover and exit
 	downTimeout     = 2 * time.Minute
 	holdingTheDrain = "holding the drain"
+	holdingThePause = "holding the pause for"
 )
 
-// TestInterruptedDrainLeavesNoCordon runs the node-drain spec twice on one
+// TestInterruptedFaultsLeaveNothing runs the node-drain spec twice on one
 // local cluster: once interrupted with SIGINT while the drain holds (its
 // cleanups must uncordon the node and clear the ledger), once killed with
 // SIGKILL there (the node stays cordoned, and kafkachaos recover must
-// restore it from the ledger).
-func TestInterruptedDrainLeavesNoCordon(t *testing.T) {
+// restore it from the ledger); then the same with the 45 s pause of a
+// broker (SIGINT must resume it; after SIGKILL it stays stopped until
+// kafkachaos recover sends SIGCONT).
+func TestInterruptedFaultsLeaveNothing(t *testing.T) {
 	if testing.Short() {
 		t.Skip("-short: runs the suite on a local cluster")
 	}
@@ -48,7 +51,7 @@ func TestInterruptedDrainLeavesNoCordon(t *testing.T) {
 		t.Fatal(err)
 	}
 	state := t.TempDir()
-	ctx, cancel := context.WithTimeout(t.Context(), buildTimeout+2*(drainTimeout+exitTimeout))
+	ctx, cancel := context.WithTimeout(t.Context(), buildTimeout+4*(drainTimeout+exitTimeout))
 	defer cancel()
 	bin := filepath.Join(state, "kafkachaos")
 	suite := filepath.Join(state, "suites.test")
@@ -130,6 +133,87 @@ func TestInterruptedDrainLeavesNoCordon(t *testing.T) {
 			t.Errorf("second recover printed %q, want nothing to recover", out)
 		}
 	})
+
+	// The pause: the 45 s pause of the leader of partition 0, signalled
+	// while it holds. No broker may be left frozen.
+	pauseArgs := []string{"-test.v", "-ginkgo.v", "-ginkgo.label-filter=pause && gameday",
+		"-kafkachaos.state-dir=" + state, "-kafkachaos.binary=" + bin}
+	t.Run("SIGINT resumes a paused broker", func(t *testing.T) {
+		sr := startUntil(ctx, t, root, suite, pauseArgs, env, holdingThePause)
+		cs := clientset(t, c)
+		if p := stoppedBrokers(ctx, t, cs); len(p) != 1 {
+			t.Fatalf("while the pause holds, stopped brokers %v, want one", p)
+		}
+		if err := sr.cmd.Process.Signal(os.Interrupt); err != nil {
+			t.Fatal(err)
+		}
+		sr.wait(t)
+		if strings.Contains(sr.out.String(), "faults the specs did not recover themselves") {
+			t.Error("the spec's cleanup did not resume the broker; the suite's sweep had to")
+		}
+		if p := stoppedBrokers(ctx, t, cs); len(p) != 0 {
+			t.Errorf("after SIGINT, brokers still stopped: %v", p)
+		}
+		if l := ledgers(ctx, t, cs); len(l) != 0 {
+			t.Errorf("after SIGINT, ledger entries left: %v", l)
+		}
+	})
+
+	t.Run("kafkachaos recover resumes a broker a SIGKILLed suite left paused", func(t *testing.T) {
+		sr := startUntil(ctx, t, root, suite, pauseArgs, env, holdingThePause)
+		if err := sr.cmd.Process.Signal(syscall.SIGKILL); err != nil {
+			t.Fatal(err)
+		}
+		sr.wait(t)
+		cs := clientset(t, c)
+		if p := stoppedBrokers(ctx, t, cs); len(p) != 1 {
+			t.Fatalf("after SIGKILL, stopped brokers %v, want the paused one", p)
+		}
+		if l := ledgers(ctx, t, cs); len(l) != 1 {
+			t.Fatalf("after SIGKILL, ledger entries %v, want the pause's", l)
+		}
+		out := run(ctx, t, root, bin, "recover", "--kubeconfig", c.KubeconfigPath())
+		if !strings.Contains(out, "SIGCONT") {
+			t.Errorf("recover printed %q, want a SIGCONT", out)
+		}
+		if p := stoppedBrokers(ctx, t, cs); len(p) != 0 {
+			t.Errorf("after recover, brokers still stopped: %v", p)
+		}
+		if l := ledgers(ctx, t, cs); len(l) != 0 {
+			t.Errorf("after recover, ledger entries left: %v", l)
+		}
+		if out := run(ctx, t, root, bin, "recover", "--kubeconfig", c.KubeconfigPath()); !strings.Contains(out, "nothing to recover") {
+			t.Errorf("second recover printed %q, want nothing to recover", out)
+		}
+	})
+}
+
+// stoppedBrokers lists the pods whose main process (the JVM: the node
+// agent's ContainerID is process://PID) is stopped (state T).
+func stoppedBrokers(ctx context.Context, t *testing.T, cs kubernetes.Interface) []string {
+	t.Helper()
+	pods, err := cs.CoreV1().Pods("").List(ctx, metav1.ListOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	for _, p := range pods.Items {
+		for _, st := range p.Status.ContainerStatuses {
+			pid, ok := strings.CutPrefix(st.ContainerID, "process://")
+			if !ok {
+				continue
+			}
+			raw, err := os.ReadFile("/proc/" + pid + "/stat")
+			if err != nil {
+				continue // gone
+			}
+			fields := strings.Fields(string(raw[strings.LastIndexByte(string(raw), ')')+1:]))
+			if len(fields) > 0 && fields[0] == "T" {
+				out = append(out, fmt.Sprintf("%s/%s (PID %s)", p.Namespace, p.Name, pid))
+			}
+		}
+	}
+	return out
 }
 
 // run runs a command in dir and returns its output, failing the test on
@@ -255,8 +339,8 @@ func cordoned(ctx context.Context, t *testing.T, cs kubernetes.Interface) []stri
 	return names
 }
 
-// ledgers lists the objects (nodes and StatefulSets) that carry a ledger
-// annotation.
+// ledgers lists the objects (nodes, StatefulSets and pods) that carry a
+// ledger annotation.
 func ledgers(ctx context.Context, t *testing.T, cs kubernetes.Interface) []string {
 	t.Helper()
 	var found []string
@@ -276,6 +360,15 @@ func ledgers(ctx context.Context, t *testing.T, cs kubernetes.Interface) []strin
 	for _, s := range sets.Items {
 		if v, ok := s.Annotations[chaos.LedgerAnnotation]; ok {
 			found = append(found, fmt.Sprintf("statefulset %s/%s: %s", s.Namespace, s.Name, v))
+		}
+	}
+	pods, err := cs.CoreV1().Pods("").List(ctx, metav1.ListOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range pods.Items {
+		if v, ok := p.Annotations[chaos.LedgerAnnotation]; ok {
+			found = append(found, fmt.Sprintf("pod %s/%s: %s", p.Namespace, p.Name, v))
 		}
 	}
 	return found
