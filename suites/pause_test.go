@@ -42,6 +42,12 @@ var _ = Describe("The leader of partition 0 is paused", Label("pause"), Serial, 
 	}, SpecTimeout(storyTimeout))
 })
 
+var _ = Describe("The active KRaft controller is paused", Label("pause"), Serial, func() {
+	It("for 20s: the quorum elects another leader, no acknowledged record is lost", func(ctx SpecContext) {
+		expectPassed(runStory(ctx, suite, pauseStory("pause-controller-20s", activeController, 20*time.Second)))
+	}, SpecTimeout(storyTimeout))
+})
+
 // pauseStory freezes the first victim's JVM for d. The fault holds as
 // planned when the paused broker answers no request while another does.
 func pauseStory(label string, pick func(context.Context, *env, string, []brokers.Broker) ([]brokers.Broker, error), d time.Duration) story {
@@ -74,47 +80,61 @@ const (
 )
 
 // leadershipSeen is what watchLeadership saw: the last time after the
-// pause began that the paused broker still led a partition, the first time
-// it led none (-1: never seen), and the leaders then.
+// pause began that the paused node still led a partition (or the quorum),
+// the first time it led none (-1: never seen), and what it saw then.
 type leadershipSeen struct {
-	stillLed, ledNone time.Duration
-	leaders           string
+	partitions, quorum moved
+}
+
+// moved is one kind of leadership: when the paused node was last seen
+// holding it, when first seen without it (-1: never), and the leaders seen.
+type moved struct {
+	held, lost time.Duration
+	seen       string
+}
+
+func (m moved) String() string {
+	if m.lost < 0 {
+		return fmt.Sprintf("still held when the pause ended (last seen %s in: %s)", m.held.Round(100*time.Millisecond), m.seen)
+	}
+	return fmt.Sprintf("held at %s, lost at %s: %s", m.held.Round(100*time.Millisecond), m.lost.Round(100*time.Millisecond), m.seen)
+}
+
+// observe records one look at the leadership.
+func (m *moved) observe(since time.Time, holds bool, seen string) {
+	m.seen = seen
+	if holds {
+		m.held = time.Since(since)
+	} else {
+		m.lost = time.Since(since)
+	}
 }
 
 func (l leadershipSeen) String() string {
-	if l.ledNone < 0 {
-		return fmt.Sprintf("still led partitions when the pause ended (last seen %s in: %s)", l.stillLed.Round(100*time.Millisecond), l.leaders)
-	}
-	return fmt.Sprintf("still led partitions at %s, led none at %s: %s", l.stillLed.Round(100*time.Millisecond), l.ledNone.Round(100*time.Millisecond), l.leaders)
+	return fmt.Sprintf("partition leaderships %s; quorum leadership %s", l.partitions, l.quorum)
 }
 
-// watchLeadership holds until start+d, polling the leaders of topic, and
-// returns when broker id was last seen leading and first seen leading
-// nothing.
+// watchLeadership holds until start+d, polling the leaders of topic's
+// partitions and of the KRaft quorum, and returns when node id was last
+// seen leading and first seen leading nothing, for each.
 func watchLeadership(ctx context.Context, e *env, topic string, id int32, start time.Time, d time.Duration) leadershipSeen {
-	seen := leadershipSeen{ledNone: -1, leaders: "no metadata yet"}
+	seen := leadershipSeen{partitions: moved{lost: -1, seen: "no metadata yet"}, quorum: moved{lost: -1, seen: "no quorum description yet"}}
 	for end := start.Add(d); time.Now().Before(end) && ctx.Err() == nil; hold(ctx, min(leaderPoll, time.Until(end))) {
-		if seen.ledNone >= 0 {
-			continue
-		}
-		err := e.withKafka(func(cl *kafkaadmin.Client) error {
+		_ = e.withKafka(func(cl *kafkaadmin.Client) error {
 			rctx, cancel := context.WithTimeout(ctx, leaderTimeout)
 			defer cancel()
-			leaders, err := cl.Leaders(rctx, topic)
-			if err != nil {
-				return err
+			if seen.partitions.lost < 0 {
+				if leaders, err := cl.Leaders(rctx, topic); err == nil {
+					seen.partitions.observe(start, slices.Contains(slices.Collect(maps.Values(leaders)), id), fmt.Sprint("leaders ", leaders))
+				}
 			}
-			seen.leaders = fmt.Sprint("leaders ", leaders)
-			if slices.Contains(slices.Collect(maps.Values(leaders)), id) {
-				seen.stillLed = time.Since(start)
-			} else {
-				seen.ledNone = time.Since(start)
+			if seen.quorum.lost < 0 {
+				if leader, err := cl.ActiveController(rctx); err == nil {
+					seen.quorum.observe(start, leader == id, fmt.Sprint("active controller ", leader))
+				}
 			}
 			return nil
 		})
-		if err != nil && seen.ledNone < 0 && seen.stillLed == 0 {
-			seen.leaders = err.Error()
-		}
 	}
 	return seen
 }
