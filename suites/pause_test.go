@@ -94,6 +94,9 @@ type moved struct {
 }
 
 func (m moved) String() string {
+	if m.held == 0 && m.lost >= 0 {
+		return "not held: " + m.seen
+	}
 	if m.lost < 0 {
 		return fmt.Sprintf("still held when the pause ended (last seen %s in: %s)", m.held.Round(100*time.Millisecond), m.seen)
 	}
