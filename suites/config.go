@@ -54,8 +54,9 @@ type TargetConfig struct {
 	// Selector narrows the broker pods by label; empty: every pod of the
 	// flavor in the namespace.
 	Selector string `json:"selector,omitempty"`
-	// StatefulSet rolled by the rolling-restart specs. Default: the
-	// layout's brokers.
+	// StatefulSet rolled by the rolling-restart, config-change and scale
+	// specs. Default: the layout's brokers on the local cluster, else the
+	// StatefulSet that owns the broker pods (their owner references).
 	StatefulSet string `json:"statefulSet,omitempty"`
 	// Bootstrap brokers the suite's own clients dial (host:port). Required
 	// with a kubeconfig; on the local cluster the brokers' cluster names

@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"errors"
 	"flag"
 	"fmt"
 	"os"
@@ -133,6 +134,21 @@ var _ = BeforeSuite(func(ctx SpecContext) {
 	snap, err := e.snapshot(ctx)
 	Expect(err).NotTo(HaveOccurred())
 	Expect(waitHealthy(ctx, e, brokerIDs(snap))).To(Succeed())
+
+	if e.cfg.Target.StatefulSet == "" {
+		// What the rolling-restart, config-change and scale specs change:
+		// the brokers' own StatefulSet, unless the config names one.
+		sts, err := brokers.BrokerStatefulSet(ctx, e.cs, e.namespace, snap)
+		switch {
+		case err == nil:
+			e.cfg.Target.StatefulSet = sts
+			By("the brokers' StatefulSet (from their pods' owner references): " + sts)
+		case errors.Is(err, brokers.ErrNoStatefulSet):
+			By("no StatefulSet owns the broker pods: the specs that change one will say so")
+		default:
+			Expect(err).NotTo(HaveOccurred(), "choosing the StatefulSet to roll: set -kafkachaos.statefulset")
+		}
+	}
 
 	// Belt and braces: every spec recovers its own fault; whatever this
 	// run's ledger still holds at the end is recovered here, and is a bug.
