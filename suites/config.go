@@ -144,7 +144,7 @@ func registerFlags(fs *flag.FlagSet) *flagValues {
 	fs.StringVar(&f.namespace, "kafkachaos.namespace", "", "Kafka's namespace (must carry kafkachaos.io/allow-disruption=true)")
 	fs.StringVar(&f.flavor, "kafkachaos.flavor", "", "statefulset, strimzi or koperator; empty detects it")
 	fs.StringVar(&f.selector, "kafkachaos.selector", "", "label selector of the broker pods")
-	fs.StringVar(&f.statefulSet, "kafkachaos.statefulset", "", "StatefulSet the rolling-restart specs roll")
+	fs.StringVar(&f.statefulSet, "kafkachaos.statefulset", "", "StatefulSet the rolling-restart, config-change and scale specs change (default: the layout's, else the one owning the broker pods)")
 	fs.StringVar(&f.bootstrap, "kafkachaos.bootstrap", "", "comma-separated bootstrap brokers the suite's clients dial")
 	fs.StringVar(&f.stateDir, "kafkachaos.state-dir", "", "state dir of a local cluster to use and leave running (e.g. ~/.kafkachaos/local after kafkachaos cluster up)")
 	fs.StringVar(&f.binary, "kafkachaos.binary", "", "kafkachaos binary for the local cluster's node agent")
