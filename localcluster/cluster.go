@@ -9,6 +9,7 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"time"
 
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
@@ -321,6 +322,22 @@ func (c *Cluster) Status() []ComponentStatus {
 		out = append(out, ComponentStatus{Name: d.name, Running: ok, PID: pid, Log: d.logFile()})
 	}
 	return out
+}
+
+// NodeAgentStarted returns when the running node agent started (its pid
+// file's time). Every pod status it reports is stamped at or after it, so a
+// wait on a cluster brought up again from kept state can tell fresh
+// readiness from what etcd held from before (kube.Wait.Since).
+func (c *Cluster) NodeAgentStarted() (time.Time, error) {
+	d := c.agent()
+	if _, ok := d.running(); !ok {
+		return time.Time{}, fmt.Errorf("localcluster: the node agent is not running (log: %s)", d.logFile())
+	}
+	st, err := os.Stat(d.pidFile())
+	if err != nil {
+		return time.Time{}, fmt.Errorf("localcluster: node agent: %w", err)
+	}
+	return st.ModTime(), nil
 }
 
 // RESTConfig returns a client config for the admin user.

@@ -206,7 +206,11 @@ func bringUpLocal(ctx context.Context, e *env) {
 	By("deploying Kafka from manifests/kafka (" + layout.Name + ")")
 	_, err = layout.Apply(ctx, e.rest)
 	Expect(err).NotTo(HaveOccurred())
-	Expect(layout.WaitReady(ctx, e.admin, kube.Wait{Timeout: kafkaReadyTimeout, Poll: healthPoll})).To(Succeed())
+	// Only readiness the running node agent reported counts: a kept
+	// cluster brought up again still has its old Ready conditions in etcd.
+	since, err := c.NodeAgentStarted()
+	Expect(err).NotTo(HaveOccurred())
+	Expect(layout.WaitReady(ctx, e.admin, kube.Wait{Timeout: kafkaReadyTimeout, Poll: healthPoll, Since: since})).To(Succeed())
 	e.bootstrap = layout.Bootstrap()
 	e.kgoOpts = []kgo.Opt{kgo.Dialer(nodeagent.Resolver{Path: filepath.Join(state, nodeagent.HostsPath)}.DialContext)}
 

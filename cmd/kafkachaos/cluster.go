@@ -230,8 +230,15 @@ func deployKafka(ctx context.Context, c *localcluster.Cluster, layout manifests.
 		return err
 	}
 	fmt.Fprintf(w, "applied %s: %d objects; waiting for %d Ready pods\n", layout.File, len(objs), layout.Pods)
+	// On a cluster brought up again, etcd still holds the pods' Ready
+	// conditions from before: only what the running node agent reported
+	// counts.
+	since, err := c.NodeAgentStarted()
+	if err != nil {
+		return err
+	}
 	err = layout.WaitReady(ctx, cs, kube.Wait{Timeout: kafkaReadyTimeout, Poll: kafkaReadyPoll, ProgressEvery: kafkaProgress,
-		Progress: func(seen string) { fmt.Fprintf(w, "  %s\n", seen) }})
+		Progress: func(seen string) { fmt.Fprintf(w, "  %s\n", seen) }, Since: since})
 	if errors.Is(err, kube.ErrNotReady) {
 		return fmt.Errorf("%w (logs: kubectl logs -n %s, or %s/pods)", err, layout.Namespace, c.StateDir())
 	}

@@ -17,6 +17,12 @@ type Wait struct {
 	Poll          time.Duration
 	ProgressEvery time.Duration
 	Progress      func(seen string)
+	// Since, when set, counts only pods whose Ready condition was
+	// reported at or after it (its LastTransitionTime): on a cluster
+	// brought up again from kept state, the Ready conditions etcd still
+	// holds from before are not readiness. The embedded cluster's node
+	// agent stamps every status report; on other clusters leave it zero.
+	Since time.Time
 }
 
 // ErrNotReady is WaitPodsReady's error when the timeout passed first.
@@ -28,7 +34,7 @@ var ErrNotReady = errors.New("kube: pods not Ready in time")
 func WaitPodsReady(ctx context.Context, cs kubernetes.Interface, namespace string, want int, w Wait) error {
 	said, seen := time.Now(), ""
 	err := wait.PollUntilContextTimeout(ctx, w.Poll, w.Timeout, true, func(ctx context.Context) (bool, error) {
-		s, ready, err := ReadyPods(ctx, cs, namespace, want)
+		s, ready, err := readyPods(ctx, cs, namespace, want, w.Since)
 		if err == nil && ready >= want {
 			return true, nil
 		}

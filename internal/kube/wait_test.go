@@ -61,3 +61,28 @@ func TestWaitPodsReady(t *testing.T) {
 		})
 	}
 }
+
+// On a cluster brought up again, Ready conditions from before the restart
+// are stale: only those reported since count.
+func TestWaitPodsReadySince(t *testing.T) {
+	up := time.Date(2026, 12, 4, 12, 0, 0, 0, time.UTC)
+	pod := func(i int, readyAt time.Time) runtime.Object {
+		return &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: fmt.Sprintf("kafka-%d", i), Namespace: "kafka"},
+			Status: corev1.PodStatus{Phase: corev1.PodRunning, Conditions: []corev1.PodCondition{
+				{Type: corev1.PodReady, Status: corev1.ConditionTrue, LastTransitionTime: metav1.NewTime(readyAt)}}}}
+	}
+	w := Wait{Timeout: 200 * time.Millisecond, Poll: 20 * time.Millisecond, Since: up.Add(300 * time.Millisecond)}
+	fresh := fake.NewClientset(pod(0, up.Add(time.Second)), pod(1, up), pod(2, up.Add(time.Minute))) // up: the same second as Since
+	if err := WaitPodsReady(t.Context(), fresh, "kafka", 3, w); err != nil {
+		t.Errorf("Ready conditions reported since: %v", err)
+	}
+	stale := fake.NewClientset(pod(0, up.Add(time.Second)), pod(1, up.Add(-time.Hour)), pod(2, up.Add(time.Minute)))
+	err := WaitPodsReady(t.Context(), stale, "kafka", 3, w)
+	if !errors.Is(err, ErrNotReady) || !strings.Contains(err.Error(), "kafka-1:Running/ready=stale") || !strings.Contains(err.Error(), "(2 of 3 Ready)") {
+		t.Errorf("a Ready condition from before Since: %v; want not Ready, kafka-1 stale", err)
+	}
+	w.Since = time.Time{}
+	if err := WaitPodsReady(t.Context(), stale, "kafka", 3, w); err != nil {
+		t.Errorf("without Since every Ready counts: %v", err)
+	}
+}
