@@ -28,7 +28,8 @@ func testNode(name string, unschedulable bool) *corev1.Node {
 }
 
 func testPod(ns, name, node string) *corev1.Pod {
-	return &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name}, Spec: corev1.PodSpec{NodeName: node}}
+	return &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name},
+		Spec: corev1.PodSpec{NodeName: node, Containers: []corev1.Container{{Name: "kafka"}}}}
 }
 
 func testSTS(ns, name string, env ...corev1.EnvVar) *appsv1.StatefulSet {

@@ -19,7 +19,8 @@ const KindPause = "pause"
 // signalJVM is the shell script Pause runs in the broker's container
 // through pods/exec: it sends signal $1 to the Kafka JVM (a process whose
 // executable is java and whose command line runs kafka.Kafka) of this
-// container and prints its PIDs. The JVM need not be PID 1. Only processes
+// container and prints its PIDs; with $1 "state" it sends nothing and
+// prints each PID with its state letter from /proc (T: stopped). The JVM need not be PID 1. Only processes
 // in the container's own UTS namespace count, so on a node whose pods share
 // the host's PID namespace (the embedded local cluster) it stops this
 // broker and no other. (The executable check keeps the script's own shell,
@@ -31,7 +32,12 @@ for d in /proc/[0-9]*; do
 	[ "$(readlink "$d/ns/uts" 2>/dev/null)" = "$self" ] || continue
 	case "$(readlink "$d/exe" 2>/dev/null)" in */java) ;; *) continue ;; esac
 	case " $(tr '\0' ' ' <"$d/cmdline" 2>/dev/null) " in
-	*" kafka.Kafka "*) kill -s "$sig" "${d#/proc/}" && found="$found ${d#/proc/}" ;;
+	*" kafka.Kafka "*)
+		if [ "$sig" = state ]; then
+			found="$found ${d#/proc/}:$(cut -d' ' -f3 "$d/stat")"
+		else
+			kill -s "$sig" "${d#/proc/}" && found="$found ${d#/proc/}"
+		fi ;;
 	esac
 done
 [ -n "$found" ] || { echo "no Kafka JVM (java ... kafka.Kafka) in this container" >&2; exit 3; }
@@ -72,13 +78,9 @@ func (f *Pause) Inject(ctx context.Context) error {
 	if f.Exec == nil {
 		return errors.New("chaos: pause: no exec")
 	}
-	pod, err := f.Client.CoreV1().Pods(f.Namespace).Get(ctx, f.Pod, metav1.GetOptions{})
+	container, err := f.container(ctx)
 	if err != nil {
-		return fmt.Errorf("chaos: %s: %w", f.Name(), err)
-	}
-	container := f.Container
-	if container == "" && len(pod.Spec.Containers) > 0 {
-		container = pod.Spec.Containers[0].Name
+		return err
 	}
 	if f.DryRun {
 		f.say("dry-run: %s", f.Plan())
@@ -107,6 +109,38 @@ func (f *Pause) Recover(ctx context.Context) error {
 		return fmt.Errorf("chaos: recover %s: %w", f.Name(), err)
 	}
 	return nil
+}
+
+// container returns the container the fault aims at, f.Container, else
+// the pod's first, once the pod is found.
+func (f *Pause) container(ctx context.Context) (string, error) {
+	pod, err := f.Client.CoreV1().Pods(f.Namespace).Get(ctx, f.Pod, metav1.GetOptions{})
+	switch {
+	case err != nil:
+		return "", fmt.Errorf("chaos: %s: %w", f.Name(), err)
+	case f.Container != "":
+		return f.Container, nil
+	case len(pod.Spec.Containers) == 0:
+		return "", fmt.Errorf("chaos: %s: the pod has no containers", f.Name())
+	}
+	return pod.Spec.Containers[0].Name, nil
+}
+
+// State returns the Kafka JVM's PIDs with their /proc state letters, as
+// "1234:T" (T: stopped), read inside the container; it changes nothing.
+func (f *Pause) State(ctx context.Context) (string, error) {
+	if f.Client == nil || f.Exec == nil {
+		return "", errors.New("chaos: pause: target has no client or exec")
+	}
+	container, err := f.container(ctx)
+	if err != nil {
+		return "", err
+	}
+	out, err := f.Exec(ctx, f.Namespace, f.Pod, container, []string{"sh", "-c", signalJVM, "state", "state"})
+	if err != nil {
+		return "", fmt.Errorf("chaos: %s: state: %w", f.Name(), err)
+	}
+	return strings.TrimSpace(out), nil
 }
 
 // resumePod sends SIGCONT to the JVM of the container a matching pause

@@ -144,3 +144,19 @@ func TestPauseRecoverPodGone(t *testing.T) {
 		t.Errorf("Recover of a pod that is gone: %v", err)
 	}
 }
+
+func TestPauseState(t *testing.T) {
+	cs := newClient(allowedNS("kafka"), brokerPod("kafka-0"))
+	var calls []execCall
+	f := &Pause{Target: Target{Client: cs, Namespace: "kafka"}, Exec: recordingExec(cs, &calls, nil), Pod: "kafka-0"}
+	got, err := f.State(t.Context())
+	if err != nil || got != "4242" {
+		t.Errorf("State = %q, %v; want the script's output", got, err)
+	}
+	if len(calls) != 1 || calls[0].signal != "state" || calls[0].container != "kafka" {
+		t.Errorf("exec calls %+v; want one state query in container kafka", calls)
+	}
+	if m := mutations(cs); len(m) != 0 {
+		t.Errorf("State changed something: %q", m)
+	}
+}

@@ -7,6 +7,7 @@ import (
 	"maps"
 	"net"
 	"slices"
+	"strings"
 	"time"
 
 	. "github.com/onsi/ginkgo/v2"
@@ -65,8 +66,14 @@ func pauseStory(label string, pick func(context.Context, *env, string, []brokers
 				defer GinkgoRecover()
 				watch <- watchLeadership(ctx, e, "kafkachaos-"+label, v[0].ID, start, d)
 			}()
-			By(fmt.Sprintf("checking that broker %d answers nothing while paused", v[0].ID))
-			err := pauseHeld(ctx, e, v[0].ID)
+			var err error
+			if v[0].BrokerRole {
+				By(fmt.Sprintf("checking that broker %d answers nothing while paused", v[0].ID))
+				err = pauseHeld(ctx, e, v[0].ID)
+			} else { // a controller-only node is not in the clients' metadata
+				By(fmt.Sprintf("checking that controller %d's JVM is stopped", v[0].ID))
+				err = jvmStopped(ctx, &chaos.Pause{Target: e.faultTarget(), Exec: e.exec, Pod: v[0].Pod})
+			}
 			By(fmt.Sprintf("broker %d, paused: %s", v[0].ID, <-watch))
 			return err
 		},
@@ -182,6 +189,21 @@ func pauseHeld(ctx context.Context, e *env, id int32) error {
 	default:
 		return fmt.Errorf("paused broker %d: want no answer within %s, got an error instead (is it paused, or gone?): %w", id, probeTimeout, err)
 	}
+}
+
+// jvmStopped returns nil when every Kafka JVM of the paused pod is in
+// state T (stopped), as /proc inside its container says.
+func jvmStopped(ctx context.Context, f *chaos.Pause) error {
+	state, err := f.State(ctx)
+	if err != nil {
+		return err
+	}
+	for _, pidState := range strings.Fields(state) {
+		if !strings.HasSuffix(pidState, ":T") {
+			return fmt.Errorf("%s: the JVM is not stopped (PID:state %s)", f.Pod, state)
+		}
+	}
+	return nil
 }
 
 // followerOf picks a broker that replicates partition p of the workload
