@@ -106,8 +106,8 @@ type specView struct {
 // summaryRow holds a spec's figures for the summary table; "-" when the
 // spec has none.
 type summaryRow struct {
-	Rate, P99Ack, Unavailable, Records, ToHealthy, ThroughputBack string
-	RecordsBad, BackBad                                           bool
+	Rate, P99Ack, Unavailable, WorstPartition, Records, ToHealthy, ThroughputBack string
+	RecordsBad, BackBad                                                           bool
 }
 
 // cell is a named figure; Bad marks one that should not be.
@@ -135,7 +135,7 @@ func newSpecView(n int, s Spec) specView {
 	v := specView{
 		ID: fmt.Sprintf("spec-%d", n), Name: s.Spec, Verdict: s.Verdict(),
 		Fault: cmp.Or(s.Fault, "-"), Victims: victims(s.Victims), Failure: s.FailureReason,
-		Row: summaryRow{Rate: "-", P99Ack: "-", Unavailable: "-", Records: "-",
+		Row: summaryRow{Rate: "-", P99Ack: "-", Unavailable: "-", WorstPartition: "-", Records: "-",
 			ToHealthy: cmp.Or(s.Recovery[RecoveryToHealthy], "-"), ThroughputBack: cmp.Or(s.Recovery[RecoveryThroughputBack], "-")},
 	}
 	v.Row.BackBad = v.Row.ThroughputBack == Never
@@ -158,6 +158,7 @@ func newSpecView(n int, s Spec) specView {
 	v.Row.Rate = fmt.Sprintf("%.0f", r.Summary.RecordsPerSec)
 	v.Row.P99Ack = latencyMs(r.Latency[steadystate.AckLatency.String()])
 	v.Row.Unavailable = r.Unavailable.Round(time.Millisecond).String()
+	v.Row.WorstPartition = r.WorstPartition()
 	v.Row.Records = fmt.Sprintf("%d / %d / %d", rec.Lost, rec.Duplicates, rec.Reordered)
 	v.Row.RecordsBad = !rec.Clean()
 	v.Charts = timelineCharts(r)

@@ -164,6 +164,17 @@ func TestWriteHTMLEmptySteadyState(t *testing.T) {
 	}
 }
 
+// The summary names the partition that stalled longest, which the
+// run-wide unavailability can hide.
+func TestWriteHTMLWorstPartition(t *testing.T) {
+	rep := testReport()
+	rep.Partitions = []steadystate.PartitionStall{{Partition: 0, Longest: 300 * time.Millisecond}, {Partition: 1, Longest: 20 * time.Second}}
+	out := render(t, []Spec{{Spec: "a broker is paused", SteadyState: rep}})
+	if !strings.Contains(out, "Worst partition</th>") || !strings.Contains(out, `<td class="num">p1 20s</td>`) {
+		t.Error("the summary does not name partition 1's 20 s stall")
+	}
+}
+
 // rects returns the x and width of every band of the given phase.
 func rects(t *testing.T, out, phase string) [][2]float64 {
 	t.Helper()

@@ -41,4 +41,10 @@ func TestStalled(t *testing.T) {
 	if got := r.Stalled(time.Minute); len(got) != 0 {
 		t.Errorf("Stalled(1m) = %q, want none", got)
 	}
+	if got := r.WorstPartition(); got != "p2 30s" {
+		t.Errorf("WorstPartition = %q, want p2 30s", got)
+	}
+	if got := (&Report{}).WorstPartition(); got != "-" {
+		t.Errorf("WorstPartition without per-partition figures = %q, want -", got)
+	}
 }

@@ -116,6 +116,15 @@ type PartitionStall struct {
 	From      time.Time     `json:"from"`
 }
 
+// WorstPartition returns the partition with the longest stall, as "p3
+// 9.1s"; "-" when the report has no per-partition figures.
+func (r *Report) WorstPartition() string {
+	if s := r.Stalled(0); len(s) > 0 {
+		return s[0]
+	}
+	return "-"
+}
+
 // Stalled returns the partitions whose longest stall is at least min,
 // longest first, as "p3 9.1s" for a summary line.
 func (r *Report) Stalled(min time.Duration) []string {

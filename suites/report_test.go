@@ -82,17 +82,17 @@ var _ = ReportAfterSuite("kafkachaos summary", func(r Report) {
 func summaryTable(outcomes []outcome) string {
 	var b strings.Builder
 	tw := tabwriter.NewWriter(&b, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "VERDICT\tFAULT\tRECORDS/S\tP99 ACK\tUNAVAILABLE\tLOST\tDUP\tREORDER\tHEALTHY AFTER\tTHROUGHPUT BACK\tFAILED CHECKS")
+	fmt.Fprintln(tw, "VERDICT\tFAULT\tRECORDS/S\tP99 ACK\tUNAVAILABLE\tWORST PARTITION\tLOST\tDUP\tREORDER\tHEALTHY AFTER\tTHROUGHPUT BACK\tFAILED CHECKS")
 	for _, o := range outcomes {
 		v := o.Verdict()
 		failed := o.FailedChecks()
 		rep := o.SteadyState
 		if rep == nil {
-			fmt.Fprintf(tw, "%s\t%s\t-\t-\t-\t-\t-\t-\t-\t-\t%s\n", v, o.Fault, strings.Join(failed, "; "))
+			fmt.Fprintf(tw, "%s\t%s\t-\t-\t-\t-\t-\t-\t-\t-\t-\t%s\n", v, o.Fault, strings.Join(failed, "; "))
 			continue
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%.0f\t%.1f ms\t%s\t%d\t%d\t%d\t%s\t%s\t%s\n", v, o.Fault, rep.Summary.RecordsPerSec,
-			float64(rep.Latency[steadystate.AckLatency.String()].P99)/1000, rep.Unavailable.Round(time.Millisecond),
+		fmt.Fprintf(tw, "%s\t%s\t%.0f\t%.1f ms\t%s\t%s\t%d\t%d\t%d\t%s\t%s\t%s\n", v, o.Fault, rep.Summary.RecordsPerSec,
+			float64(rep.Latency[steadystate.AckLatency.String()].P99)/1000, rep.Unavailable.Round(time.Millisecond), rep.WorstPartition(),
 			rep.Records.Lost, rep.Records.Duplicates, rep.Records.Reordered, o.Recovery[report.RecoveryToHealthy], o.Recovery[report.RecoveryThroughputBack],
 			strings.Join(failed, "; "))
 	}
