@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kfake"
+	"k8s.io/apimachinery/pkg/util/wait"
 
 	"github.com/kafkachaos/kafkachaos/steadystate"
 )
@@ -85,17 +86,16 @@ func reachAgents(agents map[string]*testAgent) reach {
 // fails the test with that after runWait.
 func poll(t *testing.T, what string, fn func() (seen string, done bool)) string {
 	t.Helper()
-	deadline := time.Now().Add(runWait)
-	for {
-		seen, done := fn()
-		if done {
-			return seen
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("waiting for %s: after %s, last seen: %s", what, runWait, seen)
-		}
-		time.Sleep(runPoll)
+	var seen string
+	err := wait.PollUntilContextTimeout(t.Context(), runPoll, runWait, true, func(context.Context) (bool, error) {
+		var done bool
+		seen, done = fn()
+		return done, nil
+	})
+	if err != nil {
+		t.Fatalf("waiting for %s: %v; last seen: %s", what, err, seen)
 	}
+	return seen
 }
 
 func TestServerAndClient(t *testing.T) {

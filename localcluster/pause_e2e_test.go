@@ -2,8 +2,6 @@ package localcluster
 
 import (
 	"context"
-	"fmt"
-	"os"
 	"strconv"
 	"strings"
 	"testing"
@@ -13,6 +11,7 @@ import (
 	"k8s.io/client-go/rest"
 
 	"github.com/kafkachaos/kafkachaos/chaos"
+	"github.com/kafkachaos/kafkachaos/internal/pidfile"
 	"github.com/kafkachaos/kafkachaos/manifests"
 )
 
@@ -44,7 +43,10 @@ func checkPause(t *testing.T, ctx context.Context, cs kubernetes.Interface, cfg 
 	}
 	t.Cleanup(func() { _ = f.Recover(context.Background()) }) // a failure below must not leave a frozen JVM
 	for name, pid := range pods {
-		state := processState(t, pid)
+		state, err := pidfile.State(pid)
+		if err != nil {
+			t.Fatalf("%s (PID %d): %v", name, pid, err)
+		}
 		if frozen := state == "T"; frozen != (name == victim) {
 			t.Errorf("after pausing %s: %s (PID %d) is in state %s", victim, name, pid, state)
 		}
@@ -57,8 +59,8 @@ func checkPause(t *testing.T, ctx context.Context, cs kubernetes.Interface, cfg 
 			t.Fatal(err)
 		}
 	}
-	if state := processState(t, pods[victim]); state == "T" {
-		t.Errorf("%s (PID %d) still stopped after Recover", victim, pods[victim])
+	if state, err := pidfile.State(pods[victim]); err != nil || state == "T" {
+		t.Errorf("%s (PID %d) after Recover: state %q, %v; want running", victim, pods[victim], state, err)
 	}
 	p, err := cs.CoreV1().Pods(l.Namespace).Get(ctx, victim, metav1.GetOptions{})
 	if err != nil {
@@ -70,16 +72,4 @@ func checkPause(t *testing.T, ctx context.Context, cs kubernetes.Interface, cfg 
 	if p.Status.ContainerStatuses[0].RestartCount != 0 {
 		t.Errorf("%s restarted during the pause (%d restarts): the fault froze it, it must not kill it", victim, p.Status.ContainerStatuses[0].RestartCount)
 	}
-}
-
-// processState is the state letter of /proc/pid/stat (R, S, T, Z, ...).
-func processState(t *testing.T, pid int) string {
-	t.Helper()
-	raw, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
-	if err != nil {
-		t.Fatalf("process %d: %v", pid, err)
-	}
-	// pid (comm) state ...: comm may hold spaces, so cut after the last ')'.
-	rest := string(raw[strings.LastIndexByte(string(raw), ')')+1:])
-	return strings.Fields(rest)[0]
 }

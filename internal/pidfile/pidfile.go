@@ -62,6 +62,15 @@ func startTime(pid int) (uint64, error) {
 	return strconv.ParseUint(f[19], 10, 64)
 }
 
+// State returns pid's state letter from /proc (R, S, T for stopped, Z, ...).
+func State(pid int) (string, error) {
+	f, err := statFields(pid)
+	if err != nil {
+		return "", err
+	}
+	return f[0], nil
+}
+
 // Zombie reports whether pid is gone or a zombie.
 func Zombie(pid int) bool {
 	f, err := statFields(pid)

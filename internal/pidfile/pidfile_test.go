@@ -1,10 +1,15 @@
 package pidfile
 
 import (
+	"context"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"syscall"
 	"testing"
+	"time"
+
+	"k8s.io/apimachinery/pkg/util/wait"
 )
 
 func TestWriteRunningKill(t *testing.T) {
@@ -32,5 +37,33 @@ func TestWriteRunningKill(t *testing.T) {
 	_ = cmd.Wait()
 	if _, ok := Running(path); ok {
 		t.Errorf("a dead process counted as running")
+	}
+}
+
+func TestState(t *testing.T) {
+	cmd := exec.Command("sleep", "60")
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = cmd.Process.Kill(); _ = cmd.Wait() }()
+	for _, tt := range []struct {
+		sig  syscall.Signal
+		want string
+	}{{syscall.SIGSTOP, "T"}, {syscall.SIGCONT, "S"}} {
+		if err := cmd.Process.Signal(tt.sig); err != nil {
+			t.Fatal(err)
+		}
+		var seen string
+		err := wait.PollUntilContextTimeout(t.Context(), 10*time.Millisecond, 10*time.Second, true, func(context.Context) (bool, error) {
+			s, err := State(cmd.Process.Pid)
+			seen = s
+			return s == tt.want, err
+		})
+		if err != nil {
+			t.Errorf("after %s: state %q (%v), want %s", tt.sig, seen, err, tt.want)
+		}
+	}
+	if _, err := State(1 << 30); err == nil {
+		t.Error("State of a PID that does not exist: no error")
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -19,6 +20,7 @@ import (
 
 	"github.com/kafkachaos/kafkachaos/chaos"
 	"github.com/kafkachaos/kafkachaos/internal/kafkadist"
+	"github.com/kafkachaos/kafkachaos/internal/pidfile"
 	"github.com/kafkachaos/kafkachaos/localcluster"
 )
 
@@ -199,17 +201,16 @@ func stoppedBrokers(ctx context.Context, t *testing.T, cs kubernetes.Interface) 
 	var out []string
 	for _, p := range pods.Items {
 		for _, st := range p.Status.ContainerStatuses {
-			pid, ok := strings.CutPrefix(st.ContainerID, "process://")
+			id, ok := strings.CutPrefix(st.ContainerID, "process://")
 			if !ok {
 				continue
 			}
-			raw, err := os.ReadFile("/proc/" + pid + "/stat")
+			pid, err := strconv.Atoi(id)
 			if err != nil {
-				continue // gone
+				t.Fatalf("pod %s/%s: container ID %q", p.Namespace, p.Name, st.ContainerID)
 			}
-			fields := strings.Fields(string(raw[strings.LastIndexByte(string(raw), ')')+1:]))
-			if len(fields) > 0 && fields[0] == "T" {
-				out = append(out, fmt.Sprintf("%s/%s (PID %s)", p.Namespace, p.Name, pid))
+			if state, err := pidfile.State(pid); err == nil && state == "T" { // an error: gone
+				out = append(out, fmt.Sprintf("%s/%s (PID %d)", p.Namespace, p.Name, pid))
 			}
 		}
 	}
