@@ -18,6 +18,7 @@ import (
 
 	"github.com/kafkachaos/kafkachaos/internal/kafkadist"
 	"github.com/kafkachaos/kafkachaos/internal/loopback"
+	"github.com/kafkachaos/kafkachaos/localcluster/netpol"
 	"github.com/kafkachaos/kafkachaos/localcluster/nodeagent"
 )
 
@@ -263,6 +264,9 @@ func (c *Cluster) Up(ctx context.Context) error {
 		// Pod processes of an agent that crashed are cleaned up; the new
 		// agent starts the pods again from the API server's state.
 		nodeagent.KillPods(c.dir)
+		if err := netpol.Purge(c.dir); err != nil { // its nftables table and pod cgroups
+			return err
+		}
 		c.logf("starting the node agent: %d nodes", c.nodes)
 		if _, err := c.agent().start(c.agentBin, c.agentArgs()...); err != nil {
 			return err
@@ -298,6 +302,9 @@ func (c *Cluster) Down(ctx context.Context, purge bool) error {
 	}
 	// Pod processes an agent that crashed may have left behind.
 	nodeagent.KillPods(c.dir)
+	if err := netpol.Purge(c.dir); err != nil { // its nftables table and pod cgroups
+		errs = append(errs, err)
+	}
 	if purge && len(errs) == 0 {
 		if err := os.RemoveAll(c.dir); err != nil {
 			errs = append(errs, fmt.Errorf("localcluster: purge: %w", err))

@@ -26,6 +26,7 @@ import (
 	"k8s.io/client-go/kubernetes"
 
 	"github.com/kafkachaos/kafkachaos/internal/pidfile"
+	"github.com/kafkachaos/kafkachaos/localcluster/netpol"
 	"github.com/kafkachaos/kafkachaos/localcluster/storage"
 )
 
@@ -88,6 +89,15 @@ func Run(ctx context.Context, cfg Config) error {
 		return err
 	}
 	go syncServices(ctx, cfg.Client, hosts)
+	// NetworkPolicy enforcement: its marking rule is in place before any
+	// pod starts, so every pod connection is told apart.
+	policies, err := netpol.Start(ctx, cfg.Client, cfg.StateDir)
+	if err != nil {
+		return fmt.Errorf("agent: %w", err)
+	}
+	if err := policies.Broken(); err != nil {
+		fmt.Fprintf(os.Stderr, "agent: NetworkPolicy is not enforced on this host (each policy gets a NotEnforced event): %v\n", err)
+	}
 	ip := newIPAM()
 	nodes := make([]*nodeutil.Node, cfg.Nodes)
 	provs := make([]*provider, cfg.Nodes)
@@ -97,6 +107,7 @@ func Run(ctx context.Context, cfg Config) error {
 			client: cfg.Client, node: name, ipam: ip, hosts: hosts,
 			rt:     runtimes{self: cfg.Self, kafkaLibs: cfg.KafkaLibs, extra: cfg.Images},
 			podDir: filepath.Join(cfg.StateDir, "pods"), pods: map[string]*podRun{},
+			cgroups: policies.Cgroups(), policiesChanged: policies.Kick,
 		}
 		provs[i] = prov
 		mux := http.NewServeMux()
@@ -131,6 +142,9 @@ func Run(ctx context.Context, cfg Config) error {
 	// The pods' processes end with the agent.
 	for _, p := range provs {
 		p.killAll()
+	}
+	if err := netpol.Purge(cfg.StateDir); err != nil {
+		fmt.Fprintf(os.Stderr, "agent: %v\n", err)
 	}
 	return <-provDone
 }

@@ -7,6 +7,7 @@ import (
 	"io"
 	"os/exec"
 	"strconv"
+	"syscall"
 
 	"github.com/virtual-kubelet/virtual-kubelet/errdefs"
 	"github.com/virtual-kubelet/virtual-kubelet/node/api"
@@ -40,6 +41,8 @@ func (p *podRun) execCommand(ctx context.Context, container string, argv []strin
 		args := append([]string{"-t", strconv.Itoa(pid), "-m", "-u", "--"}, argv...)
 		cmd := exec.CommandContext(ctx, "nsenter", args...)
 		cmd.Env = c.cmd.Env
+		// In the pod's cgroup, so its connections count as the pod's.
+		cmd.SysProcAttr = p.sysProcAttr(&syscall.SysProcAttr{})
 		cmd.Dir = c.spec.WorkingDir
 		return cmd, nil
 	}

@@ -41,6 +41,27 @@ type podRun struct {
 
 	hostname string
 	mounts   map[string][]Mount // by container name
+	// cgroupFD is the pod's cgroup (a directory fd) its processes start
+	// in, or -1.
+	cgroupFD int
+}
+
+// sysProcAttr starts a process in the pod's cgroup, if it has one.
+func (p *podRun) sysProcAttr(a *syscall.SysProcAttr) *syscall.SysProcAttr {
+	if p.cgroupFD >= 0 {
+		a.UseCgroupFD, a.CgroupFD = true, p.cgroupFD
+	}
+	return a
+}
+
+// closeCgroup closes the cgroup fd once the pod's processes are gone.
+func (p *podRun) closeCgroup() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.cgroupFD >= 0 {
+		_ = syscall.Close(p.cgroupFD)
+		p.cgroupFD = -1
+	}
 }
 
 // ctrRun is one container.
@@ -227,7 +248,7 @@ func (p *podRun) runOnce(c *ctrRun, rt runtimes, env []string) (int32, error) {
 	cmd.Stdout, cmd.Stderr = logf, logf
 	// Its own process group, so a signal reaches everything it started;
 	// it dies with the agent, so nothing is orphaned if the agent crashes.
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL, Cloneflags: podNamespaces}
+	cmd.SysProcAttr = p.sysProcAttr(&syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL, Cloneflags: podNamespaces})
 	if err := cmd.Start(); err != nil {
 		logf.Close()
 		p.setWaiting(c, "StartError", err.Error())

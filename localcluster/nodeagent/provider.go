@@ -22,6 +22,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
 	statsv1alpha1 "k8s.io/kubelet/pkg/apis/stats/v1alpha1"
+
+	"github.com/kafkachaos/kafkachaos/localcluster/netpol"
 )
 
 // hostIP is every node's address: the nodes share this machine.
@@ -35,6 +37,10 @@ type provider struct {
 	hosts  *hostsFile
 	rt     runtimes
 	podDir string // logs per pod under here
+	// cgroups gives each pod the cgroup its connections are known by, for
+	// NetworkPolicy; nil when this host cannot enforce policies.
+	cgroups         *netpol.Cgroups
+	policiesChanged func()
 
 	mu     sync.Mutex
 	pods   map[string]*podRun // namespace/name
@@ -77,7 +83,16 @@ func (p *provider) CreatePod(ctx context.Context, pod *corev1.Pod) error {
 		hostname = pod.Spec.Hostname
 	}
 	run := &podRun{pod: pod.DeepCopy(), ip: ip, stop: make(chan struct{}), logDir: logDir, notify: p.notify,
-		hostname: hostname, mounts: map[string][]Mount{}}
+		hostname: hostname, mounts: map[string][]Mount{}, cgroupFD: -1}
+	if p.cgroups != nil {
+		fd, _, err := p.cgroups.Open(string(pod.UID))
+		if err != nil {
+			p.mu.Unlock()
+			p.ipam.release(string(pod.UID))
+			return fmt.Errorf("agent: pod %s: %w", k, err)
+		}
+		run.cgroupFD = fd
+	}
 	for _, c := range pod.Spec.Containers {
 		// Every pod resolves cluster names through the agent's hosts file.
 		run.mounts[c.Name] = append(containerMounts(c, vols), Mount{Source: p.hosts.path, Target: "/etc/hosts", ReadOnly: true})
@@ -94,6 +109,9 @@ func (p *provider) CreatePod(ctx context.Context, pod *corev1.Pod) error {
 	}
 	p.pods[k] = run
 	p.mu.Unlock()
+	if p.policiesChanged != nil {
+		p.policiesChanged()
+	}
 
 	for i, c := range pod.Spec.Containers {
 		go run.supervise(i, p.rt, append(containerEnv(pod, c, ip), PodDirEnv+"="+logDir))
@@ -170,6 +188,13 @@ func (p *provider) DeletePod(ctx context.Context, pod *corev1.Pod) error {
 	p.mu.Unlock()
 	p.ipam.release(string(pod.UID))
 	_ = p.hosts.remove(pod)
+	run.closeCgroup()
+	if p.cgroups != nil {
+		_ = p.cgroups.Remove(string(pod.UID))
+	}
+	if p.policiesChanged != nil {
+		p.policiesChanged()
+	}
 	// The pod's emptyDirs and overlay layers go with it; its logs stay.
 	for _, d := range []string{"volumes", "scratch"} {
 		_ = os.RemoveAll(filepath.Join(run.logDir, d))
