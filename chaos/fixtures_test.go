@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -27,8 +28,9 @@ func testNode(name string, unschedulable bool) *corev1.Node {
 	return &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: name}, Spec: corev1.NodeSpec{Unschedulable: unschedulable}}
 }
 
+// testPod is a pod of a StatefulSet: it carries PodNameLabel.
 func testPod(ns, name, node string) *corev1.Pod {
-	return &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name},
+	return &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name, Labels: map[string]string{PodNameLabel: name}},
 		Spec: corev1.PodSpec{NodeName: node, Containers: []corev1.Container{{Name: "kafka"}}}}
 }
 
@@ -141,6 +143,24 @@ func ledger(t *testing.T, obj metav1.Object) []Entry {
 		t.Fatal(err)
 	}
 	return es
+}
+
+// recoverAll runs RecoverAll and checks that it returns no error and a
+// line per prefix of want, in order.
+func recoverAll(t *testing.T, cs fakeClient, namespaces []string, runID string, dryRun bool, want []string) {
+	t.Helper()
+	lines, err := RecoverAll(t.Context(), cs, nil, namespaces, runID, dryRun)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(lines) != len(want) {
+		t.Fatalf("lines %q, want %d", lines, len(want))
+	}
+	for i, l := range lines {
+		if !strings.HasPrefix(l, want[i]) {
+			t.Errorf("line %d %q, want prefix %q", i, l, want[i])
+		}
+	}
 }
 
 func kinds(es []Entry) []string {

@@ -72,6 +72,7 @@ func k8sFaults(t Target) map[string]interface {
 		"scale":            &Scale{Target: t, StatefulSet: "kafka", Replicas: 4},
 		"strimzi roll":     &ManualRollingUpdate{Target: t, Pods: []string{"kafka-0", "kafka-1"}},
 		"pause":            &Pause{Target: t, Exec: refuseExec, Pod: "kafka-0"},
+		"partition":        &Partition{Target: t, Mode: PartitionIsolate, Pod: "kafka-0", KafkaPods: []string{"kafka-0", "kafka-1"}},
 	}
 }
 

@@ -15,13 +15,14 @@ import (
 
 // RecoverAll restores what faults left behind, from their ledger entries
 // alone: it is how `kafkachaos recover` cleans up after a run that was
-// killed. It scans Nodes (cluster-wide), and the StatefulSets and Pods of
-// namespaces (all namespaces when empty), for entries of run runID ("" =
-// any run), undoes each (uncordons a node we cordoned, restores the env var
-// of a config change, drops a restart entry, scales a scaled-out
-// StatefulSet back and deletes the claims its added pods got, resumes a
-// paused broker's JVM through exec), removes the entries, and returns one
-// line per object it recovered. With dryRun it only lists them. Entries of
+// killed. It scans Nodes (cluster-wide), and the StatefulSets, Pods and
+// partitions' NetworkPolicies of namespaces (all namespaces when empty),
+// for entries of run runID ("" = any run), undoes each (uncordons a node we
+// cordoned, restores the env var of a config change, drops a restart entry,
+// scales a scaled-out StatefulSet back and deletes the claims its added
+// pods got, resumes a paused broker's JVM through exec, deletes a
+// partition's NetworkPolicy), removes the entries, and returns one line per
+// object it recovered. With dryRun it only lists them. Entries of
 // kinds it does not know are kept. It goes on past an object it cannot
 // recover and returns the errors together; a paused broker without an exec
 // is such an error.
@@ -86,6 +87,22 @@ func RecoverAll(ctx context.Context, cs kubernetes.Interface, exec Exec, namespa
 			line, err := resumePod(ctx, cs, exec, p.Namespace, p.Name, match, dryRun)
 			if err != nil {
 				errs = append(errs, fmt.Errorf("pod %s/%s: %w", p.Namespace, p.Name, err))
+			}
+			if line != "" {
+				lines = append(lines, line)
+			}
+		}
+	}
+	for _, ns := range namespaces {
+		list, err := cs.NetworkingV1().NetworkPolicies(ns).List(ctx, metav1.ListOptions{LabelSelector: partitionSelector})
+		if err != nil {
+			errs = append(errs, fmt.Errorf("list networkpolicies in %q: %w", ns, err))
+			continue
+		}
+		for _, np := range list.Items {
+			line, err := deletePartition(ctx, cs, np.Namespace, np.Name, match, dryRun)
+			if err != nil {
+				errs = append(errs, fmt.Errorf("networkpolicy %s/%s: %w", np.Namespace, np.Name, err))
 			}
 			if line != "" {
 				lines = append(lines, line)

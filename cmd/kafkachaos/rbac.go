@@ -16,9 +16,9 @@ func newRBACCmd() *cobra.Command {
 		Short: "Print the least-privilege RBAC manifest for running the suite in a cluster",
 		Long: `rbac prints manifests/rbac/rbac.yaml for the namespaces the suite may
 disrupt: a ServiceAccount "kafkachaos", a Role and RoleBinding in each
-namespace (pods, evictions, StatefulSets, claims, PDBs, the operators'
-resources), and a ClusterRole for nodes, PersistentVolumes and get on those
-namespaces only. Apply it with kubectl apply -f -.
+namespace (pods, evictions, StatefulSets, claims, PDBs, NetworkPolicies,
+the operators' resources), and a ClusterRole for nodes, PersistentVolumes
+and get on those namespaces only. Apply it with kubectl apply -f -.
 
 The suite acts as this ServiceAccount on the embedded local cluster, so
 make test checks that it is enough, and that it refuses the rest.`,

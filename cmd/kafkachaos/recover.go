@@ -18,12 +18,12 @@ func newRecoverCmd(ctx context.Context) *cobra.Command {
 		Use:   "recover",
 		Short: "Undo what faults left in the cluster, from their ledger annotations",
 		Long: `Faults record what they change in the ` + chaos.LedgerAnnotation + ` annotation of the
-object they touch. recover finds those records on Nodes, StatefulSets and Pods
-and undoes them: it uncordons nodes a drain cordoned (never a node someone else
-cordoned), restores env vars a config change set, scales a scaled StatefulSet
-back, resumes a paused broker (SIGCONT through pods/exec), and drops the
-records. Run
-it after a suite was killed before it could recover.`,
+object they touch. recover finds those records on Nodes, StatefulSets, Pods and
+the NetworkPolicies of partitions, and undoes them: it uncordons nodes a drain
+cordoned (never a node someone else cordoned), restores env vars a config
+change set, scales a scaled StatefulSet back, resumes a paused broker (SIGCONT
+through pods/exec), deletes a partition's NetworkPolicy, and drops the
+records. Run it after a suite was killed before it could recover.`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			cfg, err := loadRESTConfig(kubeconfig, kubeContext)
@@ -53,7 +53,7 @@ it after a suite was killed before it could recover.`,
 	}
 	cmd.Flags().StringVar(&kubeconfig, "kubeconfig", "", "kubeconfig file (default $KUBECONFIG, else ~/.kube/config, else ~/.kafkachaos/local/kubeconfig)")
 	cmd.Flags().StringVar(&kubeContext, "context", "", "kubeconfig context (default: the current context)")
-	cmd.Flags().StringSliceVar(&namespaces, "namespace", nil, "namespace whose StatefulSets and Pods to scan, repeatable (default: all; Nodes are always scanned)")
+	cmd.Flags().StringSliceVar(&namespaces, "namespace", nil, "namespace whose StatefulSets, Pods and NetworkPolicies to scan, repeatable (default: all; Nodes are always scanned)")
 	cmd.Flags().StringVar(&runID, "run-id", "", "recover only the entries of this run (default: any run)")
 	cmd.Flags().BoolVar(&dryRun, "dry-run", false, "list what would be recovered and change nothing")
 	return cmd

@@ -14,6 +14,7 @@ import (
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
+	networkingv1 "k8s.io/api/networking/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/tools/clientcmd"
 	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
@@ -111,12 +112,15 @@ func TestRecoverMissingKubeconfigExitsTwo(t *testing.T) {
 	}
 }
 
-// apiServer serves a node list and empty StatefulSet and Pod lists, and records
-// the patches it receives.
+// apiServer serves a node list, empty StatefulSet and Pod lists and a
+// NetworkPolicy list of policy in namespace kafka, and records the patches
+// and deletes it receives.
 type apiServer struct {
 	mu      sync.Mutex
 	node    *corev1.Node
+	policy  *networkingv1.NetworkPolicy
 	patches []string
+	deletes []string
 }
 
 func (s *apiServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
@@ -141,12 +145,26 @@ func (s *apiServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		out = map[string]any{"kind": "StatefulSetList", "apiVersion": "apps/v1", "items": []any{}}
 	case r.Method == http.MethodGet && strings.HasSuffix(r.URL.Path, "/pods"):
 		out = map[string]any{"kind": "PodList", "apiVersion": "v1", "items": []any{}}
+	case r.Method == http.MethodGet && strings.HasSuffix(r.URL.Path, "/networkpolicies"):
+		list := &networkingv1.NetworkPolicyList{TypeMeta: metav1.TypeMeta{Kind: "NetworkPolicyList", APIVersion: "networking.k8s.io/v1"}}
+		if s.policy != nil && r.URL.Query().Get("labelSelector") != "" && !strings.Contains(r.URL.Path, "/namespaces/other/") {
+			list.Items = append(list.Items, *s.policy)
+		}
+		out = list
+	case r.Method == http.MethodGet && s.policy != nil && r.URL.Path == policyPath:
+		out = s.policy
+	case r.Method == http.MethodDelete && s.policy != nil && r.URL.Path == policyPath:
+		s.deletes = append(s.deletes, r.URL.Path)
+		out = map[string]any{"kind": "Status", "apiVersion": "v1", "status": "Success"}
 	default:
 		w.WriteHeader(http.StatusNotFound)
 		out = map[string]any{"kind": "Status", "apiVersion": "v1", "status": "Failure", "reason": "NotFound", "code": 404}
 	}
 	_ = json.NewEncoder(w).Encode(out)
 }
+
+// policyPath is the leftover partition's NetworkPolicy the apiServer serves.
+const policyPath = "/apis/networking.k8s.io/v1/namespaces/kafka/networkpolicies/kafkachaos-partition-kafka-1"
 
 func TestRecoverCommand(t *testing.T) {
 	cordoned := &corev1.Node{
@@ -156,21 +174,36 @@ func TestRecoverCommand(t *testing.T) {
 		}},
 		Spec: corev1.NodeSpec{Unschedulable: true},
 	}
+	partition := &networkingv1.NetworkPolicy{
+		TypeMeta: metav1.TypeMeta{Kind: "NetworkPolicy", APIVersion: "networking.k8s.io/v1"},
+		ObjectMeta: metav1.ObjectMeta{Namespace: "kafka", Name: "kafkachaos-partition-kafka-1", UID: "u1",
+			Labels: map[string]string{"app.kubernetes.io/managed-by": "kafkachaos", "kafkachaos.io/fault": "partition"},
+			Annotations: map[string]string{
+				chaos.LedgerAnnotation: `[{"fault":"partition","runID":"r1","at":"2026-01-02T03:04:05Z","undo":"delete NetworkPolicy kafka/kafkachaos-partition-kafka-1","data":{"mode":"isolate","pod":"kafka-1"}}]`,
+			}},
+	}
 	tests := []struct {
 		name        string
 		node        *corev1.Node
+		policy      *networkingv1.NetworkPolicy
 		args        []string
 		wantOut     string
 		wantPatches int
+		wantDeletes int
 	}{
 		{name: "nothing", wantOut: "nothing to recover\n"},
 		{name: "uncordon", node: cordoned, args: []string{"--namespace", "kafka"}, wantOut: "recovered node node-1: uncordon (node-drain of run r1", wantPatches: 1},
 		{name: "dry run", node: cordoned, args: []string{"--dry-run"}, wantOut: "would recover node node-1: uncordon"},
 		{name: "other run", node: cordoned, args: []string{"--run-id", "r2"}, wantOut: "nothing to recover\n"},
+		{name: "partition", policy: partition, args: []string{"--namespace", "kafka", "--run-id", "r1"}, wantDeletes: 1,
+			wantOut: "recovered networkpolicy kafka/kafkachaos-partition-kafka-1: delete, ending the isolate partition of pod kafka-1 (partition of run r1"},
+		{name: "partition, dry run", policy: partition, args: []string{"--dry-run"},
+			wantOut: "would recover networkpolicy kafka/kafkachaos-partition-kafka-1: delete"},
+		{name: "partition in another namespace", policy: partition, args: []string{"--namespace", "other"}, wantOut: "nothing to recover\n"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			api := &apiServer{node: tt.node}
+			api := &apiServer{node: tt.node, policy: tt.policy}
 			ts := httptest.NewServer(api)
 			defer ts.Close()
 			kc := filepath.Join(t.TempDir(), "kubeconfig")
@@ -185,8 +218,8 @@ func TestRecoverCommand(t *testing.T) {
 			}
 			api.mu.Lock()
 			defer api.mu.Unlock()
-			if len(api.patches) != tt.wantPatches {
-				t.Fatalf("patches %q, want %d", api.patches, tt.wantPatches)
+			if len(api.patches) != tt.wantPatches || len(api.deletes) != tt.wantDeletes {
+				t.Fatalf("patches %q, want %d; deletes %q, want %d", api.patches, tt.wantPatches, api.deletes, tt.wantDeletes)
 			}
 			for _, p := range api.patches {
 				for _, want := range []string{"application/strategic-merge-patch+json", `"resourceVersion":"7"`, `"unschedulable":false`, `"kafkachaos.io/ledger":null`} {
