@@ -67,6 +67,7 @@ func testKafkaLayout(t *testing.T, l manifests.Layout) {
 		if err := c.Down(ctx, false); err != nil {
 			t.Errorf("down: %v", err)
 		}
+		checkHostLeftClean(t, state)
 	})
 	ctx, cancel := context.WithTimeout(t.Context(), upTimeout+kafkaReadyTimeout+2*kafkaHealthTimeout)
 	defer cancel()
@@ -137,6 +138,8 @@ func testKafkaLayout(t *testing.T, l manifests.Layout) {
 	healthy("the topic fully replicated")
 	checkPause(t, ctx, cs, cfg, l)
 	healthy("the paused broker back in every ISR")
+	checkPartition(t, ctx, cs, cfg, l, state)
+	healthy("the partitioned broker back in every ISR")
 
 	victim := l.StatefulSet + "-1"
 	old, err := cs.CoreV1().Pods(l.Namespace).Get(ctx, victim, metav1.GetOptions{})

@@ -1,0 +1,84 @@
+package suites
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	. "github.com/onsi/ginkgo/v2"
+
+	"github.com/kafkachaos/kafkachaos/brokers"
+	"github.com/kafkachaos/kafkachaos/chaos"
+)
+
+// Partition specs: a broker alive and registered, but cut off from some
+// peers by a NetworkPolicy (which the cluster's CNI, or the local cluster's
+// nftables rules, must enforce; the probe fails the spec when it does not).
+// Kafka's timing predicts what happens:
+//   - isolate: the victim's controller session lapses, so it is fenced
+//     after broker.session.timeout.ms (9 s) and its leaderships move; the
+//     partitions it follows stall for about that long, until it leaves
+//     their ISR.
+//   - peers-only: the victim still heartbeats to the quorum, so it is never
+//     fenced. The partitions it follows stall acks=all writes until their
+//     leaders drop it from the ISR, after replica.lag.time.max.ms (30 s).
+//     The partitions it leads lose their followers' fetches: their ISR
+//     shrinks to the leader alone, below min.insync.replicas 2, and they
+//     stay unwritable for the whole partition.
+//   - controller: the active controller loses the quorum's majority; the
+//     other voters elect a new leader after controller.quorum.fetch.timeout.ms
+//     (2 s) plus an election timeout (1 s).
+var _ = Describe("The leader of partition 0 is partitioned", Label("partition"), Serial, func() {
+	It("from every other Kafka node (isolate), for 45s: is fenced, its partitions move, no acknowledged record is lost", func(ctx SpecContext) {
+		expectPassed(runStory(ctx, suite, partitionStory("partition-isolate-45s", leaderOf(0), chaos.PartitionIsolate, 45*time.Second)))
+	}, SpecTimeout(storyTimeout))
+	It("from the other brokers' replication only (peers-only), for 45s: no acknowledged record is lost", Label("peers-only"), func(ctx SpecContext) {
+		expectPassed(runStory(ctx, suite, partitionStory("partition-peers-only-45s", leaderOf(0), chaos.PartitionPeersOnly, 45*time.Second)))
+	}, SpecTimeout(storyTimeout))
+})
+
+var _ = Describe("The active KRaft controller is partitioned from the other Kafka nodes' controller listener", Label("partition"), Serial, func() {
+	It("for 20s: the quorum elects another leader, no acknowledged record is lost", func(ctx SpecContext) {
+		expectPassed(runStory(ctx, suite, partitionStory("partition-controller-20s", activeController, chaos.PartitionController, 20*time.Second)))
+	}, SpecTimeout(storyTimeout))
+})
+
+// partitionStory cuts the first victim off as mode says for d. The fault
+// holds as planned when, from inside the pods, every connection the mode
+// cuts fails and every one it allows succeeds.
+func partitionStory(label string, pick func(context.Context, *env, string, []brokers.Broker) ([]brokers.Broker, error), mode chaos.PartitionMode, d time.Duration) story {
+	var kafkaPods []string // every Kafka pod when the victim was picked
+	return story{
+		label: label,
+		pick: func(ctx context.Context, e *env, topic string, snap []brokers.Broker) ([]brokers.Broker, error) {
+			kafkaPods = kafkaPods[:0]
+			for _, b := range snap {
+				kafkaPods = append(kafkaPods, b.Pod)
+			}
+			return pick(ctx, e, topic, snap)
+		},
+		fault: func(e *env, v []brokers.Broker) chaos.Fault {
+			return &chaos.Partition{Target: e.faultTarget(), Exec: e.exec, Mode: mode, Pod: v[0].Pod, KafkaPods: kafkaPods}
+		},
+		during: func(ctx context.Context, e *env, v []brokers.Broker) error {
+			start := time.Now()
+			By(fmt.Sprintf("holding the %s partition of %s for %s, watching the leaders of %s", mode, v[0].Pod, d, "kafkachaos-"+label))
+			watch := make(chan leadershipSeen, 1)
+			go func() {
+				defer GinkgoRecover()
+				watch <- watchLeadership(ctx, e, "kafkachaos-"+label, v[0].ID, start, d)
+			}()
+			By("probing from inside the pods that the cut connections fail and the allowed ones work")
+			f := &chaos.Partition{Target: e.faultTarget(), Exec: e.exec, Mode: mode, Pod: v[0].Pod, KafkaPods: kafkaPods}
+			reach, err := f.Probe(ctx)
+			if err == nil {
+				err = chaos.Held(reach)
+			}
+			for _, r := range reach {
+				GinkgoWriter.Println("  probe:", r)
+			}
+			By(fmt.Sprintf("node %d, partitioned (%s): %s", v[0].ID, mode, <-watch))
+			return err
+		},
+	}
+}
