@@ -100,4 +100,3 @@ func checkHostLeftClean(t *testing.T, state string) {
 		}
 	}
 }
-

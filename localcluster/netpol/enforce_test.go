@@ -217,4 +217,3 @@ func TestEnforcedOnLoopback(t *testing.T) {
 		t.Errorf("a's held connection after the policy went: last %q", last)
 	}
 }
-
