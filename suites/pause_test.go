@@ -105,7 +105,7 @@ func (m moved) String() string {
 		return "not held: " + m.seen
 	}
 	if m.lost < 0 {
-		return fmt.Sprintf("still held when the pause ended (last seen %s in: %s)", m.held.Round(100*time.Millisecond), m.seen)
+		return fmt.Sprintf("still held when the fault ended (last seen %s in: %s)", m.held.Round(100*time.Millisecond), m.seen)
 	}
 	return fmt.Sprintf("held at %s, lost at %s: %s", m.held.Round(100*time.Millisecond), m.lost.Round(100*time.Millisecond), m.seen)
 }

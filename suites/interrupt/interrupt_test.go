@@ -32,6 +32,7 @@ const (
 	downTimeout     = 2 * time.Minute
 	holdingTheDrain = "holding the drain"
 	holdingThePause = "holding the pause for"
+	holdingTheCut   = "holding the peers-only partition of"
 )
 
 // TestInterruptedFaultsLeaveNothing runs the node-drain spec twice on one
@@ -40,7 +41,8 @@ const (
 // SIGKILL there (the node stays cordoned, and kafkachaos recover must
 // restore it from the ledger); then the same with the 45 s pause of a
 // broker (SIGINT must resume it; after SIGKILL it stays stopped until
-// kafkachaos recover sends SIGCONT).
+// kafkachaos recover sends SIGCONT); then a SIGKILL while a peers-only
+// partition holds (its NetworkPolicy stays until kafkachaos recover).
 func TestInterruptedFaultsLeaveNothing(t *testing.T) {
 	if testing.Short() {
 		t.Skip("-short: runs the suite on a local cluster")
@@ -53,7 +55,7 @@ func TestInterruptedFaultsLeaveNothing(t *testing.T) {
 		t.Fatal(err)
 	}
 	state := t.TempDir()
-	ctx, cancel := context.WithTimeout(t.Context(), buildTimeout+4*(drainTimeout+exitTimeout))
+	ctx, cancel := context.WithTimeout(t.Context(), buildTimeout+5*(drainTimeout+exitTimeout))
 	defer cancel()
 	bin := filepath.Join(state, "kafkachaos")
 	suite := filepath.Join(state, "suites.test")
@@ -188,6 +190,46 @@ func TestInterruptedFaultsLeaveNothing(t *testing.T) {
 			t.Errorf("second recover printed %q, want nothing to recover", out)
 		}
 	})
+
+	// The partition: the peers-only NetworkPolicy a SIGKILLed suite leaves
+	// behind, which only kafkachaos recover removes.
+	cutArgs := []string{"-test.v", "-ginkgo.v", "-ginkgo.label-filter=partition && peers-only",
+		"-kafkachaos.state-dir=" + state, "-kafkachaos.binary=" + bin}
+	t.Run("kafkachaos recover removes the policy a SIGKILLed suite left partitioning a broker", func(t *testing.T) {
+		sr := startUntil(ctx, t, root, suite, cutArgs, env, holdingTheCut)
+		if err := sr.cmd.Process.Signal(syscall.SIGKILL); err != nil {
+			t.Fatal(err)
+		}
+		sr.wait(t)
+		cs := clientset(t, c)
+		if p := partitionPolicies(ctx, t, cs); len(p) != 1 {
+			t.Fatalf("after SIGKILL, partition policies %v, want the one the spec made", p)
+		}
+		out := run(ctx, t, root, bin, "recover", "--kubeconfig", c.KubeconfigPath())
+		if !strings.Contains(out, "networkpolicy") {
+			t.Errorf("recover printed %q, want the policy deleted", out)
+		}
+		if p := partitionPolicies(ctx, t, cs); len(p) != 0 {
+			t.Errorf("after recover, partition policies left: %v", p)
+		}
+		if out := run(ctx, t, root, bin, "recover", "--kubeconfig", c.KubeconfigPath()); !strings.Contains(out, "nothing to recover") {
+			t.Errorf("second recover printed %q, want nothing to recover", out)
+		}
+	})
+}
+
+// partitionPolicies lists the partition fault's NetworkPolicies.
+func partitionPolicies(ctx context.Context, t *testing.T, cs kubernetes.Interface) []string {
+	t.Helper()
+	list, err := cs.NetworkingV1().NetworkPolicies("").List(ctx, metav1.ListOptions{LabelSelector: "app.kubernetes.io/managed-by=kafkachaos"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	for _, p := range list.Items {
+		out = append(out, p.Namespace+"/"+p.Name)
+	}
+	return out
 }
 
 // stoppedBrokers lists the pods whose main process (the JVM: the node
