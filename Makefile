@@ -34,7 +34,7 @@ chaos: prereqs setup
 # the packages that run real components (Kafka JVMs, the Kubernetes control
 # plane, Chromium rendering the HTML report) one package at a time, so a
 # 2-core machine is not oversubscribed, then the suite's gate, negative,
-# rbac, agents, 5 s pause and 20 s peers-only partition specs end to end on the local cluster (acting as
+# rbac, agents, 5 s pause and 10 s peers-only partition specs end to end on the local cluster (acting as
 # manifests/rbac's ServiceAccount).
 REAL_PKGS := ./internal/localkafka/ ./localcluster/... ./suites/interrupt/ ./report/
 test: prereqs-test lint setup

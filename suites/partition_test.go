@@ -32,8 +32,11 @@ var _ = Describe("The leader of partition 0 is partitioned", Label("partition"),
 	It("from every other Kafka node (isolate), for 45s: is fenced, its partitions move, no acknowledged record is lost", func(ctx SpecContext) {
 		expectPassed(runStory(ctx, suite, partitionStory("partition-isolate-45s", leaderOf(0), chaos.PartitionIsolate, 45*time.Second)))
 	}, SpecTimeout(storyTimeout))
-	It("from the other brokers' replication only (peers-only), for 20s: no acknowledged record is lost", Label("peers-only"), func(ctx SpecContext) {
-		expectPassed(runStory(ctx, suite, partitionStory("partition-peers-only-20s", leaderOf(0), chaos.PartitionPeersOnly, 20*time.Second)))
+	// Shorter than replica.lag.time.max.ms: every partition stalls (the
+	// victim is in every ISR) for the cut and the TCP retransmission
+	// back-off after it, well inside the 30 s bound. `make test` runs it.
+	It("from the other brokers' replication only (peers-only), for 10s: no acknowledged record is lost", Label("peers-only"), func(ctx SpecContext) {
+		expectPassed(runStory(ctx, suite, partitionStory("partition-peers-only-10s", leaderOf(0), chaos.PartitionPeersOnly, 10*time.Second)))
 	}, SpecTimeout(storyTimeout))
 	// A finding (README): the partitions the victim leads stay unwritable
 	// for the whole cut, and the rest stall past the 30 s bound.
