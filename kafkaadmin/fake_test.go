@@ -26,6 +26,7 @@ type fakeKafka struct {
 	unreachable bool // no broker answers: the client cannot dial
 	quorum      *kmsg.DescribeQuorumResponse
 	quorumErr   error
+	cluster     *kmsg.DescribeClusterResponse    // nil: DescribeCluster fails
 	down        map[int32]error                  // brokers that do not answer alone
 	views       map[int32]*kmsg.MetadataResponse // brokers that answer alone with other metadata
 }
@@ -94,8 +95,14 @@ func (f fakeKafka) RequestBroker(ctx context.Context, id int32, req kmsg.Request
 }
 
 func (f fakeKafka) Request(_ context.Context, req kmsg.Request) (kmsg.Response, error) {
-	if _, ok := req.(*kmsg.DescribeQuorumRequest); ok {
+	switch req.(type) {
+	case *kmsg.DescribeQuorumRequest:
 		return f.quorum, f.quorumErr
+	case *kmsg.DescribeClusterRequest:
+		if f.cluster == nil {
+			return nil, errors.New("fakeKafka: DescribeCluster v2 not supported")
+		}
+		return f.cluster, nil
 	}
 	return nil, errors.New("fakeKafka: unexpected request")
 }

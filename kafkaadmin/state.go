@@ -1,0 +1,135 @@
+package kafkaadmin
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kerr"
+	"github.com/twmb/franz-go/pkg/kmsg"
+)
+
+// State is one look at what Kafka says about a topic and its cluster: the
+// raw material of the event timeline. A part whose request failed is
+// marked unknown, so that a missed look is never read as a change.
+type State struct {
+	At time.Time
+	// Brokers maps every registered broker to whether it is fenced
+	// (DescribeCluster with fenced brokers, Kafka 4.0+; before that, the
+	// brokers of the metadata answer, none fenced). Nil: unknown.
+	Brokers map[int32]bool
+	// Controller is the KRaft quorum's leader and its epoch; -1: no leader;
+	// ControllerKnown false: DescribeQuorum failed.
+	Controller, ControllerEpoch int32
+	ControllerKnown             bool
+	// Partitions of the topic by ID. Nil: unknown.
+	Partitions map[int32]PartitionView
+}
+
+// PartitionView is one partition in a metadata answer.
+type PartitionView struct {
+	Leader      int32 // -1: none
+	LeaderEpoch int32
+	Replicas    []int32
+	ISR         []int32 // sorted
+}
+
+// ISRFull reports whether every partition's ISR holds all its replicas.
+// Unknown partitions are not full.
+func (s State) ISRFull() bool {
+	if s.Partitions == nil {
+		return false
+	}
+	for _, p := range s.Partitions {
+		if len(p.ISR) < len(p.Replicas) {
+			return false
+		}
+	}
+	return true
+}
+
+// PreferredLeaders reports whether every partition is led by its first
+// replica, as the preferred leader election would have it.
+func (s State) PreferredLeaders() bool {
+	if s.Partitions == nil {
+		return false
+	}
+	for _, p := range s.Partitions {
+		if len(p.Replicas) == 0 || p.Leader != p.Replicas[0] {
+			return false
+		}
+	}
+	return true
+}
+
+// Registered reports whether every broker of ids is registered and not
+// fenced.
+func (s State) Registered(ids ...int32) bool {
+	if s.Brokers == nil {
+		return false
+	}
+	for _, id := range ids {
+		if fenced, ok := s.Brokers[id]; !ok || fenced {
+			return false
+		}
+	}
+	return true
+}
+
+// State looks at topic and the cluster once: metadata (forced fresh),
+// DescribeCluster and DescribeQuorum. It fails only when every part failed.
+func (c *Client) State(ctx context.Context, topic string) (State, error) {
+	s := State{At: time.Now(), Controller: -1}
+	var errs []error
+	if m, err := c.metadata(ctx, topic); err != nil {
+		errs = append(errs, err)
+	} else if t, err := topicIn(m, topic); err != nil {
+		errs = append(errs, err)
+	} else {
+		s.Partitions = make(map[int32]PartitionView, len(t.Partitions))
+		for id, p := range t.Partitions {
+			isr := slices.Clone(p.ISR)
+			slices.Sort(isr)
+			s.Partitions[id] = PartitionView{Leader: p.Leader, LeaderEpoch: p.LeaderEpoch, Replicas: slices.Clone(p.Replicas), ISR: isr}
+		}
+		if brokers, err := c.describeCluster(ctx); err == nil {
+			s.Brokers = brokers
+		} else {
+			s.Brokers = make(map[int32]bool, len(m.Brokers))
+			for _, b := range m.Brokers {
+				s.Brokers[b.NodeID] = false
+			}
+		}
+	}
+	if q := c.describeQuorum(ctx); q.Err != nil {
+		errs = append(errs, q.Err)
+	} else {
+		s.Controller, s.ControllerEpoch, s.ControllerKnown = q.LeaderID, q.LeaderEpoch, true
+	}
+	if s.Partitions == nil && !s.ControllerKnown {
+		return s, fmt.Errorf("kafkaadmin: state of %s: %v", topic, errs)
+	}
+	return s, nil
+}
+
+// describeCluster returns every registered broker and whether it is
+// fenced, from DescribeCluster v2 (KIP-1073).
+func (c *Client) describeCluster(ctx context.Context) (map[int32]bool, error) {
+	req := kmsg.NewPtrDescribeClusterRequest()
+	req.Version = 2
+	req.IncludeFencedBrokers = true
+	resp, err := c.raw.Request(ctx, req)
+	if err != nil {
+		return nil, fmt.Errorf("describe cluster: %w", err)
+	}
+	r := resp.(*kmsg.DescribeClusterResponse)
+	if err := kerr.ErrorForCode(r.ErrorCode); err != nil {
+		return nil, fmt.Errorf("describe cluster: %w", err)
+	}
+	out := make(map[int32]bool, len(r.Brokers))
+	for _, b := range r.Brokers {
+		out[b.NodeID] = b.IsFenced
+	}
+	return out, nil
+}
