@@ -167,7 +167,7 @@ func TestDashboard(t *testing.T) {
 		}
 		check("variable "+v.Name, sel[1])
 	}
-	for _, n := range []string{metrics.RecordsAcked, metrics.AckLatency + "_bucket", metrics.EndToEndLatency + "_bucket", metrics.UnavailableSeconds, metrics.Phase} {
+	for _, n := range []string{metrics.RecordsAcked, metrics.AckLatency + "_bucket", metrics.EndToEndLatency + "_bucket", metrics.UnavailableSeconds, metrics.CurrentPhase} {
 		if !used[n] {
 			t.Errorf("no panel reads %s", n)
 		}

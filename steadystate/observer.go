@@ -65,11 +65,13 @@ const (
 	FailureOther         = "other"
 )
 
-// FailureKinds are every failure kind an Observer can be told, so that a
-// metric can export each from the start.
-var FailureKinds = []string{
-	FailureRecordTimeout, FailureRecordRetries, FailureMaxBuffered, FailureClientClosed,
-	FailureCancelled, FailureKafka, FailureOther,
+// FailureKinds returns every failure kind an Observer can be told, so that
+// a metric can export each from the start.
+func FailureKinds() []string {
+	return []string{
+		FailureRecordTimeout, FailureRecordRetries, FailureMaxBuffered, FailureClientClosed,
+		FailureCancelled, FailureKafka, FailureOther,
+	}
 }
 
 // clientErrors are the client-side errors a produce can fail with, with the

@@ -74,8 +74,8 @@ func (o *countingObserver) check(t *testing.T, rep *Report) {
 	var failed, produceErrors int64
 	for kind, n := range o.failures {
 		failed += n
-		if !slices.Contains(FailureKinds, kind) {
-			t.Errorf("failure kind %q is not one of %v", kind, FailureKinds)
+		if !slices.Contains(FailureKinds(), kind) {
+			t.Errorf("failure kind %q is not one of %v", kind, FailureKinds())
 		}
 	}
 	for name, n := range rep.Errors {
@@ -123,7 +123,7 @@ func TestClassify(t *testing.T) {
 		if name != tt.name || kind != tt.kind {
 			t.Errorf("classify(%v) = %q, %q; want %q, %q", tt.err, name, kind, tt.name, tt.kind)
 		}
-		if !slices.Contains(FailureKinds, kind) {
+		if !slices.Contains(FailureKinds(), kind) {
 			t.Errorf("kind %q of %v is not in FailureKinds", kind, tt.err)
 		}
 	}

@@ -85,7 +85,7 @@ func TestSteadyStateServesMetrics(t *testing.T) {
 		metricLine(metrics.RecordsAcked, rep.Records.Acked),
 		metricLine(metrics.RecordsConsumed, rep.Records.Consumed),
 		metricLine(metrics.RecordsLost, 0),
-		fmt.Sprintf("\n%s{phase=%q} 1\n", metrics.Phase, steadystate.PhaseBaseline),
+		fmt.Sprintf("\n%s{phase=%q} 1\n", metrics.CurrentPhase, steadystate.PhaseBaseline),
 	} {
 		if !strings.Contains(string(body), line) {
 			t.Errorf("no line %q in the final metrics (report: %+v):\n%.3000s", strings.TrimSpace(line), rep.Records, body)

@@ -30,7 +30,7 @@ const Path = "/metrics"
 const (
 	RecordsSent        = "kafkachaos_records_sent_total"
 	RecordsAcked       = "kafkachaos_records_acked_total"
-	RecordsFailed      = "kafkachaos_records_failed_total" // label kind: one of steadystate.FailureKinds
+	RecordsFailed      = "kafkachaos_records_failed_total" // label kind: one of steadystate.FailureKinds()
 	RecordsConsumed    = "kafkachaos_records_consumed_total"
 	RecordsLost        = "kafkachaos_records_lost_total"
 	RecordsDuplicated  = "kafkachaos_records_duplicated_total"
@@ -38,22 +38,23 @@ const (
 	AckLatency         = "kafkachaos_ack_latency_seconds"
 	EndToEndLatency    = "kafkachaos_end_to_end_latency_seconds"
 	UnavailableSeconds = "kafkachaos_unavailable_seconds"
-	Phase              = "kafkachaos_phase" // label phase: 1 for the current phase
+	CurrentPhase       = "kafkachaos_phase" // label phase: 1 for the current phase
 )
 
 // The latency histograms' native buckets: each at most 10% wider than the
-// one before, at most 160 of them (1 ms to 5 minutes takes about 150),
-// reset at most hourly when a wider spread needs more.
+// one before (schema 3: 8 buckets a doubling), at most 160 of them (20
+// doublings, 100 µs to 100 s); past that the histogram resets if its last
+// reset is an hour old, or else halves its resolution.
 const (
 	nativeBucketFactor  = 1.1
 	nativeMaxBuckets    = 160
 	nativeResetInterval = time.Hour
 )
 
-// latencyBuckets are the classic buckets of the latency histograms, in
-// seconds: 1 ms to 5 minutes, the range of the report's histograms.
-var latencyBuckets = []float64{
-	.001, .0025, .005, .01, .025, .05, .1, .25, .5, 1, 2.5, 5, 10, 30, 60, 120, 300,
+// latencyBuckets returns the classic buckets of the latency histograms, in
+// seconds: 1 ms to 5 minutes, the top of the report's histograms.
+func latencyBuckets() []float64 {
+	return []float64{.001, .0025, .005, .01, .025, .05, .1, .25, .5, 1, 2.5, 5, 10, 30, 60, 120, 300}
 }
 
 // Metrics is a run's Prometheus metrics. Use it as the run's
@@ -91,7 +92,7 @@ func New() *Metrics {
 	latency := func(name, help string) prometheus.Histogram {
 		return prometheus.NewHistogram(prometheus.HistogramOpts{
 			Name: name, Help: help,
-			Buckets:                         latencyBuckets,
+			Buckets:                         latencyBuckets(),
 			NativeHistogramBucketFactor:     nativeBucketFactor,
 			NativeHistogramMaxBucketNumber:  nativeMaxBuckets,
 			NativeHistogramMinResetDuration: nativeResetInterval,
@@ -106,13 +107,13 @@ func New() *Metrics {
 	m.failed = prometheus.NewCounterVec(prometheus.CounterOpts{
 		Name: RecordsFailed, Help: "Records whose produce failed, by kind of failure.",
 	}, []string{"kind"})
-	for _, k := range steadystate.FailureKinds {
+	for _, k := range steadystate.FailureKinds() {
 		m.failed.WithLabelValues(k) // every kind exported from the start, at 0
 	}
 	m.ackLatency = latency(AckLatency, "Time from a record's send to its acknowledgement.")
 	m.endToEnd = latency(EndToEndLatency, "Time from a record's intended send time to its consumption.")
 	m.phase = prometheus.NewGaugeVec(prometheus.GaugeOpts{
-		Name: Phase, Help: "The run's phase: 1 for the current one, 0 for the phases before it.",
+		Name: CurrentPhase, Help: "The run's phase: 1 for the current one, 0 for the phases before it.",
 	}, []string{"phase"})
 	unavailable := prometheus.NewGaugeFunc(prometheus.GaugeOpts{
 		Name: UnavailableSeconds,

@@ -164,11 +164,11 @@ func TestMetricsMatchTheReport(t *testing.T) {
 	if acked <= 0 || acked > sent || sent > records {
 		t.Errorf("while running: %g acked of %g sent; want some acked, no more than sent, at most %d sent", acked, sent, records)
 	}
-	want(t, during, 1, Phase, "phase", string(steadystate.PhaseBaseline))
+	want(t, during, 1, CurrentPhase, "phase", string(steadystate.PhaseBaseline))
 	r.Mark(steadystate.PhaseFault)
 	marked := scrape(t, url, false)
-	want(t, marked, 1, Phase, "phase", string(steadystate.PhaseFault))
-	want(t, marked, 0, Phase, "phase", string(steadystate.PhaseBaseline))
+	want(t, marked, 1, CurrentPhase, "phase", string(steadystate.PhaseFault))
+	want(t, marked, 0, CurrentPhase, "phase", string(steadystate.PhaseBaseline))
 	if u, ok := value(marked, UnavailableSeconds); !ok || u < 0 || u > 5 {
 		t.Errorf("%s = %g (exported: %t) while a healthy fake acks; want between 0 and 5 s", UnavailableSeconds, u, ok)
 	}
@@ -192,11 +192,11 @@ func TestMetricsMatchTheReport(t *testing.T) {
 	want(t, after, float64(rec.Lost), RecordsLost)
 	want(t, after, float64(rec.Duplicates), RecordsDuplicated)
 	want(t, after, float64(rec.Reordered), RecordsReordered)
-	for _, kind := range steadystate.FailureKinds {
+	for _, kind := range steadystate.FailureKinds() {
 		want(t, after, 0, RecordsFailed, "kind", kind)
 	}
 	want(t, after, 0, UnavailableSeconds) // nothing waits for an ack any more
-	want(t, after, 1, Phase, "phase", string(steadystate.PhaseFault))
+	want(t, after, 1, CurrentPhase, "phase", string(steadystate.PhaseFault))
 
 	native := scrape(t, url, true)
 	for _, h := range []struct {
@@ -212,8 +212,8 @@ func TestMetricsMatchTheReport(t *testing.T) {
 		}
 		// The text format lists +Inf as a bucket of its own.
 		buckets := classic.GetBucket()
-		if n := len(buckets); n != len(latencyBuckets)+1 || !math.IsInf(buckets[n-1].GetUpperBound(), 1) || buckets[n-1].GetCumulativeCount() != uint64(h.stats.Count) {
-			t.Errorf("%s has %d classic buckets, want %d and +Inf holding every value", h.name, len(buckets), len(latencyBuckets)+1)
+		if n := len(buckets); n != len(latencyBuckets())+1 || !math.IsInf(buckets[n-1].GetUpperBound(), 1) || buckets[n-1].GetCumulativeCount() != uint64(h.stats.Count) {
+			t.Errorf("%s has %d classic buckets, want %d and +Inf holding every value", h.name, len(buckets), len(latencyBuckets())+1)
 		}
 		if nat.GetSchema() != 3 || len(nat.GetPositiveSpan()) == 0 {
 			t.Errorf("%s: native schema %d with %d spans; want schema 3 (factor 2^(1/8) <= 1.1) and buckets", h.name, nat.GetSchema(), len(nat.GetPositiveSpan()))
