@@ -1,5 +1,7 @@
 package loadagent
 
+import "github.com/kafkachaos/kafkachaos/steadystate/metrics"
+
 // The load agent's HTTP protocol: both the server (Server) and the client
 // (Stop, Collect, the StatefulSet's readiness probe) use these names, so the
 // two sides cannot drift apart.
@@ -10,6 +12,8 @@ package loadagent
 //	GET  /raw      200: the run's steadystate.Measurements (gzip if asked);
 //	               409 with Status while it runs, 500 with Status if it failed
 //	GET  /report   200: the agent's own steadystate.Report; 409 or 500 as /raw
+//	GET  /metrics  200: the run's Prometheus metrics (package steadystate/metrics),
+//	               live while it runs and final once it is done
 
 // Port is where agents serve the protocol (the agent's default --listen, on
 // the pod's IP).
@@ -22,6 +26,7 @@ const (
 	PathStop    = "/stop"
 	PathRaw     = "/raw"
 	PathReport  = "/report"
+	PathMetrics = metrics.Path
 )
 
 // IndexEnv gives an agent its index when --agent-index is not set; the

@@ -18,7 +18,8 @@ import (
 // caller runs the runner, calls Stop to end the load gracefully, and
 // Finish with Run's outcome.
 type Server struct {
-	r *steadystate.Runner
+	r       *steadystate.Runner
+	metrics http.Handler // of the runner's Observer; nil for none
 
 	mu       sync.Mutex
 	stopping bool
@@ -28,8 +29,12 @@ type Server struct {
 	report   encodedJSON // the agent's own report, once done
 }
 
-// NewServer returns a server for r.
-func NewServer(r *steadystate.Runner) *Server { return &Server{r: r} }
+// NewServer returns a server for r. metrics, when non-nil, serves
+// GET /metrics: the Prometheus metrics of r's Observer (see
+// steadystate/metrics).
+func NewServer(r *steadystate.Runner, metrics http.Handler) *Server {
+	return &Server{r: r, metrics: metrics}
+}
 
 // encodedJSON is a JSON document, and its gzip form.
 type encodedJSON struct{ plain, gz []byte }
@@ -139,6 +144,9 @@ func (s *Server) Handler() http.Handler {
 	mux.HandleFunc("GET "+PathReport, func(w http.ResponseWriter, req *http.Request) {
 		s.serveResult(w, req, func() encodedJSON { return s.report })
 	})
+	if s.metrics != nil {
+		mux.Handle("GET "+PathMetrics, s.metrics)
+	}
 	return mux
 }
 

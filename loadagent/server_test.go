@@ -15,6 +15,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/wait"
 
 	"github.com/kafkachaos/kafkachaos/steadystate"
+	"github.com/kafkachaos/kafkachaos/steadystate/metrics"
 )
 
 // The protocol end to end: real Servers, each serving a real
@@ -40,14 +41,15 @@ func startAgents(t *testing.T, c *kfake.Cluster, s Spec) map[string]*testAgent {
 	t.Helper()
 	agents := map[string]*testAgent{}
 	for i, pod := range s.Pods() {
+		m := metrics.New()
 		r, err := steadystate.New(steadystate.Config{
 			Bootstrap: c.ListenAddrs(), Topic: "load", Partitions: 3, Rate: 200,
-			RunID: testRunID, Producers: 1, ProducerBase: uint32(i),
+			RunID: testRunID, Producers: 1, ProducerBase: uint32(i), Observer: m,
 		})
 		if err != nil {
 			t.Fatal(err)
 		}
-		a := &testAgent{srv: NewServer(r), done: make(chan struct{})}
+		a := &testAgent{srv: NewServer(r, m.Handler()), done: make(chan struct{})}
 		a.http = httptest.NewServer(a.srv.Handler())
 		t.Cleanup(a.http.Close)
 		ctx, cancel := context.WithCancel(context.Background())
@@ -159,6 +161,10 @@ func TestServerAndClient(t *testing.T) {
 	if code != http.StatusOK || err != nil || rep.Records.Acked != ms[0].Records.Acked {
 		t.Errorf("GET %s = %d (%v), acked %d; want 200 and %d", PathReport, code, err, rep.Records.Acked, ms[0].Records.Acked)
 	}
+	body, code, err = call(t.Context(), http.MethodGet, a.http.URL+PathMetrics)
+	if line := fmt.Sprintf("\n%s %d\n", metrics.RecordsAcked, ms[0].Records.Acked); code != http.StatusOK || err != nil || !strings.Contains(string(body), line) {
+		t.Errorf("GET %s = %d (%v), want 200 with the line %q in:\n%.2000s", PathMetrics, code, err, strings.TrimSpace(line), body)
+	}
 
 	s.Agents = 4 // a pod that is not there
 	if _, err := collect(t.Context(), r, s); err == nil || errors.Is(err, ErrNotDone) {
@@ -172,11 +178,14 @@ func TestServerFailedRun(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv := NewServer(r)
+	srv := NewServer(r, nil)
 	h := httptest.NewServer(srv.Handler())
 	defer h.Close()
 	if _, code, _ := call(t.Context(), http.MethodGet, h.URL+PathHealthz); code != http.StatusServiceUnavailable {
 		t.Errorf("/healthz before the load = %d, want 503", code)
+	}
+	if _, code, _ := call(t.Context(), http.MethodGet, h.URL+PathMetrics); code != http.StatusNotFound {
+		t.Errorf("%s of a server without metrics = %d, want 404", PathMetrics, code)
 	}
 	if err := srv.Finish(nil, errors.New("no brokers")); err != nil {
 		t.Fatal(err)

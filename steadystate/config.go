@@ -100,6 +100,9 @@ type Config struct {
 	ClientOpts []kgo.Opt
 	// Hypothesis is evaluated on the report. Default: DefaultHypothesis().
 	Hypothesis *Hypothesis
+	// Observer, when non-nil, is told of the run's events as they happen
+	// (live metrics); see Observer.
+	Observer Observer
 }
 
 // SASL carries SASL settings, with Kafka's mechanism names (PLAIN,

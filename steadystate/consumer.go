@@ -16,6 +16,7 @@ type consumer struct {
 	cl     *kgo.Client
 	ver    *verifier // owned by run's goroutine
 	rec    *recorder // owned by run's goroutine
+	obs    Observer
 	target chan []int64
 }
 
@@ -33,8 +34,9 @@ func (r *Runner) newConsumer(start time.Time, partitions int32, startOffsets []i
 	}
 	v := newVerifier(c.RunID, int(partitions), c.Producers)
 	v.base = c.ProducerBase
+	v.obs = r.obs
 	copy(v.nextOffset, startOffsets)
-	return &consumer{cl: cl, ver: v, rec: newRecorder(start, 0), target: make(chan []int64, 1)}, nil
+	return &consumer{cl: cl, ver: v, rec: newRecorder(start, 0), obs: r.obs, target: make(chan []int64, 1)}, nil
 }
 
 // fmtGroup names the consumer group of a runner. Runners that share a run
@@ -81,8 +83,10 @@ func (c *consumer) run(ctx context.Context, consumed *atomic.Int64) {
 				return
 			}
 			if c.ver.consume(rec.Partition, rec.Offset, h) {
-				c.rec.consumed(time.Unix(0, h.Intended), now)
+				intended := time.Unix(0, h.Intended)
+				c.rec.consumed(intended, now)
 				consumed.Add(1)
+				c.obs.Consumed(now.Sub(intended))
 			}
 		})
 	}

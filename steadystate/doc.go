@@ -13,4 +13,8 @@
 // producer ranges (Config.ProducerBase); each verifies its own producers'
 // records, and Merge of all their Measurements gives the run's one report,
 // with histograms merged rather than percentiles averaged.
+//
+// For live figures while a run goes on, Config.Observer is told of every
+// send, ack, failure, consumed record, anomaly and phase as it happens;
+// package steadystate/metrics turns them into Prometheus metrics.
 package steadystate

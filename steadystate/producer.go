@@ -27,6 +27,7 @@ type producer struct {
 	partGaps []*gapTracker
 
 	ackedCtr, failedCtr *atomic.Int64
+	obs                 Observer
 
 	// inflight counts records handed to franz-go whose promise has not
 	// finished, so the report waits for every promise even when a flush
@@ -64,7 +65,7 @@ func (r *Runner) newProducer(id uint32, start time.Time, partitions int32, gapMi
 		rec:      newRecorder(start, 0),
 		ackRec:   newRecorder(start, gapMin),
 		acks:     newAckLog(int(partitions)),
-		ackedCtr: &r.acked, failedCtr: &r.failed,
+		ackedCtr: &r.acked, failedCtr: &r.failed, obs: r.obs,
 	}
 	if c.Rate > 0 {
 		p.interval = time.Duration(float64(time.Second) * float64(c.Producers) / float64(c.Rate))
@@ -124,6 +125,7 @@ func (p *producer) run(ctx context.Context, r *Runner) {
 		rec := &kgo.Record{Topic: r.cfg.Topic, Partition: part, Value: val, Timestamp: sent}
 		p.rec.sent(intended, sent)
 		r.sent.Add(1)
+		p.obs.Sent(sent)
 		p.inflight.Add(1)
 		p.cl.Produce(ctx, rec, p.promise)
 	}
@@ -134,8 +136,10 @@ func (p *producer) promise(rec *kgo.Record, err error) {
 	defer p.inflight.Done()
 	now := time.Now()
 	if err != nil {
-		p.ackRec.failed(errKind(err), now)
+		name, kind := classify(err)
+		p.ackRec.failed(name, now)
 		p.failedCtr.Add(1)
+		p.obs.Failed(now, kind)
 		return
 	}
 	h, herr := decodeHeader(rec.Value)
@@ -148,4 +152,5 @@ func (p *producer) promise(rec *kgo.Record, err error) {
 	}
 	p.ackRec.acked(time.Unix(0, h.Intended), rec.Timestamp, now, len(rec.Value))
 	p.ackedCtr.Add(1)
+	p.obs.Acked(now, now.Sub(rec.Timestamp))
 }

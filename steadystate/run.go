@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kadm"
-	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/kafkachaos/kafkachaos/kafkasec"
@@ -28,6 +27,7 @@ const (
 // load with Stop.
 type Runner struct {
 	cfg Config
+	obs Observer // cfg.Observer, or one that does nothing
 
 	stopOnce sync.Once
 	stop     chan struct{}
@@ -54,7 +54,11 @@ func New(cfg Config) (*Runner, error) {
 	if cfg.RunID == 0 {
 		cfg.RunID = rand.Uint64() | 1
 	}
-	return &Runner{cfg: cfg, stop: make(chan struct{}), started: make(chan struct{})}, nil
+	obs := cfg.Observer
+	if obs == nil {
+		obs = nopObserver{}
+	}
+	return &Runner{cfg: cfg, obs: obs, stop: make(chan struct{}), started: make(chan struct{})}, nil
 }
 
 // Config returns the runner's configuration with defaults applied.
@@ -65,6 +69,7 @@ func (r *Runner) Mark(p Phase) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.marks = append(r.marks, Mark{Phase: p, At: time.Now()})
+	r.obs.Phase(p)
 }
 
 // Stop ends the load: producers stop sending, flush, and the consumer drains.
@@ -130,6 +135,9 @@ func (r *Runner) Run(ctx context.Context) (*Report, error) {
 	start := time.Now()
 	r.mu.Lock()
 	r.start = start
+	if len(r.marks) == 0 {
+		r.obs.Phase(PhaseBaseline) // as phaseAt counts the seconds before the first mark
+	}
 	r.mu.Unlock()
 	gapMin := 100 * time.Millisecond
 	if c.Rate > 0 {
@@ -274,6 +282,7 @@ func (r *Runner) Run(ctx context.Context) (*Report, error) {
 	}
 	m.Seconds = mergeSealed(recorders)
 	m.Records = cons.ver.verdict(acks)
+	r.obs.Lost(m.Records.Lost)
 	m.Records.DrainIncomplete = drainErr != nil
 	if drainErr != nil {
 		m.DrainError = drainErr.Error()
@@ -286,28 +295,4 @@ func (r *Runner) Run(ctx context.Context) (*Report, error) {
 		return nil, fmt.Errorf("steadystate: report: %w", err) // cannot happen: one runner's measurements merge
 	}
 	return rep, errors.Join(ctx.Err(), flushErr)
-}
-
-// errKind names an error for the per-second error counts.
-func errKind(err error) string {
-	var ke *kerr.Error
-	switch {
-	case errors.As(err, &ke):
-		return ke.Message
-	case errors.Is(err, kgo.ErrRecordTimeout):
-		return "RECORD_TIMEOUT"
-	case errors.Is(err, kgo.ErrRecordRetries):
-		return "RECORD_RETRIES"
-	case errors.Is(err, kgo.ErrMaxBuffered):
-		return "MAX_BUFFERED"
-	case errors.Is(err, kgo.ErrClientClosed):
-		return "CLIENT_CLOSED"
-	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
-		return "CANCELLED"
-	}
-	s := err.Error()
-	if len(s) > 60 {
-		s = s[:60]
-	}
-	return s
 }

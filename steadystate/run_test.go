@@ -37,8 +37,12 @@ func fakeConfig(c *kfake.Cluster) Config {
 	}
 }
 
+// runFake runs cfg against the fake and checks that its Observer was told
+// what the report says.
 func runFake(t *testing.T, cfg Config) *Report {
 	t.Helper()
+	obs := &countingObserver{}
+	cfg.Observer = obs
 	r, err := New(cfg)
 	if err != nil {
 		t.Fatalf("New: %v", err)
@@ -51,6 +55,7 @@ func runFake(t *testing.T, cfg Config) *Report {
 	}
 	t.Logf("%s", rep.SummaryLine)
 	t.Logf("records: %+v", rep.Records)
+	obs.check(t, rep)
 	return rep
 }
 
@@ -196,6 +201,8 @@ func TestRunReplayedProduceShowsDuplicates(t *testing.T) {
 
 	cfg := fakeConfig(c)
 	cfg.NoIdempotence = true // an idempotent broker would refuse the replay
+	obs := &countingObserver{}
+	cfg.Observer = obs
 	r, err := New(cfg)
 	if err != nil {
 		t.Fatal(err)
@@ -244,6 +251,7 @@ func TestRunReplayedProduceShowsDuplicates(t *testing.T) {
 	}
 	rec := rep.Records
 	t.Logf("replayed %d records; %+v", n, rec)
+	obs.check(t, rep)
 	if rec.Duplicates != uint64(n) {
 		t.Errorf("duplicates = %d, want the %d records replayed", rec.Duplicates, n)
 	}

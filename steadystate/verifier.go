@@ -108,6 +108,7 @@ type verifier struct {
 	streams    [][]stream // [partition][producer - base]
 	nextOffset []int64    // by partition: one past the highest offset consumed
 	res        Records
+	obs        Observer // told of duplicates and reorderings as they are found
 }
 
 func newVerifier(run uint64, partitions, producers int) *verifier {
@@ -116,6 +117,7 @@ func newVerifier(run uint64, partitions, producers int) *verifier {
 		producers:  producers,
 		streams:    make([][]stream, partitions),
 		nextOffset: make([]int64, partitions),
+		obs:        nopObserver{},
 	}
 	for p := range v.streams {
 		v.streams[p] = make([]stream, producers)
@@ -146,6 +148,7 @@ func (v *verifier) consume(p int32, offset int64, h header) bool {
 	s := &v.streams[p][h.Producer-v.base]
 	if s.consumed.add(h.Seq) {
 		v.res.Duplicates++
+		v.obs.Duplicate()
 		if len(v.res.DuplicateExamples) < maxExamples {
 			v.res.DuplicateExamples = append(v.res.DuplicateExamples, Anomaly{Partition: p, Offset: offset, Producer: h.Producer, Seq: h.Seq})
 		}
@@ -154,6 +157,7 @@ func (v *verifier) consume(p int32, offset int64, h header) bool {
 	v.res.Consumed++
 	if s.any && h.Seq < s.max {
 		v.res.Reordered++
+		v.obs.Reordered()
 		if len(v.res.ReorderExamples) < maxExamples {
 			v.res.ReorderExamples = append(v.res.ReorderExamples, Anomaly{Partition: p, Offset: offset, Producer: h.Producer, Seq: h.Seq, PrevSeq: s.max})
 		}

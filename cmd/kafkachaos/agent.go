@@ -26,8 +26,6 @@ import (
 const (
 	defaultAgentListen      = ":8080" // loadagent.Port
 	defaultAgentMaxDuration = 3 * time.Hour
-	agentReadHeaderTimeout  = 10 * time.Second
-	agentShutdownTimeout    = 5 * time.Second
 )
 
 // agentFlags are the flags of agent mode.
@@ -39,7 +37,7 @@ type agentFlags struct {
 }
 
 func (a *agentFlags) register(fl *pflag.FlagSet) {
-	fl.BoolVar(&a.enabled, "agent", false, "run as an in-cluster agent: start the load at once and serve /healthz, /status, /stop, /raw and /report over HTTP")
+	fl.BoolVar(&a.enabled, "agent", false, "run as an in-cluster agent: start the load at once and serve /healthz, /status, /stop, /raw, /report and /metrics over HTTP")
 	fl.StringVar(&a.listen, "listen", defaultAgentListen, "agent: HTTP listen address (on the local cluster, default: the pod's IP, port 8080)")
 	fl.IntVar(&a.index, "agent-index", 0, "agent: this agent's index; its producer IDs are [index*producers, (index+1)*producers) (default $"+loadagent.IndexEnv+", else 0)")
 	fl.DurationVar(&a.maxDuration, "max-duration", defaultAgentMaxDuration, "agent: stop the load after this long if nothing stopped it before")
@@ -103,29 +101,17 @@ func parseRunID(s string) (uint64, error) {
 	return id, nil
 }
 
-// runAgent runs r as an agent, serving on ln: it starts the load at once,
+// runAgent runs r as an agent, serving on ln (metrics, the Prometheus
+// metrics of r's Observer, on /metrics): it starts the load at once,
 // stops it on POST /stop, after maxDuration, or on the first SIGTERM or
 // SIGINT (a second one aborts), and then serves the results until a signal
 // comes. A signal during the run makes it exit once the run has ended. The
 // exit is 0 whenever the run produced its results, whatever its verdict:
 // the suite judges the merged run.
-func runAgent(ctx context.Context, r *steadystate.Runner, ln net.Listener, maxDuration time.Duration, reportPath string,
+func runAgent(ctx context.Context, r *steadystate.Runner, ln net.Listener, metrics http.Handler, maxDuration time.Duration, reportPath string,
 	intr *interrupts, cancel context.CancelFunc, stdout, stderr io.Writer) error {
-	a := loadagent.NewServer(r)
-	srv := &http.Server{Handler: a.Handler(), ReadHeaderTimeout: agentReadHeaderTimeout}
-	served := make(chan struct{})
-	go func() {
-		defer close(served)
-		if err := srv.Serve(ln); !errors.Is(err, http.ErrServerClosed) {
-			fmt.Fprintf(stderr, "agent: serving HTTP failed: %v\n", err)
-		}
-	}()
-	defer func() {
-		ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), agentShutdownTimeout)
-		defer cancel()
-		_ = srv.Shutdown(ctx)
-		<-served
-	}()
+	a := loadagent.NewServer(r, metrics)
+	defer serveHTTP(ctx, ln, a.Handler(), "agent", stderr)()
 
 	cfg := r.Config()
 	fmt.Fprintf(stderr, "agent listening on %s\n", ln.Addr())

@@ -18,6 +18,7 @@ import (
 
 	"github.com/kafkachaos/kafkachaos/loadagent"
 	"github.com/kafkachaos/kafkachaos/steadystate"
+	"github.com/kafkachaos/kafkachaos/steadystate/metrics"
 )
 
 // How tests wait for an agent.
@@ -214,6 +215,10 @@ func TestAgentServesMeasurementsAfterStop(t *testing.T) {
 	if st := a.status(t); st.State != loadagent.StateDone {
 		t.Errorf("state %q after the run, want %q", st.State, loadagent.StateDone)
 	}
+	code, body, _ = a.do(t, http.MethodGet, loadagent.PathMetrics)
+	if line := metricLine(metrics.RecordsAcked, rep.Records.Acked); code != http.StatusOK || !strings.Contains(string(body), line) {
+		t.Errorf("GET %s = %d, want 200 with the line %q in:\n%.2000s", loadagent.PathMetrics, code, strings.TrimSpace(line), body)
+	}
 
 	if code := a.terminate(t); code != exitOK {
 		t.Errorf("exit %d after SIGTERM once done, want 0\nstderr: %s", code, a.stderr.String())
@@ -284,6 +289,7 @@ func TestAgentBadFlagsExitTwo(t *testing.T) {
 		{"index overflows producer IDs", []string{"--agent", "--run-id", "a", "--agent-index", "5000000000"}, "", "overflows"},
 		{"bad index env", []string{"--agent", "--run-id", "a"}, "two", "is not an agent index"},
 		{"bad load flags", []string{"--agent", "--run-id", "a", "--rate", "0"}, "", "rate 0"},
+		{"metrics address with agent", []string{"--agent", "--run-id", "a", "--metrics-addr", "127.0.0.1:0"}, "", "serves /metrics on --listen"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -40,6 +40,9 @@ func TestSteadyStateBadInputExitsTwo(t *testing.T) {
 		{"zero partitions", []string{"--bootstrap", "127.0.0.1:1", "--partitions", "0"}, "--partitions 0"},
 		{"zero record size", []string{"--bootstrap", "127.0.0.1:1", "--record-size", "0"}, "too small"},
 		{"positional argument", []string{"--bootstrap", "127.0.0.1:1", "extra"}, "takes no arguments"},
+		{"metrics address without port", []string{"--bootstrap", "127.0.0.1:1", "--metrics-addr", "localhost"}, "--metrics-addr"},
+		{"linger without metrics", []string{"--bootstrap", "127.0.0.1:1", "--metrics-linger", "1s"}, "--metrics-linger needs --metrics-addr"},
+		{"negative linger", []string{"--bootstrap", "127.0.0.1:1", "--metrics-addr", "127.0.0.1:0", "--metrics-linger", "-1s"}, "negative"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

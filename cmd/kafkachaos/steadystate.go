@@ -17,6 +17,7 @@ import (
 
 	"github.com/kafkachaos/kafkachaos/loadagent"
 	"github.com/kafkachaos/kafkachaos/steadystate"
+	"github.com/kafkachaos/kafkachaos/steadystate/metrics"
 )
 
 // progressEvery is how often the live progress view refreshes.
@@ -42,6 +43,7 @@ type steadyFlags struct {
 	runID          string
 	sec            securityFlags
 	agent          agentFlags
+	metrics        metricsFlags
 
 	maxP99Ack      time.Duration
 	maxP99E2E      time.Duration
@@ -76,10 +78,17 @@ on --listen:
                  gzip when asked), for steadystate.Merge; 409 with the status
                  while running, 500 when the run failed
   GET  /report   200: this agent's own report; 409 or 500 as /raw
+  GET  /metrics  the run's Prometheus metrics, live and then final
 The load also stops after --max-duration, or on SIGTERM/SIGINT, after which
 the agent exits once the run has ended. Otherwise it keeps serving /raw after
 the run until SIGTERM, and exits 0. An agent's exit code does not reflect its
 verdict: the merged run is judged.
+
+With --metrics-addr HOST:PORT a standalone run serves its live Prometheus
+metrics on http://HOST:PORT/metrics (records sent, acked, failed, consumed,
+lost, duplicated, reordered; ack and end-to-end latency histograms; the
+current unavailability; the phase), and with --metrics-linger keeps serving
+the final values that long after the run.
 
 Exit codes: 0 every bound held, 1 a bound was violated or the run failed,
 2 bad flags (nothing was touched).`,
@@ -93,21 +102,36 @@ Exit codes: 0 every bound held, 1 a bound was violated or the run failed,
 			if err := f.agent.apply(fl, &cfg, f.runID != ""); err != nil {
 				return err
 			}
+			if err := f.metrics.check(fl, f.agent.enabled); err != nil {
+				return err
+			}
 			if f.agent.enabled && !fl.Changed("duration") {
 				cfg.Duration = 0 // until stopped, at most --max-duration
+			}
+			var m *metrics.Metrics
+			if f.agent.enabled || f.metrics.addr != "" {
+				m = metrics.New()
+				cfg.Observer = m
 			}
 			r, err := steadystate.New(cfg)
 			if err != nil {
 				return err
 			}
 			if !f.agent.enabled {
+				if m != nil {
+					stop, err := f.metrics.serve(ctx, m, intr, cmd.ErrOrStderr())
+					if err != nil {
+						return err
+					}
+					defer stop()
+				}
 				return runSteadyState(ctx, r, f.report, intr, cancel, cmd.OutOrStdout(), cmd.ErrOrStderr())
 			}
 			ln, err := net.Listen("tcp", f.agent.listen)
 			if err != nil {
 				return fmt.Errorf("steady state agent: %w", err)
 			}
-			return runAgent(ctx, r, ln, f.agent.maxDuration, f.report, intr, cancel, cmd.OutOrStdout(), cmd.ErrOrStderr())
+			return runAgent(ctx, r, ln, m.Handler(), f.agent.maxDuration, f.report, intr, cancel, cmd.OutOrStdout(), cmd.ErrOrStderr())
 		},
 	}
 	fl := cmd.Flags()
@@ -134,6 +158,7 @@ Exit codes: 0 every bound held, 1 a bound was violated or the run failed,
 	fl.Float64Var(&f.minThroughput, "min-throughput", 0, "bound: least acked records/s in every phase (0: off)")
 	f.sec.register(fl)
 	f.agent.register(fl)
+	f.metrics.register(fl)
 	return cmd
 }
 
