@@ -219,13 +219,10 @@ func TestWriteHTMLFaultWindow(t *testing.T) {
 }
 
 func TestWriteHTMLBoundLines(t *testing.T) {
-	v := func(phase steadystate.Phase, bound, limit string) steadystate.Verdict {
-		return steadystate.Verdict{Phase: phase, Bound: bound, Limit: limit, Observed: "x", Passed: true}
-	}
-	all := func(bound, limit string) []steadystate.Verdict {
+	all := func(k steadystate.BoundKind, limit float64, text string) []steadystate.Verdict {
 		var vs []steadystate.Verdict
 		for _, p := range []steadystate.Phase{"baseline", "fault", "recovery", "after"} {
-			vs = append(vs, v(p, bound, limit))
+			vs = append(vs, verdict(p, k, limit, text))
 		}
 		return vs
 	}
@@ -239,12 +236,12 @@ func TestWriteHTMLBoundLines(t *testing.T) {
 		want     []line
 	}{
 		{"no bounds", nil, nil},
-		{"no line for unavailability or records", []steadystate.Verdict{v("fault", "max unavailability", "30s"), v("", "lost records", "0")}, nil},
-		{"p99 ack in every phase: one line", all("max p99 ack latency", "200ms"), []line{{"ack", 0, 40}}},
-		{"p99 end-to-end in the fault", []steadystate.Verdict{v("fault", "max p99 end-to-end latency", "1s")}, []line{{"e2e", 10, 20}}},
-		{"min throughput after", []steadystate.Verdict{v("after", "min throughput", "500.0 records/s")}, []line{{"thr", 25, 40}}},
-		{"throughput ratio after", []steadystate.Verdict{v("after", "min throughput ratio to baseline", "0.90")}, []line{{"thr", 25, 40}}},
-		{"unreadable limit", []steadystate.Verdict{v("after", "max p99 ack latency", "soon")}, nil},
+		{"no line for unavailability or records", []steadystate.Verdict{verdict("fault", steadystate.BoundMaxUnavailability, 30, "30s"), verdict("", steadystate.BoundLostRecords, 0, "0")}, nil},
+		{"p99 ack in every phase: one line", all(steadystate.BoundMaxP99Ack, 0.2, "200ms"), []line{{"ack", 0, 40}}},
+		{"p99 end-to-end in the fault", []steadystate.Verdict{verdict("fault", steadystate.BoundMaxP99E2E, 1, "1s")}, []line{{"e2e", 10, 20}}},
+		{"min throughput after", []steadystate.Verdict{verdict("after", steadystate.BoundMinThroughput, 500, "500.0 records/s")}, []line{{"thr", 25, 40}}},
+		{"throughput ratio after", []steadystate.Verdict{verdict("after", steadystate.BoundMinThroughputRatio, 0.9, "0.90")}, []line{{"thr", 25, 40}}},
+		{"an old report's verdicts, without figures: no line", []steadystate.Verdict{{Phase: "after", Bound: "max p99 ack latency", Limit: "200ms", Passed: true}}, nil},
 	}
 	re := regexp.MustCompile(`<line class="bound (\w+)" x1="([0-9.]+)" y1="[0-9.]+" x2="([0-9.]+)"`)
 	for _, tt := range tests {
