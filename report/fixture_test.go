@@ -51,13 +51,13 @@ func TestWriteFixture(t *testing.T) {
 		Fault:   "force-delete pod kafka/kafka-1",
 		Victims: []int32{1},
 		Passed:  true,
-		Recovery: map[string]string{
-			RecoveryToPodsReady: "3.412s", RecoveryToHealthy: "4.871s", RecoveryInjectToHealthy: "14.903s",
+		Recovery: Recovery{
+			ToPodsReady: Reached(3412 * time.Millisecond), ToHealthy: Reached(4871 * time.Millisecond), InjectToHealthy: Reached(14903 * time.Millisecond),
 		},
 	}
 	rep, recoveredAt := fixtureRun(t, h, false, stallProduce)
 	podKill.SteadyState = rep
-	podKill.Recovery[RecoveryThroughputBack] = ThroughputBack(rep, recoveredAt, backRatio)
+	podKill.Recovery.ThroughputBack = ThroughputBack(rep, recoveredAt, backRatio)
 	podKill.Add(CheckAudit)
 	podKill.Add(CheckPodsBack)
 	podKill.Add(CheckHealth)
@@ -73,15 +73,15 @@ func TestWriteFixture(t *testing.T) {
 		Victims:        []int32{1},
 		Passed:         true,
 		ExpectFailures: true,
-		Recovery: map[string]string{
-			RecoveryToPodsReady: "2.208s", RecoveryToHealthy: "6.044s", RecoveryInjectToHealthy: "16.101s",
+		Recovery: Recovery{
+			ToPodsReady: Reached(2208 * time.Millisecond), ToHealthy: Reached(6044 * time.Millisecond), InjectToHealthy: Reached(16101 * time.Millisecond),
 		},
 	}
 	// A broker that acks and drops only loses records silently without
 	// idempotence (an idempotent producer would see the sequence gap).
 	rep, recoveredAt = fixtureRun(t, h, true, dropProduce)
 	negative.SteadyState = rep
-	negative.Recovery[RecoveryThroughputBack] = ThroughputBack(rep, recoveredAt, backRatio)
+	negative.Recovery.ThroughputBack = ThroughputBack(rep, recoveredAt, backRatio)
 	negative.Add(CheckAudit,
 		"broker kafka-1: data dir /var/lib/kafka/data is an emptyDir, not a PersistentVolumeClaim",
 		"no PodDisruptionBudget selects the broker pods of kafka-unsafe",
@@ -96,7 +96,6 @@ func TestWriteFixture(t *testing.T) {
 
 	early := Spec{
 		Spec:          "A broker pod is deleted gracefully loses no acknowledged record, and the broker comes back with its ID and its volume",
-		Recovery:      map[string]string{},
 		FailureReason: "Kafka was not healthy before the fault: the fault would be charged with an earlier one's damage\nUnexpected error:\n    partition kafkachaos-pod-delete/2: ISR [0 2] of replicas [0 1 2]",
 	}
 	early.Add(CheckAudit)

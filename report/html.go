@@ -136,9 +136,9 @@ func newSpecView(n int, s Spec) specView {
 		ID: fmt.Sprintf("spec-%d", n), Name: s.Spec, Verdict: s.Verdict(),
 		Fault: cmp.Or(s.Fault, "-"), Victims: victims(s.Victims), Failure: s.FailureReason,
 		Row: summaryRow{Rate: "-", P99Ack: "-", Unavailable: "-", WorstPartition: "-", Records: "-",
-			ToHealthy: cmp.Or(s.Recovery[RecoveryToHealthy], "-"), ThroughputBack: cmp.Or(s.Recovery[RecoveryThroughputBack], "-")},
+			ToHealthy: s.Recovery.ToHealthy.String(), ThroughputBack: s.Recovery.ThroughputBack.String(),
+			BackBad: s.Recovery.ThroughputBack.IsNever()},
 	}
-	v.Row.BackBad = v.Row.ThroughputBack == Never
 	for _, c := range s.Checks {
 		v.Checks = append(v.Checks, checkRow{c.Name, c.Problems})
 	}
@@ -223,26 +223,12 @@ func offset(start, t time.Time) string {
 	return fmt.Sprintf("+%.1f s", t.Sub(start).Seconds())
 }
 
-// recoveryCells lists the recovery times: the ones runStory records, in
-// order and described, then any other by name.
-func recoveryCells(rec map[string]string) []cell {
-	names := []struct{ key, name string }{
-		{RecoveryToPodsReady, "victims Ready, after the fault was recovered"},
-		{RecoveryToHealthy, "cluster healthy, after the fault was recovered"},
-		{RecoveryInjectToHealthy, "cluster healthy, after the fault was injected"},
-		{RecoveryThroughputBack, "throughput back to the baseline's, after the fault was recovered"},
-	}
+// recoveryCells lists the measured recovery times, in order and described.
+func recoveryCells(r Recovery) []cell {
 	var cells []cell
-	known := map[string]bool{}
-	for _, n := range names {
-		known[n.key] = true
-		if d, ok := rec[n.key]; ok {
-			cells = append(cells, cell{n.name, d, d == Never})
-		}
-	}
-	for _, k := range slices.Sorted(maps.Keys(rec)) {
-		if !known[k] {
-			cells = append(cells, cell{k, rec[k], rec[k] == Never})
+	for _, t := range r.times() {
+		if t.d.Measured() {
+			cells = append(cells, cell{t.what, t.d.String(), t.d.IsNever()})
 		}
 	}
 	return cells

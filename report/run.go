@@ -24,11 +24,8 @@ type Spec struct {
 	ExpectFailures bool                `json:"expectFailures,omitempty"`
 	SteadyState    *steadystate.Report `json:"steadyState,omitempty"`
 	Checks         []Check             `json:"checks"`
-	// Recovery holds durations (time.Duration strings) by name
-	// (RecoveryToPodsReady, RecoveryToHealthy, RecoveryInjectToHealthy,
-	// RecoveryThroughputBack); Never when what it times did not happen.
-	Recovery      map[string]string `json:"recovery"`
-	FailureReason string            `json:"failure,omitempty"`
+	Recovery       Recovery            `json:"recovery"`
+	FailureReason  string              `json:"failure,omitempty"`
 }
 
 // A spec's verdict, as the summary tables name it.

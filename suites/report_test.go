@@ -11,7 +11,6 @@ import (
 
 	. "github.com/onsi/ginkgo/v2"
 
-	"github.com/kafkachaos/kafkachaos/report"
 	"github.com/kafkachaos/kafkachaos/steadystate"
 )
 
@@ -93,7 +92,7 @@ func summaryTable(outcomes []outcome) string {
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%.0f\t%.1f ms\t%s\t%s\t%d\t%d\t%d\t%s\t%s\t%s\n", v, o.Fault, rep.Summary.RecordsPerSec,
 			float64(rep.Latency[steadystate.AckLatency.String()].P99)/1000, rep.Unavailable.Round(time.Millisecond), rep.WorstPartition(),
-			rep.Records.Lost, rep.Records.Duplicates, rep.Records.Reordered, o.Recovery[report.RecoveryToHealthy], o.Recovery[report.RecoveryThroughputBack],
+			rep.Records.Lost, rep.Records.Duplicates, rep.Records.Reordered, o.Recovery.ToHealthy, o.Recovery.ThroughputBack,
 			strings.Join(failed, "; "))
 	}
 	tw.Flush()
