@@ -114,9 +114,7 @@ func TestWriteFixture(t *testing.T) {
 // the suite gives them (checks.go), so the page the tests render is the
 // page of a real run. After a rename, rewrite the fixture (TestWriteFixture).
 func TestFixtureNamesChecksAsTheSuite(t *testing.T) {
-	known := []string{CheckAudit, CheckFault, CheckRolledOut, CheckPodsBack, CheckHealth,
-		CheckRecords, CheckBounds, CheckIdentity, CheckLogDirs, CheckCluster}
-	var names []string
+	var names []CheckName
 	for _, s := range loadFixture(t) {
 		for _, c := range s.Checks {
 			names = append(names, c.Name)
@@ -126,7 +124,7 @@ func TestFixtureNamesChecksAsTheSuite(t *testing.T) {
 		t.Fatalf("%s holds no check", fixturePath)
 	}
 	for _, n := range names {
-		if !slices.Contains(known, n) {
+		if !slices.Contains(Checks(), n) {
 			t.Errorf("%s names check %q, which the suite does not make: rewrite it (KAFKACHAOS_WRITE_FIXTURE=1)", fixturePath, n)
 		}
 	}

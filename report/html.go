@@ -127,7 +127,7 @@ type verdictRow struct {
 }
 
 type checkRow struct {
-	Name     string
+	Name     CheckName
 	Problems []string
 }
 

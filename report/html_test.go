@@ -145,7 +145,7 @@ func TestWriteHTMLFailedEarly(t *testing.T) {
 	}
 	out := render(t, []Spec{spec})
 	for _, want := range []string{">FAIL<", "Kafka was not healthy before the fault", "No steady-state report", "No fault injected",
-		CheckAudit, CheckPodsBack, `<span class="ok">ok</span>`, "broker 1 not Ready", "none measured"} {
+		string(CheckAudit), string(CheckPodsBack), `<span class="ok">ok</span>`, "broker 1 not Ready", "none measured"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("page lacks %q", want)
 		}

@@ -10,8 +10,8 @@ import (
 
 // Check is one point of a spec's verdict: its problems, none when it held.
 type Check struct {
-	Name     string   `json:"name"`
-	Problems []string `json:"problems,omitempty"`
+	Name     CheckName `json:"name"`
+	Problems []string  `json:"problems,omitempty"`
 }
 
 // Spec is what one spec saw; a run report (report.json) is a list of them.
@@ -49,7 +49,7 @@ func (s Spec) Verdict() string {
 }
 
 // Problems returns the problems of check name.
-func (s Spec) Problems(name string) []string {
+func (s Spec) Problems(name CheckName) []string {
 	for _, c := range s.Checks {
 		if c.Name == name {
 			return c.Problems
@@ -59,13 +59,13 @@ func (s Spec) Problems(name string) []string {
 }
 
 // Add appends check name with its problems.
-func (s *Spec) Add(name string, problems ...string) {
+func (s *Spec) Add(name CheckName, problems ...string) {
 	s.Checks = append(s.Checks, Check{Name: name, Problems: problems})
 }
 
 // FailedChecks names the checks with problems.
-func (s Spec) FailedChecks() []string {
-	var names []string
+func (s Spec) FailedChecks() []CheckName {
+	var names []CheckName
 	for _, c := range s.Checks {
 		if len(c.Problems) > 0 {
 			names = append(names, c.Name)

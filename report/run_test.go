@@ -10,7 +10,7 @@ func TestVerdict(t *testing.T) {
 	}{
 		{"passed", Spec{Passed: true}, VerdictPass},
 		{"failed", Spec{Passed: false}, VerdictFail},
-		{"negative spec whose checks failed", Spec{Passed: true, ExpectFailures: true, Checks: []Check{{Name: "audit", Problems: []string{"no PDB"}}}}, VerdictCaught},
+		{"negative spec whose checks failed", Spec{Passed: true, ExpectFailures: true, Checks: []Check{{Name: CheckAudit, Problems: []string{"no PDB"}}}}, VerdictCaught},
 		{"negative spec that failed", Spec{Passed: false, ExpectFailures: true}, VerdictFail},
 	}
 	for _, tt := range tests {

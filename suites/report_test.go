@@ -84,7 +84,10 @@ func summaryTable(outcomes []outcome) string {
 	fmt.Fprintln(tw, "VERDICT\tFAULT\tRECORDS/S\tP99 ACK\tUNAVAILABLE\tWORST PARTITION\tLOST\tDUP\tREORDER\tHEALTHY AFTER\tTHROUGHPUT BACK\tFAILED CHECKS")
 	for _, o := range outcomes {
 		v := o.Verdict()
-		failed := o.FailedChecks()
+		var failed []string
+		for _, c := range o.FailedChecks() {
+			failed = append(failed, string(c))
+		}
 		rep := o.SteadyState
 		if rep == nil {
 			fmt.Fprintf(tw, "%s\t%s\t-\t-\t-\t-\t-\t-\t-\t-\t-\t%s\n", v, o.Fault, strings.Join(failed, "; "))

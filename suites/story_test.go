@@ -214,7 +214,7 @@ func skipWithoutCluster(e *env, label string) {
 func expectPassed(o outcome) {
 	GinkgoHelper()
 	for _, c := range o.Checks {
-		By("checking: " + c.Name)
+		By("checking: " + string(c.Name))
 		Expect(c.Problems).To(BeEmpty(), c.Name)
 	}
 }
