@@ -2,9 +2,6 @@ package report
 
 import (
 	"bytes"
-	"encoding/json"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -77,28 +74,5 @@ func TestCompareUnmatchedAndTable(t *testing.T) {
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("table lacks %q:\n%s", want, out.String())
 		}
-	}
-}
-
-func TestReadRoundTrip(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "report.json")
-	want := []Spec{spec("pod-kill", 1000, 100, time.Second, Reached(10*time.Second), Reached(time.Second))}
-	want[0].Add(CheckRecords, "3 lost")
-	raw, err := json.Marshal(want)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(path, raw, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	got, err := Read(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(got) != 1 || got[0].Problems(CheckRecords)[0] != "3 lost" || got[0].SteadyState.Summary.RecordsPerSec != 1000 {
-		t.Errorf("read back %+v", got)
-	}
-	if _, err := Read(filepath.Join(t.TempDir(), "none.json")); err == nil {
-		t.Error("reading a missing file: want an error")
 	}
 }

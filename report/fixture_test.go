@@ -2,7 +2,6 @@ package report
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"os"
 	"slices"
@@ -20,19 +19,22 @@ const fixturePath = "testdata/report.json"
 
 // The timeline of a fixture run, as runStory in suites/ tells it.
 const (
-	fixtureRate     = 1000
-	fixtureBaseline = 15 * time.Second
-	fixtureHold     = 10 * time.Second
-	fixtureRecover  = 5 * time.Second
-	fixtureAfter    = 15 * time.Second
-	fixtureStall    = 4 * time.Second // how long the victim answers no produce
+	fixtureRate       = 1000
+	fixturePartitions = 3
+	fixtureBaseline   = 15 * time.Second
+	fixtureHold       = 10 * time.Second
+	fixtureRecover    = 5 * time.Second
+	fixtureAfter      = 15 * time.Second
+	fixtureStall      = 4 * time.Second // how long the victim answers no produce
 )
 
 // TestWriteFixture rewrites testdata/report.json from real steady-state
 // runs against kfake: a broker that stops answering produce requests for a
 // while (pod kill, passed), a broker that acks and drops (negative spec,
-// caught), and a spec that failed before its load began. It takes about
-// 90 s, so it runs only with KAFKACHAOS_WRITE_FIXTURE=1:
+// caught), and a spec that failed before its load began. The specs'
+// faults, checks and recovery times and the run's environment are the
+// local cluster's, as the suite records them there. It takes about 90 s,
+// so it runs only with KAFKACHAOS_WRITE_FIXTURE=1:
 //
 //	KAFKACHAOS_WRITE_FIXTURE=1 go test -run WriteFixture ./report/
 func TestWriteFixture(t *testing.T) {
@@ -100,14 +102,19 @@ func TestWriteFixture(t *testing.T) {
 	}
 	early.Add(CheckAudit)
 
-	raw, err := json.MarshalIndent([]Spec{podKill, negative, early}, "", "  ")
-	if err != nil {
+	env := &Environment{
+		RunID: "20261204T180000Z-6b616663", Kafkachaos: ReadBuild(), Kubernetes: "v1.37.2",
+		Flavor: "statefulset", Layout: "combined", Namespace: "kafka",
+		Load: Load{Rate: fixtureRate, Partitions: fixturePartitions, RecordSize: steadystate.DefaultRecordSize, Producers: 1,
+			Acks: steadystate.AcksAll, Idempotent: true},
+	}
+	for id := range int32(3) {
+		env.Nodes = append(env.Nodes, Node{ID: id, Pod: fmt.Sprintf("kafka-%d", id), Image: "apache/kafka:4.4.0", Kafka: "v4.4"})
+	}
+	if err := Write(fixturePath, Run{Environment: env, Specs: []Spec{podKill, negative, early}}); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(fixturePath, raw, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	t.Logf("wrote %s (%d bytes)", fixturePath, len(raw))
+	t.Logf("wrote %s", fixturePath)
 }
 
 // TestFixtureNamesChecksAsTheSuite: the fixture's checks carry the names
@@ -115,7 +122,7 @@ func TestWriteFixture(t *testing.T) {
 // page of a real run. After a rename, rewrite the fixture (TestWriteFixture).
 func TestFixtureNamesChecksAsTheSuite(t *testing.T) {
 	var names []CheckName
-	for _, s := range loadFixture(t) {
+	for _, s := range loadFixture(t).Specs {
 		for _, c := range s.Checks {
 			names = append(names, c.Name)
 		}
@@ -184,7 +191,7 @@ func fixtureRun(t *testing.T, h steadystate.Hypothesis, noIdempotence bool, f fa
 		Bootstrap:     c.ListenAddrs(),
 		Topic:         topic,
 		Rate:          fixtureRate,
-		Partitions:    3,
+		Partitions:    fixturePartitions,
 		NoIdempotence: noIdempotence,
 		DrainTimeout:  30 * time.Second,
 		Hypothesis:    &h,

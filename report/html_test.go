@@ -14,22 +14,27 @@ import (
 
 // loadFixture reads testdata/report.json: a pod kill that passed, a
 // negative spec that was caught, and a spec that failed before its load.
-func loadFixture(t *testing.T) []Spec {
+func loadFixture(t *testing.T) Run {
 	t.Helper()
-	specs, err := Read(fixturePath)
+	run, err := Read(fixturePath)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(specs) != 3 {
-		t.Fatalf("%s holds %d specs, want 3", fixturePath, len(specs))
+	if len(run.Specs) != 3 {
+		t.Fatalf("%s holds %d specs, want 3", fixturePath, len(run.Specs))
 	}
-	return specs
+	return run
 }
 
 func render(t *testing.T, specs []Spec) string {
 	t.Helper()
+	return renderRun(t, Run{Schema: SchemaVersion, Specs: specs})
+}
+
+func renderRun(t *testing.T, run Run) string {
+	t.Helper()
 	var b bytes.Buffer
-	if err := WriteHTML(&b, specs, HTMLOptions{Source: "reports/report.json", Generated: time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)}); err != nil {
+	if err := WriteHTML(&b, run, HTMLOptions{Source: "reports/report.json", Generated: time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)}); err != nil {
 		t.Fatal(err)
 	}
 	return b.String()
@@ -79,14 +84,14 @@ func TestWriteHTMLBanner(t *testing.T) {
 	}{
 		{"all passed", []Spec{pass, caught}, []string{`class="banner ok"`, "All 2 spec(s) passed", "1 PASS · 1 CAUGHT", "· 0 FAIL"}},
 		{"one failed", []Spec{pass, caught, fail}, []string{`class="banner bad"`, "1 of 3 spec(s) failed", "· 1 FAIL"}},
-		{"the fixture", nil, []string{"1 of 3 spec(s) failed", "1 PASS · 1 CAUGHT", ">CAUGHT<", ">PASS<", ">FAIL<", "Run: 2026-12-03"}},
+		{"the fixture", nil, []string{"1 of 3 spec(s) failed", "1 PASS · 1 CAUGHT", ">CAUGHT<", ">PASS<", ">FAIL<", "Run: 2026-12-04"}},
 		{"no spec", []Spec{}, []string{"The report holds no spec"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			specs := tt.specs
 			if specs == nil {
-				specs = loadFixture(t)
+				specs = loadFixture(t).Specs
 			}
 			out := render(t, specs)
 			for _, w := range tt.want {
@@ -101,7 +106,7 @@ func TestWriteHTMLBanner(t *testing.T) {
 // TestWriteHTMLSelfContained checks that the page loads nothing: no
 // script, no URL, every link an anchor in the page.
 func TestWriteHTMLSelfContained(t *testing.T) {
-	out := render(t, loadFixture(t))
+	out := renderRun(t, loadFixture(t))
 	for _, bad := range []string{"http://", "https://", "<script", "url(", "@import", "<link", "<img", "<iframe"} {
 		if strings.Contains(strings.ToLower(out), bad) {
 			t.Errorf("page holds %q", bad)
@@ -260,5 +265,17 @@ func TestWriteHTMLBoundLines(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestWriteHTMLFixtureBounds: the fixture's verdicts carry figures, so its
+// page draws their bounds: p99 ack in every phase, the throughput ratio
+// after.
+func TestWriteHTMLFixtureBounds(t *testing.T) {
+	out := renderRun(t, loadFixture(t))
+	for _, want := range []string{`<line class="bound ack"`, `<line class="bound thr"`, "max p99 ack 5s", "min 0.90 × baseline"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("page lacks %q", want)
+		}
 	}
 }

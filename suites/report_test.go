@@ -11,6 +11,7 @@ import (
 
 	. "github.com/onsi/ginkgo/v2"
 
+	"github.com/kafkachaos/kafkachaos/report"
 	"github.com/kafkachaos/kafkachaos/steadystate"
 )
 
@@ -65,15 +66,12 @@ var _ = ReportAfterSuite("kafkachaos summary", func(r Report) {
 		fmt.Fprintf(os.Stdout, "reports: %v\n", err)
 		return
 	}
-	raw, err := json.MarshalIndent(outcomes, "", "  ")
-	if err == nil {
-		path := filepath.Join(dir, "report.json")
-		err = os.WriteFile(path, raw, 0o644)
-		fmt.Fprintf(os.Stdout, "report: %s\n", path)
-	}
-	if err != nil {
+	path := filepath.Join(dir, "report.json")
+	if err := report.Write(path, report.Run{Specs: outcomes}); err != nil {
 		fmt.Fprintf(os.Stdout, "reports: %v\n", err)
+		return
 	}
+	fmt.Fprintf(os.Stdout, "report: %s\n", path)
 })
 
 // summaryTable is one line per spec: verdict, fault, load, latency,
