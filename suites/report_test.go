@@ -10,6 +10,7 @@ import (
 	"time"
 
 	. "github.com/onsi/ginkgo/v2"
+	"github.com/onsi/ginkgo/v2/types"
 
 	"github.com/kafkachaos/kafkachaos/report"
 	"github.com/kafkachaos/kafkachaos/steadystate"
@@ -21,19 +22,20 @@ const reportEntryName = "kafkachaos"
 // ReportAfterSuite writes reports/report.json and prints the summary table.
 var _ = ReportAfterSuite("kafkachaos summary", func(r Report) {
 	outcomes := []outcome{}
+	var environment *report.Environment // BeforeSuite's
 	for _, sr := range r.SpecReports {
 		var entries []outcome
 		for _, e := range sr.ReportEntries {
-			if e.Name != reportEntryName {
-				continue
+			switch e.Name {
+			case reportEntryName:
+				if o, ok := entryValue[outcome](e); ok {
+					entries = append(entries, o)
+				}
+			case environmentEntryName:
+				if env, ok := entryValue[report.Environment](e); ok {
+					environment = &env
+				}
 			}
-			// In-process the raw value is there; across parallel
-			// processes only its JSON is.
-			o, ok := e.Value.GetRawValue().(outcome)
-			if !ok && json.Unmarshal([]byte(e.Value.AsJSON), &o) != nil {
-				continue
-			}
-			entries = append(entries, o)
 		}
 		for i := range entries {
 			o := &entries[i]
@@ -67,12 +69,22 @@ var _ = ReportAfterSuite("kafkachaos summary", func(r Report) {
 		return
 	}
 	path := filepath.Join(dir, "report.json")
-	if err := report.Write(path, report.Run{Specs: outcomes}); err != nil {
+	if err := report.Write(path, report.Run{Environment: environment, Specs: outcomes}); err != nil {
 		fmt.Fprintf(os.Stdout, "reports: %v\n", err)
 		return
 	}
 	fmt.Fprintf(os.Stdout, "report: %s\n", path)
 })
+
+// entryValue reads the value of a report entry: in-process the raw value
+// is there; across parallel processes only its JSON is.
+func entryValue[T any](e types.ReportEntry) (T, bool) {
+	if v, ok := e.Value.GetRawValue().(T); ok {
+		return v, true
+	}
+	var v T
+	return v, json.Unmarshal([]byte(e.Value.AsJSON), &v) == nil
+}
 
 // summaryTable is one line per spec: verdict, fault, load, latency,
 // unavailability, records, recovery, and the checks that failed.
