@@ -39,9 +39,9 @@ func Metrics() []Metric {
 			return float64(p(l)) / 1000, ok && l.Count > 0
 		}
 	}
-	recovery := func(time func(Recovery) Duration) func(Spec) (float64, bool) {
+	recovery := func(of func(Recovery) Duration) func(Spec) (float64, bool) {
 		return func(s Spec) (float64, bool) {
-			d := time(s.Recovery)
+			d := of(s.Recovery)
 			if v, ok := d.Value(); ok {
 				return v.Seconds(), true
 			}

@@ -9,12 +9,6 @@ import (
 	"github.com/kafkachaos/kafkachaos/steadystate"
 )
 
-// Check is one point of a spec's verdict: its problems, none when it held.
-type Check struct {
-	Name     CheckName `json:"name"`
-	Problems []string  `json:"problems,omitempty"`
-}
-
 // SchemaVersion is the version of report.json this code writes. Schema 1
 // was a bare list of specs, with recovery times as a map of strings and
 // verdicts without figures; Read reads it still.
@@ -44,6 +38,12 @@ type Spec struct {
 	Checks         []Check             `json:"checks"`
 	Recovery       Recovery            `json:"recovery"`
 	FailureReason  string              `json:"failure,omitempty"`
+}
+
+// Check is one point of a spec's verdict: its problems, none when it held.
+type Check struct {
+	Name     CheckName `json:"name"`
+	Problems []string  `json:"problems,omitempty"`
 }
 
 // A spec's verdict, as the summary tables name it.
