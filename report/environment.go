@@ -34,7 +34,7 @@ type Environment struct {
 
 // String says in a line what the run ran against: "Kafka v4.4,
 // Kubernetes v1.37.2, kafkachaos 1a2b3c4d5e6f (modified), run ...".
-func (e *Environment) String() string {
+func (e Environment) String() string {
 	var kafka []string
 	for _, n := range e.Nodes {
 		if n.Kafka != "" && !slices.Contains(kafka, n.Kafka) {
