@@ -237,6 +237,15 @@ func looksLikeKafka(p *corev1.Pod) bool {
 	return false
 }
 
+// KafkaImage returns the image of p's Kafka container (see
+// kafkaContainer), "" when p has no container.
+func KafkaImage(p *corev1.Pod) string {
+	if c := kafkaContainer(p); c != nil {
+		return c.Image
+	}
+	return ""
+}
+
 // kafkaContainer returns the container of p that runs Kafka: the one named
 // "kafka" (as the manifests, Strimzi and Koperator name it), else the first
 // with Kafka env, else the first; nil if p has none.

@@ -327,3 +327,25 @@ func TestExpand(t *testing.T) {
 		}
 	}
 }
+
+func TestKafkaImage(t *testing.T) {
+	sidecar := corev1.Container{Name: "exporter", Image: "kafka-exporter:1.9"}
+	tests := []struct {
+		name       string
+		containers []corev1.Container
+		want       string
+	}{
+		{"the container named kafka", []corev1.Container{sidecar, {Name: "kafka", Image: "apache/kafka:4.4.0"}}, "apache/kafka:4.4.0"},
+		{"the container with Kafka env", []corev1.Container{sidecar, {Name: "broker", Image: "bitnami/kafka:4.0", Env: []corev1.EnvVar{{Name: "KAFKA_CFG_NODE_ID", Value: "0"}}}}, "bitnami/kafka:4.0"},
+		{"else the first", []corev1.Container{sidecar}, "kafka-exporter:1.9"},
+		{"no container", nil, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			p := pod("kafka-0", func(p *corev1.Pod) { p.Spec.Containers = tt.containers })
+			if got := KafkaImage(p); got != tt.want {
+				t.Errorf("KafkaImage = %q, want %q", got, tt.want)
+			}
+		})
+	}
+}

@@ -39,17 +39,13 @@ func Metrics() []Metric {
 			return float64(p(l)) / 1000, ok && l.Count > 0
 		}
 	}
-	recovery := func(key string) func(Spec) (float64, bool) {
+	recovery := func(of func(Recovery) Duration) func(Spec) (float64, bool) {
 		return func(s Spec) (float64, bool) {
-			v, ok := s.Recovery[key]
-			if !ok {
-				return 0, false
+			d := of(s.Recovery)
+			if v, ok := d.Value(); ok {
+				return v.Seconds(), true
 			}
-			if v == Never {
-				return math.Inf(1), true
-			}
-			d, err := time.ParseDuration(v)
-			return d.Seconds(), err == nil
+			return math.Inf(1), d.IsNever()
 		}
 	}
 	return []Metric{
@@ -68,8 +64,8 @@ func Metrics() []Metric {
 			}
 			return s.SteadyState.Unavailable.Seconds(), true
 		}},
-		{Name: "recovery to healthy", unit: "s", floor: durationFloor.Seconds(), value: recovery(RecoveryToHealthy)},
-		{Name: "throughput back", unit: "s", floor: durationFloor.Seconds(), value: recovery(RecoveryThroughputBack)},
+		{Name: "recovery to healthy", unit: "s", floor: durationFloor.Seconds(), value: recovery(func(r Recovery) Duration { return r.ToHealthy })},
+		{Name: "throughput back", unit: "s", floor: durationFloor.Seconds(), value: recovery(func(r Recovery) Duration { return r.ThroughputBack })},
 	}
 }
 

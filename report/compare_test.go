@@ -2,9 +2,6 @@ package report
 
 import (
 	"bytes"
-	"encoding/json"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -13,7 +10,7 @@ import (
 )
 
 // spec builds a spec with the figures Compare reads.
-func spec(name string, rate float64, p99AckMs int64, unavailable time.Duration, toHealthy, back string) Spec {
+func spec(name string, rate float64, p99AckMs int64, unavailable time.Duration, toHealthy, back Duration) Spec {
 	return Spec{
 		Spec: name,
 		SteadyState: &steadystate.Report{
@@ -24,26 +21,26 @@ func spec(name string, rate float64, p99AckMs int64, unavailable time.Duration, 
 				"e2e": {Count: 100, P50: 80_000, P99: 200_000},
 			},
 		},
-		Recovery: map[string]string{RecoveryToHealthy: toHealthy, RecoveryThroughputBack: back},
+		Recovery: Recovery{ToHealthy: toHealthy, ThroughputBack: back},
 	}
 }
 
 func TestCompare(t *testing.T) {
-	base := spec("pod-kill", 1000, 100, 5*time.Second, "10s", "1s")
+	base := spec("pod-kill", 1000, 100, 5*time.Second, Reached(10*time.Second), Reached(time.Second))
 	tests := []struct {
 		name      string
 		b         Spec
 		regressed []string // metrics that must regress; none else may
 	}{
 		{"same", base, nil},
-		{"better everywhere", spec("pod-kill", 1200, 50, time.Second, "5s", "500ms"), nil},
-		{"throughput down 30%", spec("pod-kill", 700, 100, 5*time.Second, "10s", "1s"), []string{"throughput"}},
-		{"throughput down 10%: within the threshold", spec("pod-kill", 900, 100, 5*time.Second, "10s", "1s"), nil},
-		{"p99 ack doubled", spec("pod-kill", 1000, 200, 5*time.Second, "10s", "1s"), []string{"p99 ack"}},
-		{"unavailability doubled", spec("pod-kill", 1000, 100, 10*time.Second, "10s", "1s"), []string{"unavailable"}},
-		{"recovery slower", spec("pod-kill", 1000, 100, 5*time.Second, "30s", "1s"), []string{"recovery to healthy"}},
-		{"throughput never back", spec("pod-kill", 1000, 100, 5*time.Second, "10s", Never), []string{"throughput back"}},
-		{"+60% under the noise floor", spec("pod-kill", 1000, 100, 5*time.Second, "10s", "1.6s"), nil},
+		{"better everywhere", spec("pod-kill", 1200, 50, time.Second, Reached(5*time.Second), Reached(500*time.Millisecond)), nil},
+		{"throughput down 30%", spec("pod-kill", 700, 100, 5*time.Second, Reached(10*time.Second), Reached(time.Second)), []string{"throughput"}},
+		{"throughput down 10%: within the threshold", spec("pod-kill", 900, 100, 5*time.Second, Reached(10*time.Second), Reached(time.Second)), nil},
+		{"p99 ack doubled", spec("pod-kill", 1000, 200, 5*time.Second, Reached(10*time.Second), Reached(time.Second)), []string{"p99 ack"}},
+		{"unavailability doubled", spec("pod-kill", 1000, 100, 10*time.Second, Reached(10*time.Second), Reached(time.Second)), []string{"unavailable"}},
+		{"recovery slower", spec("pod-kill", 1000, 100, 5*time.Second, Reached(30*time.Second), Reached(time.Second)), []string{"recovery to healthy"}},
+		{"throughput never back", spec("pod-kill", 1000, 100, 5*time.Second, Reached(10*time.Second), Never()), []string{"throughput back"}},
+		{"+60% under the noise floor", spec("pod-kill", 1000, 100, 5*time.Second, Reached(10*time.Second), Reached(1600*time.Millisecond)), nil},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -63,8 +60,8 @@ func TestCompare(t *testing.T) {
 }
 
 func TestCompareUnmatchedAndTable(t *testing.T) {
-	a := []Spec{spec("pod-kill", 1000, 100, time.Second, "10s", "1s"), spec("drain", 1000, 100, time.Second, "10s", "1s")}
-	b := []Spec{spec("pod-kill", 500, 100, time.Second, "10s", Never), spec("scale", 1000, 100, time.Second, "10s", "1s")}
+	a := []Spec{spec("pod-kill", 1000, 100, time.Second, Reached(10*time.Second), Reached(time.Second)), spec("drain", 1000, 100, time.Second, Reached(10*time.Second), Reached(time.Second))}
+	b := []Spec{spec("pod-kill", 500, 100, time.Second, Reached(10*time.Second), Never()), spec("scale", 1000, 100, time.Second, Reached(10*time.Second), Reached(time.Second))}
 	c := Compare(a, b, 0.2)
 	if strings.Join(c.OnlyInA, ",") != "drain" || strings.Join(c.OnlyInB, ",") != "scale" {
 		t.Errorf("only in A %v, only in B %v", c.OnlyInA, c.OnlyInB)
@@ -77,28 +74,5 @@ func TestCompareUnmatchedAndTable(t *testing.T) {
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("table lacks %q:\n%s", want, out.String())
 		}
-	}
-}
-
-func TestReadRoundTrip(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "report.json")
-	want := []Spec{spec("pod-kill", 1000, 100, time.Second, "10s", "1s")}
-	want[0].Add(CheckRecords, "3 lost")
-	raw, err := json.Marshal(want)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(path, raw, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	got, err := Read(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(got) != 1 || got[0].Problems(CheckRecords)[0] != "3 lost" || got[0].SteadyState.Summary.RecordsPerSec != 1000 {
-		t.Errorf("read back %+v", got)
-	}
-	if _, err := Read(filepath.Join(t.TempDir(), "none.json")); err == nil {
-		t.Error("reading a missing file: want an error")
 	}
 }

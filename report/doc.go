@@ -1,11 +1,15 @@
 // Package report owns the suite's run report (report.json): what each spec
 // saw, and how a run is read back, compared and shown.
 //
-// Spec is one spec's entry. The suite (suites' runStory) fills it, naming
-// its checks and recovery times by the constants of checks.go and
-// recovery.go, so that the suite and the report agree on them. Read loads
-// a run; Compare sets two runs side by side, as before and after an
-// upgrade; WriteHTML renders a run as one self-contained HTML page: the
-// view model of html.go in the template html.tmpl, with charts laid out by
-// svg.go from the phases, series and bounds of timeline.go.
+// Run is a report: its schema version, the Environment of the run, and a
+// Spec per spec. The suite (suites' runStory) fills each Spec, naming its
+// checks by the CheckName constants of checks.go and its recovery times by
+// Recovery's fields, so that the suite and the report agree on them; the
+// steady state's verdicts carry their bounds as numbers (steadystate's
+// Figures). Write writes a report of SchemaVersion; Read reads it and the
+// bare list of specs of schema 1. Compare sets two runs side by side, as
+// before and after an upgrade; WriteHTML renders a run as one
+// self-contained HTML page: the view model of html.go in the template
+// html.tmpl, with charts laid out by svg.go from the phases, series and
+// bounds of timeline.go.
 package report

@@ -2,7 +2,6 @@ package report
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"os"
 	"slices"
@@ -20,19 +19,22 @@ const fixturePath = "testdata/report.json"
 
 // The timeline of a fixture run, as runStory in suites/ tells it.
 const (
-	fixtureRate     = 1000
-	fixtureBaseline = 15 * time.Second
-	fixtureHold     = 10 * time.Second
-	fixtureRecover  = 5 * time.Second
-	fixtureAfter    = 15 * time.Second
-	fixtureStall    = 4 * time.Second // how long the victim answers no produce
+	fixtureRate       = 1000
+	fixturePartitions = 3
+	fixtureBaseline   = 15 * time.Second
+	fixtureHold       = 10 * time.Second
+	fixtureRecover    = 5 * time.Second
+	fixtureAfter      = 15 * time.Second
+	fixtureStall      = 4 * time.Second // how long the victim answers no produce
 )
 
 // TestWriteFixture rewrites testdata/report.json from real steady-state
 // runs against kfake: a broker that stops answering produce requests for a
 // while (pod kill, passed), a broker that acks and drops (negative spec,
-// caught), and a spec that failed before its load began. It takes about
-// 90 s, so it runs only with KAFKACHAOS_WRITE_FIXTURE=1:
+// caught), and a spec that failed before its load began. The specs'
+// faults, checks and recovery times and the run's environment are the
+// local cluster's, as the suite records them there. It takes about 90 s,
+// so it runs only with KAFKACHAOS_WRITE_FIXTURE=1:
 //
 //	KAFKACHAOS_WRITE_FIXTURE=1 go test -run WriteFixture ./report/
 func TestWriteFixture(t *testing.T) {
@@ -51,13 +53,13 @@ func TestWriteFixture(t *testing.T) {
 		Fault:   "force-delete pod kafka/kafka-1",
 		Victims: []int32{1},
 		Passed:  true,
-		Recovery: map[string]string{
-			RecoveryToPodsReady: "3.412s", RecoveryToHealthy: "4.871s", RecoveryInjectToHealthy: "14.903s",
+		Recovery: Recovery{
+			ToPodsReady: Reached(3412 * time.Millisecond), ToHealthy: Reached(4871 * time.Millisecond), InjectToHealthy: Reached(14903 * time.Millisecond),
 		},
 	}
 	rep, recoveredAt := fixtureRun(t, h, false, stallProduce)
 	podKill.SteadyState = rep
-	podKill.Recovery[RecoveryThroughputBack] = ThroughputBack(rep, recoveredAt, backRatio)
+	podKill.Recovery.ThroughputBack = ThroughputBack(rep, recoveredAt, backRatio)
 	podKill.Add(CheckAudit)
 	podKill.Add(CheckPodsBack)
 	podKill.Add(CheckHealth)
@@ -73,15 +75,15 @@ func TestWriteFixture(t *testing.T) {
 		Victims:        []int32{1},
 		Passed:         true,
 		ExpectFailures: true,
-		Recovery: map[string]string{
-			RecoveryToPodsReady: "2.208s", RecoveryToHealthy: "6.044s", RecoveryInjectToHealthy: "16.101s",
+		Recovery: Recovery{
+			ToPodsReady: Reached(2208 * time.Millisecond), ToHealthy: Reached(6044 * time.Millisecond), InjectToHealthy: Reached(16101 * time.Millisecond),
 		},
 	}
 	// A broker that acks and drops only loses records silently without
 	// idempotence (an idempotent producer would see the sequence gap).
 	rep, recoveredAt = fixtureRun(t, h, true, dropProduce)
 	negative.SteadyState = rep
-	negative.Recovery[RecoveryThroughputBack] = ThroughputBack(rep, recoveredAt, backRatio)
+	negative.Recovery.ThroughputBack = ThroughputBack(rep, recoveredAt, backRatio)
 	negative.Add(CheckAudit,
 		"broker kafka-1: data dir /var/lib/kafka/data is an emptyDir, not a PersistentVolumeClaim",
 		"no PodDisruptionBudget selects the broker pods of kafka-unsafe",
@@ -96,29 +98,31 @@ func TestWriteFixture(t *testing.T) {
 
 	early := Spec{
 		Spec:          "A broker pod is deleted gracefully loses no acknowledged record, and the broker comes back with its ID and its volume",
-		Recovery:      map[string]string{},
 		FailureReason: "Kafka was not healthy before the fault: the fault would be charged with an earlier one's damage\nUnexpected error:\n    partition kafkachaos-pod-delete/2: ISR [0 2] of replicas [0 1 2]",
 	}
 	early.Add(CheckAudit)
 
-	raw, err := json.MarshalIndent([]Spec{podKill, negative, early}, "", "  ")
-	if err != nil {
+	env := &Environment{
+		RunID: "20261204T180000Z-6b616663", Kafkachaos: ReadBuild(), Kubernetes: "v1.37.2",
+		Flavor: "statefulset", Layout: "combined", Namespace: "kafka",
+		Load: Load{Rate: fixtureRate, Partitions: fixturePartitions, RecordSize: steadystate.DefaultRecordSize, Producers: 1,
+			Acks: steadystate.AcksAll, Idempotent: true},
+	}
+	for id := range int32(3) {
+		env.Nodes = append(env.Nodes, Node{ID: id, Pod: fmt.Sprintf("kafka-%d", id), Image: "apache/kafka:4.4.0", Kafka: "v4.4"})
+	}
+	if err := Write(fixturePath, Run{Environment: env, Specs: []Spec{podKill, negative, early}}); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(fixturePath, raw, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	t.Logf("wrote %s (%d bytes)", fixturePath, len(raw))
+	t.Logf("wrote %s", fixturePath)
 }
 
 // TestFixtureNamesChecksAsTheSuite: the fixture's checks carry the names
 // the suite gives them (checks.go), so the page the tests render is the
 // page of a real run. After a rename, rewrite the fixture (TestWriteFixture).
 func TestFixtureNamesChecksAsTheSuite(t *testing.T) {
-	known := []string{CheckAudit, CheckFault, CheckRolledOut, CheckPodsBack, CheckHealth,
-		CheckRecords, CheckBounds, CheckIdentity, CheckLogDirs, CheckCluster}
-	var names []string
-	for _, s := range loadFixture(t) {
+	var names []CheckName
+	for _, s := range loadFixture(t).Specs {
 		for _, c := range s.Checks {
 			names = append(names, c.Name)
 		}
@@ -127,7 +131,7 @@ func TestFixtureNamesChecksAsTheSuite(t *testing.T) {
 		t.Fatalf("%s holds no check", fixturePath)
 	}
 	for _, n := range names {
-		if !slices.Contains(known, n) {
+		if !slices.Contains(Checks(), n) {
 			t.Errorf("%s names check %q, which the suite does not make: rewrite it (KAFKACHAOS_WRITE_FIXTURE=1)", fixturePath, n)
 		}
 	}
@@ -187,7 +191,7 @@ func fixtureRun(t *testing.T, h steadystate.Hypothesis, noIdempotence bool, f fa
 		Bootstrap:     c.ListenAddrs(),
 		Topic:         topic,
 		Rate:          fixtureRate,
-		Partitions:    3,
+		Partitions:    fixturePartitions,
 		NoIdempotence: noIdempotence,
 		DrainTimeout:  30 * time.Second,
 		Hypothesis:    &h,

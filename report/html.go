@@ -30,16 +30,17 @@ type HTMLOptions struct {
 	Generated time.Time
 }
 
-// WriteHTML writes specs as one self-contained HTML page: an overall
-// verdict, a summary table, and per spec its timeline charts (inline SVG)
-// and tables of verdicts, anomalies, checks and recovery times. The page
-// loads nothing: no script, font or image from anywhere.
-func WriteHTML(w io.Writer, specs []Spec, opts HTMLOptions) error {
+// WriteHTML writes run as one self-contained HTML page: an overall
+// verdict, the environment, a summary table, and per spec its timeline
+// charts (inline SVG) and tables of verdicts, anomalies, checks and
+// recovery times. The page loads nothing: no script, font or image from
+// anywhere.
+func WriteHTML(w io.Writer, run Run, opts HTMLOptions) error {
 	t, err := template.New("report").Parse(pageTemplate)
 	if err != nil {
 		return fmt.Errorf("report: html template: %w", err)
 	}
-	if err := t.Execute(w, newPage(specs, opts)); err != nil {
+	if err := t.Execute(w, newPage(run, opts)); err != nil {
 		return fmt.Errorf("report: html: %w", err)
 	}
 	return nil
@@ -49,11 +50,14 @@ func WriteHTML(w io.Writer, specs []Spec, opts HTMLOptions) error {
 type page struct {
 	Title, Source, Generated, RunTime string
 	Total, Passed, Caught, Failed     int
+	Environment                       []cell
 	Specs                             []specView
 }
 
-func newPage(specs []Spec, opts HTMLOptions) page {
-	p := page{Title: cmp.Or(opts.Title, "kafkachaos run report"), Source: opts.Source, Total: len(specs)}
+func newPage(run Run, opts HTMLOptions) page {
+	specs := run.Specs
+	p := page{Title: cmp.Or(opts.Title, "kafkachaos run report"), Source: opts.Source, Total: len(specs),
+		Environment: environmentCells(run.Environment)}
 	if !opts.Generated.IsZero() {
 		p.Generated = opts.Generated.UTC().Format("2006-01-02 15:04:05 MST")
 	}
@@ -127,18 +131,18 @@ type verdictRow struct {
 }
 
 type checkRow struct {
-	Name     string
+	Name     CheckName
 	Problems []string
 }
 
 func newSpecView(n int, s Spec) specView {
 	v := specView{
 		ID: fmt.Sprintf("spec-%d", n), Name: s.Spec, Verdict: s.Verdict(),
-		Fault: cmp.Or(s.Fault, "-"), Victims: victims(s.Victims), Failure: s.FailureReason,
+		Fault: cmp.Or(s.Fault, "-"), Victims: joinIDs(s.Victims), Failure: s.FailureReason,
 		Row: summaryRow{Rate: "-", P99Ack: "-", Unavailable: "-", WorstPartition: "-", Records: "-",
-			ToHealthy: cmp.Or(s.Recovery[RecoveryToHealthy], "-"), ThroughputBack: cmp.Or(s.Recovery[RecoveryThroughputBack], "-")},
+			ToHealthy: s.Recovery.ToHealthy.String(), ThroughputBack: s.Recovery.ThroughputBack.String(),
+			BackBad: s.Recovery.ThroughputBack.IsNever()},
 	}
-	v.Row.BackBad = v.Row.ThroughputBack == Never
 	for _, c := range s.Checks {
 		v.Checks = append(v.Checks, checkRow{c.Name, c.Problems})
 	}
@@ -196,7 +200,8 @@ func newSpecView(n int, s Spec) specView {
 	return v
 }
 
-func victims(ids []int32) string {
+// joinIDs lists IDs for people, "0, 1, 2"; "-" for none.
+func joinIDs(ids []int32) string {
 	if len(ids) == 0 {
 		return "-"
 	}
@@ -223,26 +228,70 @@ func offset(start, t time.Time) string {
 	return fmt.Sprintf("+%.1f s", t.Sub(start).Seconds())
 }
 
-// recoveryCells lists the recovery times: the ones runStory records, in
-// order and described, then any other by name.
-func recoveryCells(rec map[string]string) []cell {
-	names := []struct{ key, name string }{
-		{RecoveryToPodsReady, "victims Ready, after the fault was recovered"},
-		{RecoveryToHealthy, "cluster healthy, after the fault was recovered"},
-		{RecoveryInjectToHealthy, "cluster healthy, after the fault was injected"},
-		{RecoveryThroughputBack, "throughput back to the baseline's, after the fault was recovered"},
+// environmentCells describes the run's environment; none when the report
+// has none.
+func environmentCells(env *Environment) []cell {
+	if env == nil {
+		return nil
 	}
-	var cells []cell
-	known := map[string]bool{}
-	for _, n := range names {
-		known[n.key] = true
-		if d, ok := rec[n.key]; ok {
-			cells = append(cells, cell{n.name, d, d == Never})
+	l := env.Load
+	load := fmt.Sprintf("%d records/s of %d B, %d partitions, %d producer(s)", l.Rate, l.RecordSize, l.Partitions, l.Producers)
+	if l.Agents > 0 {
+		load += fmt.Sprintf(" in each of %d agent pods", l.Agents)
+	}
+	idem := "idempotent"
+	if !l.Idempotent {
+		idem = "not idempotent"
+	}
+	load += fmt.Sprintf(", acks=%s, %s, request timeout %s", l.Acks, idem, cmp.Or(l.RequestTimeout, "franz-go's default"))
+	deployment := cmp.Or(env.Flavor, "-")
+	if env.Layout != "" {
+		deployment += ", layout " + env.Layout
+	}
+	if env.Namespace != "" {
+		deployment += ", namespace " + env.Namespace
+	}
+	return []cell{
+		{"run", cmp.Or(env.RunID, "-"), false},
+		{"kafkachaos", env.Kafkachaos.String(), false},
+		{"Kubernetes", cmp.Or(env.Kubernetes, "unknown"), false},
+		{"deployment", deployment, false},
+		{"Kafka", kafkaVersions(env.Nodes), false},
+		{"load", load, false},
+	}
+}
+
+// kafkaVersions says which Kafka each node runs: "v4.4 (apache/kafka:4.4.0)
+// on nodes 0, 1, 2", one group per version and image.
+func kafkaVersions(nodes []Node) string {
+	if len(nodes) == 0 {
+		return "-"
+	}
+	var groups []string
+	ids := map[string][]int32{}
+	for _, n := range nodes {
+		g := cmp.Or(n.Kafka, "version unknown")
+		if n.Image != "" {
+			g += " (" + n.Image + ")"
 		}
+		if _, ok := ids[g]; !ok {
+			groups = append(groups, g)
+		}
+		ids[g] = append(ids[g], n.ID)
 	}
-	for _, k := range slices.Sorted(maps.Keys(rec)) {
-		if !known[k] {
-			cells = append(cells, cell{k, rec[k], rec[k] == Never})
+	out := make([]string, len(groups))
+	for i, g := range groups {
+		out[i] = g + " on nodes " + joinIDs(ids[g])
+	}
+	return strings.Join(out, "; ")
+}
+
+// recoveryCells lists the measured recovery times, in order and described.
+func recoveryCells(r Recovery) []cell {
+	var cells []cell
+	for _, t := range r.times() {
+		if t.d.Measured() {
+			cells = append(cells, cell{t.what, t.d.String(), t.d.IsNever()})
 		}
 	}
 	return cells

@@ -14,22 +14,27 @@ import (
 
 // loadFixture reads testdata/report.json: a pod kill that passed, a
 // negative spec that was caught, and a spec that failed before its load.
-func loadFixture(t *testing.T) []Spec {
+func loadFixture(t *testing.T) Run {
 	t.Helper()
-	specs, err := Read(fixturePath)
+	run, err := Read(fixturePath)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(specs) != 3 {
-		t.Fatalf("%s holds %d specs, want 3", fixturePath, len(specs))
+	if len(run.Specs) != 3 {
+		t.Fatalf("%s holds %d specs, want 3", fixturePath, len(run.Specs))
 	}
-	return specs
+	return run
 }
 
 func render(t *testing.T, specs []Spec) string {
 	t.Helper()
+	return renderRun(t, Run{Schema: SchemaVersion, Specs: specs})
+}
+
+func renderRun(t *testing.T, run Run) string {
+	t.Helper()
 	var b bytes.Buffer
-	if err := WriteHTML(&b, specs, HTMLOptions{Source: "reports/report.json", Generated: time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)}); err != nil {
+	if err := WriteHTML(&b, run, HTMLOptions{Source: "reports/report.json", Generated: time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)}); err != nil {
 		t.Fatal(err)
 	}
 	return b.String()
@@ -79,14 +84,14 @@ func TestWriteHTMLBanner(t *testing.T) {
 	}{
 		{"all passed", []Spec{pass, caught}, []string{`class="banner ok"`, "All 2 spec(s) passed", "1 PASS · 1 CAUGHT", "· 0 FAIL"}},
 		{"one failed", []Spec{pass, caught, fail}, []string{`class="banner bad"`, "1 of 3 spec(s) failed", "· 1 FAIL"}},
-		{"the fixture", nil, []string{"1 of 3 spec(s) failed", "1 PASS · 1 CAUGHT", ">CAUGHT<", ">PASS<", ">FAIL<", "Run: 2026-12-03"}},
+		{"the fixture", nil, []string{"1 of 3 spec(s) failed", "1 PASS · 1 CAUGHT", ">CAUGHT<", ">PASS<", ">FAIL<", "Run: 2026-12-04"}},
 		{"no spec", []Spec{}, []string{"The report holds no spec"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			specs := tt.specs
 			if specs == nil {
-				specs = loadFixture(t)
+				specs = loadFixture(t).Specs
 			}
 			out := render(t, specs)
 			for _, w := range tt.want {
@@ -101,7 +106,7 @@ func TestWriteHTMLBanner(t *testing.T) {
 // TestWriteHTMLSelfContained checks that the page loads nothing: no
 // script, no URL, every link an anchor in the page.
 func TestWriteHTMLSelfContained(t *testing.T) {
-	out := render(t, loadFixture(t))
+	out := renderRun(t, loadFixture(t))
 	for _, bad := range []string{"http://", "https://", "<script", "url(", "@import", "<link", "<img", "<iframe"} {
 		if strings.Contains(strings.ToLower(out), bad) {
 			t.Errorf("page holds %q", bad)
@@ -145,7 +150,7 @@ func TestWriteHTMLFailedEarly(t *testing.T) {
 	}
 	out := render(t, []Spec{spec})
 	for _, want := range []string{">FAIL<", "Kafka was not healthy before the fault", "No steady-state report", "No fault injected",
-		CheckAudit, CheckPodsBack, `<span class="ok">ok</span>`, "broker 1 not Ready", "none measured"} {
+		string(CheckAudit), string(CheckPodsBack), `<span class="ok">ok</span>`, "broker 1 not Ready", "none measured"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("page lacks %q", want)
 		}
@@ -219,13 +224,10 @@ func TestWriteHTMLFaultWindow(t *testing.T) {
 }
 
 func TestWriteHTMLBoundLines(t *testing.T) {
-	v := func(phase steadystate.Phase, bound, limit string) steadystate.Verdict {
-		return steadystate.Verdict{Phase: phase, Bound: bound, Limit: limit, Observed: "x", Passed: true}
-	}
-	all := func(bound, limit string) []steadystate.Verdict {
+	all := func(k steadystate.BoundKind, limit float64, text string) []steadystate.Verdict {
 		var vs []steadystate.Verdict
 		for _, p := range []steadystate.Phase{"baseline", "fault", "recovery", "after"} {
-			vs = append(vs, v(p, bound, limit))
+			vs = append(vs, verdict(p, k, limit, text))
 		}
 		return vs
 	}
@@ -239,12 +241,12 @@ func TestWriteHTMLBoundLines(t *testing.T) {
 		want     []line
 	}{
 		{"no bounds", nil, nil},
-		{"no line for unavailability or records", []steadystate.Verdict{v("fault", "max unavailability", "30s"), v("", "lost records", "0")}, nil},
-		{"p99 ack in every phase: one line", all("max p99 ack latency", "200ms"), []line{{"ack", 0, 40}}},
-		{"p99 end-to-end in the fault", []steadystate.Verdict{v("fault", "max p99 end-to-end latency", "1s")}, []line{{"e2e", 10, 20}}},
-		{"min throughput after", []steadystate.Verdict{v("after", "min throughput", "500.0 records/s")}, []line{{"thr", 25, 40}}},
-		{"throughput ratio after", []steadystate.Verdict{v("after", "min throughput ratio to baseline", "0.90")}, []line{{"thr", 25, 40}}},
-		{"unreadable limit", []steadystate.Verdict{v("after", "max p99 ack latency", "soon")}, nil},
+		{"no line for unavailability or records", []steadystate.Verdict{verdict("fault", steadystate.BoundMaxUnavailability, 30, "30s"), verdict("", steadystate.BoundLostRecords, 0, "0")}, nil},
+		{"p99 ack in every phase: one line", all(steadystate.BoundMaxP99Ack, 0.2, "200ms"), []line{{"ack", 0, 40}}},
+		{"p99 end-to-end in the fault", []steadystate.Verdict{verdict("fault", steadystate.BoundMaxP99E2E, 1, "1s")}, []line{{"e2e", 10, 20}}},
+		{"min throughput after", []steadystate.Verdict{verdict("after", steadystate.BoundMinThroughput, 500, "500.0 records/s")}, []line{{"thr", 25, 40}}},
+		{"throughput ratio after", []steadystate.Verdict{verdict("after", steadystate.BoundMinThroughputRatio, 0.9, "0.90")}, []line{{"thr", 25, 40}}},
+		{"an old report's verdicts, without figures: no line", []steadystate.Verdict{{Phase: "after", Bound: "max p99 ack latency", Limit: "200ms", Passed: true}}, nil},
 	}
 	re := regexp.MustCompile(`<line class="bound (\w+)" x1="([0-9.]+)" y1="[0-9.]+" x2="([0-9.]+)"`)
 	for _, tt := range tests {
@@ -263,5 +265,17 @@ func TestWriteHTMLBoundLines(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestWriteHTMLFixtureBounds: the fixture's verdicts carry figures, so its
+// page draws their bounds: p99 ack in every phase, the throughput ratio
+// after.
+func TestWriteHTMLFixtureBounds(t *testing.T) {
+	out := renderRun(t, loadFixture(t))
+	for _, want := range []string{`<line class="bound ack"`, `<line class="bound thr"`, "max p99 ack 5s", "min 0.90 × baseline"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("page lacks %q", want)
+		}
 	}
 }

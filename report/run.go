@@ -1,6 +1,7 @@
 package report
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -8,13 +9,24 @@ import (
 	"github.com/kafkachaos/kafkachaos/steadystate"
 )
 
-// Check is one point of a spec's verdict: its problems, none when it held.
-type Check struct {
-	Name     string   `json:"name"`
-	Problems []string `json:"problems,omitempty"`
+// SchemaVersion is the version of report.json this code writes. Schema 1
+// was a bare list of specs, with recovery times as a map of strings and
+// verdicts without figures; Read reads it still.
+const SchemaVersion = 2
+
+// Run is a run report, report.json: the environment of the run and what
+// each spec saw.
+type Run struct {
+	// Schema is the report's version: SchemaVersion when written, 1 for a
+	// report of the bare list of specs.
+	Schema int `json:"schema"`
+	// Environment is nil in a report of schema 1, and when the suite
+	// ended before Kafka was up.
+	Environment *Environment `json:"environment,omitempty"`
+	Specs       []Spec       `json:"specs"`
 }
 
-// Spec is what one spec saw; a run report (report.json) is a list of them.
+// Spec is what one spec saw.
 type Spec struct {
 	Spec    string  `json:"spec"`
 	Fault   string  `json:"fault"`
@@ -24,11 +36,14 @@ type Spec struct {
 	ExpectFailures bool                `json:"expectFailures,omitempty"`
 	SteadyState    *steadystate.Report `json:"steadyState,omitempty"`
 	Checks         []Check             `json:"checks"`
-	// Recovery holds durations (time.Duration strings) by name
-	// (RecoveryToPodsReady, RecoveryToHealthy, RecoveryInjectToHealthy,
-	// RecoveryThroughputBack); Never when what it times did not happen.
-	Recovery      map[string]string `json:"recovery"`
-	FailureReason string            `json:"failure,omitempty"`
+	Recovery       Recovery            `json:"recovery"`
+	FailureReason  string              `json:"failure,omitempty"`
+}
+
+// Check is one point of a spec's verdict: its problems, none when it held.
+type Check struct {
+	Name     CheckName `json:"name"`
+	Problems []string  `json:"problems,omitempty"`
 }
 
 // A spec's verdict, as the summary tables name it.
@@ -52,7 +67,7 @@ func (s Spec) Verdict() string {
 }
 
 // Problems returns the problems of check name.
-func (s Spec) Problems(name string) []string {
+func (s Spec) Problems(name CheckName) []string {
 	for _, c := range s.Checks {
 		if c.Name == name {
 			return c.Problems
@@ -62,13 +77,13 @@ func (s Spec) Problems(name string) []string {
 }
 
 // Add appends check name with its problems.
-func (s *Spec) Add(name string, problems ...string) {
+func (s *Spec) Add(name CheckName, problems ...string) {
 	s.Checks = append(s.Checks, Check{Name: name, Problems: problems})
 }
 
 // FailedChecks names the checks with problems.
-func (s Spec) FailedChecks() []string {
-	var names []string
+func (s Spec) FailedChecks() []CheckName {
+	var names []CheckName
 	for _, c := range s.Checks {
 		if len(c.Problems) > 0 {
 			names = append(names, c.Name)
@@ -77,15 +92,54 @@ func (s Spec) FailedChecks() []string {
 	return names
 }
 
-// Read reads a run report.
-func Read(path string) ([]Spec, error) {
+// Read reads a run report of any schema up to SchemaVersion.
+func Read(path string) (Run, error) {
 	raw, err := os.ReadFile(path)
 	if err != nil {
-		return nil, fmt.Errorf("report: %w", err)
+		return Run{}, fmt.Errorf("report: %w", err)
 	}
-	var specs []Spec
-	if err := json.Unmarshal(raw, &specs); err != nil {
-		return nil, fmt.Errorf("report: %s: %w", path, err)
+	run, err := decode(raw)
+	if err != nil {
+		return Run{}, fmt.Errorf("report: %s: %w", path, err)
 	}
-	return specs, nil
+	return run, nil
+}
+
+// decode reads a report of schema 2 and later, an object, or of schema 1,
+// a list of specs.
+func decode(raw []byte) (Run, error) {
+	if b := bytes.TrimLeft(raw, " \t\r\n"); len(b) > 0 && b[0] == '[' {
+		var specs []Spec
+		if err := json.Unmarshal(raw, &specs); err != nil {
+			return Run{}, err
+		}
+		return Run{Schema: 1, Specs: specs}, nil
+	}
+	var run Run
+	if err := json.Unmarshal(raw, &run); err != nil {
+		return Run{}, err
+	}
+	switch {
+	case run.Schema < 2:
+		return Run{}, fmt.Errorf("schema %d: not a run report", run.Schema)
+	case run.Schema > SchemaVersion:
+		return Run{}, fmt.Errorf("schema %d: this kafkachaos reads reports up to schema %d", run.Schema, SchemaVersion)
+	}
+	return run, nil
+}
+
+// Write writes run to path as a report of schema SchemaVersion.
+func Write(path string, run Run) error {
+	run.Schema = SchemaVersion
+	if run.Specs == nil {
+		run.Specs = []Spec{}
+	}
+	raw, err := json.MarshalIndent(run, "", "  ")
+	if err != nil {
+		return fmt.Errorf("report: %w", err)
+	}
+	if err := os.WriteFile(path, append(raw, '\n'), 0o644); err != nil {
+		return fmt.Errorf("report: %w", err)
+	}
+	return nil
 }

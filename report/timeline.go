@@ -3,9 +3,6 @@ package report
 import (
 	"fmt"
 	"math"
-	"strconv"
-	"strings"
-	"time"
 
 	"github.com/kafkachaos/kafkachaos/steadystate"
 )
@@ -61,44 +58,37 @@ type bound struct {
 	label string
 }
 
-// boundOf reads the limit of verdict v as a value on the charts: records/s
-// for throughput, milliseconds for latency. baseline is the baseline's
-// throughput, for a ratio. ok is false for a bound that is no horizontal
-// line (unavailability, records) or an unreadable or non-positive limit.
+// boundOf reads the limit of verdict v as a value on the charts, from its
+// figures: records/s for throughput, milliseconds for latency. baseline is
+// the baseline's throughput, for a ratio. ok is false for a bound that is
+// no horizontal line (unavailability, records), a verdict without figures
+// (from a report written before them), and a non-positive limit.
 func boundOf(v steadystate.Verdict, baseline float64) (bound, bool) {
-	b, ok := parseBound(v, baseline)
-	if !ok || !(b.value > 0) || math.IsInf(b.value, 0) {
+	var class, name string
+	switch v.Kind {
+	case steadystate.BoundMinThroughput, steadystate.BoundMinThroughputRatio:
+		class, name = classThroughput, "min"
+	case steadystate.BoundMaxP99Ack:
+		class, name = classAck, "max p99 ack"
+	case steadystate.BoundMaxP99E2E:
+		class, name = classE2E, "max p99 end-to-end"
+	default:
+		return bound{}, false
+	}
+	b := bound{class: class, min: v.Kind.Min(), label: name + " " + v.Limit}
+	switch v.Unit {
+	case steadystate.UnitRecordsPerSecond:
+		b.value = v.LimitValue
+	case steadystate.UnitRatio:
+		b.value = v.LimitValue * baseline
+		b.label = fmt.Sprintf("%s %s × baseline (%.0f records/s)", name, v.Limit, b.value)
+	case steadystate.UnitSeconds:
+		b.value = v.LimitValue * 1000
+	}
+	if !(b.value > 0) || math.IsInf(b.value, 0) {
 		return bound{}, false
 	}
 	return b, true
-}
-
-func parseBound(v steadystate.Verdict, baseline float64) (bound, bool) {
-	switch v.Bound {
-	case "min throughput":
-		var x float64
-		if _, err := fmt.Sscanf(v.Limit, "%g records/s", &x); err != nil {
-			return bound{}, false
-		}
-		return bound{classThroughput, x, true, "min " + v.Limit}, true
-	case "min throughput ratio to baseline":
-		x, err := strconv.ParseFloat(v.Limit, 64)
-		if err != nil || baseline <= 0 {
-			return bound{}, false
-		}
-		return bound{classThroughput, x * baseline, true, fmt.Sprintf("min %s × baseline (%.0f records/s)", v.Limit, x*baseline)}, true
-	case "max p99 ack latency", "max p99 end-to-end latency":
-		d, err := time.ParseDuration(v.Limit)
-		if err != nil {
-			return bound{}, false
-		}
-		class, name := classAck, "ack"
-		if strings.Contains(v.Bound, "end-to-end") {
-			class, name = classE2E, "end-to-end"
-		}
-		return bound{class, float64(d) / float64(time.Millisecond), false, "max p99 " + name + " " + v.Limit}, true
-	}
-	return bound{}, false
 }
 
 // point is one second's value; ok is false when the second measured

@@ -9,30 +9,41 @@ import (
 	"github.com/kafkachaos/kafkachaos/steadystate"
 )
 
+// verdict is a passed verdict on a bound of kind k with limit (in k's
+// unit) and its text.
+func verdict(phase steadystate.Phase, k steadystate.BoundKind, limit float64, text string) steadystate.Verdict {
+	return steadystate.Verdict{Phase: phase, Limit: text, Observed: "x", Passed: true,
+		Figures: steadystate.Figures{Kind: k, Unit: k.Unit(), LimitValue: limit}}
+}
+
 func TestBoundOf(t *testing.T) {
 	tests := []struct {
-		bound, limit string
-		ok           bool
-		class        string
-		value        float64
+		name  string
+		v     steadystate.Verdict
+		ok    bool
+		class string
+		value float64
+		label string
 	}{
-		{"min throughput", "500.0 records/s", true, classThroughput, 500},
-		{"min throughput ratio to baseline", "0.90", true, classThroughput, 900},
-		{"max p99 ack latency", "1.5s", true, classAck, 1500},
-		{"max p99 end-to-end latency", "250ms", true, classE2E, 250},
-		{"max unavailability", "30s", false, "", 0},
-		{"lost records", "0", false, "", 0},
-		{"min throughput", "many", false, "", 0},
-		{"min throughput", "NaN records/s", false, "", 0},
-		{"min throughput", "Inf records/s", false, "", 0},
-		{"max p99 ack latency", "0s", false, "", 0},
-		{"max p99 ack latency", "-1s", false, "", 0},
+		{"min throughput", verdict("", steadystate.BoundMinThroughput, 500, "500.0 records/s"), true, classThroughput, 500, "min 500.0 records/s"},
+		{"throughput ratio", verdict("", steadystate.BoundMinThroughputRatio, 0.9, "0.90"), true, classThroughput, 900, "min 0.90 × baseline (900 records/s)"},
+		{"p99 ack", verdict("", steadystate.BoundMaxP99Ack, 1.5, "1.5s"), true, classAck, 1500, "max p99 ack 1.5s"},
+		{"p99 end-to-end", verdict("", steadystate.BoundMaxP99E2E, 0.25, "250ms"), true, classE2E, 250, "max p99 end-to-end 250ms"},
+		{"unavailability: no line", verdict("", steadystate.BoundMaxUnavailability, 30, "30s"), false, "", 0, ""},
+		{"records: no line", verdict("", steadystate.BoundLostRecords, 0, "0"), false, "", 0, ""},
+		{"zero limit", verdict("", steadystate.BoundMaxP99Ack, 0, "0s"), false, "", 0, ""},
+		{"negative limit", verdict("", steadystate.BoundMinThroughput, -1, "-1.0 records/s"), false, "", 0, ""},
+		{"infinite limit", verdict("", steadystate.BoundMinThroughput, math.Inf(1), "+Inf records/s"), false, "", 0, ""},
+		{"NaN limit", verdict("", steadystate.BoundMinThroughput, math.NaN(), "NaN records/s"), false, "", 0, ""},
+		// A report written before verdicts had figures: its texts are
+		// not read back as numbers.
+		{"no figures", steadystate.Verdict{Bound: "max p99 ack latency", Limit: "1.5s"}, false, "", 0, ""},
 	}
 	for _, tt := range tests {
-		t.Run(tt.bound+" "+tt.limit, func(t *testing.T) {
-			b, ok := boundOf(steadystate.Verdict{Bound: tt.bound, Limit: tt.limit}, 1000)
-			if ok != tt.ok || b.class != tt.class || math.Abs(b.value-tt.value) > 1e-9 {
-				t.Errorf("got %+v %v, want %s %g %v", b, ok, tt.class, tt.value, tt.ok)
+		t.Run(tt.name, func(t *testing.T) {
+			b, ok := boundOf(tt.v, 1000)
+			if ok != tt.ok || b.class != tt.class || math.Abs(b.value-tt.value) > 1e-9 || b.label != tt.label {
+				t.Errorf("got %+v %v, want %s %g %q %v", b, ok, tt.class, tt.value, tt.label, tt.ok)
 			}
 		})
 	}

@@ -96,40 +96,15 @@ func (h Hypothesis) validate() error {
 	return nil
 }
 
-// Violation is one bound that did not hold.
-type Violation struct {
-	Phase    Phase     `json:"phase,omitempty"`
-	Bound    string    `json:"bound"`
-	Limit    string    `json:"limit"`
-	Observed string    `json:"observed"`
-	At       time.Time `json:"at"`
-}
-
-func (v Violation) String() string {
-	where := "run"
-	if v.Phase != "" {
-		where = "phase " + string(v.Phase)
-	}
-	return fmt.Sprintf("%s: %s observed %s, limit %s (at %s)", where, v.Bound, v.Observed, v.Limit, v.At.Format(time.RFC3339Nano))
-}
-
-// Verdict is one bound's outcome, for the report.
-type Verdict struct {
-	Phase    Phase  `json:"phase,omitempty"`
-	Bound    string `json:"bound"`
-	Limit    string `json:"limit"`
-	Observed string `json:"observed"`
-	Passed   bool   `json:"passed"`
-}
-
 // evaluate checks h against the phases and records of a run.
 func (h Hypothesis) evaluate(phases []PhaseStats, rec Records, idempotent bool, end time.Time) ([]Verdict, []Violation) {
 	var verdicts []Verdict
 	var violations []Violation
-	check := func(ph Phase, bound, limit, observed string, ok bool, at time.Time) {
-		verdicts = append(verdicts, Verdict{Phase: ph, Bound: bound, Limit: limit, Observed: observed, Passed: ok})
+	check := func(ph Phase, k BoundKind, limit, observed figure, ok bool, at time.Time) {
+		v := newVerdict(ph, k, limit, observed, ok)
+		verdicts = append(verdicts, v)
 		if !ok {
-			violations = append(violations, Violation{Phase: ph, Bound: bound, Limit: limit, Observed: observed, At: at})
+			violations = append(violations, v.violation(at))
 		}
 	}
 
@@ -145,52 +120,60 @@ func (h Hypothesis) evaluate(phases []PhaseStats, rec Records, idempotent bool, 
 			continue
 		}
 		b := h.For(ps.Phase)
-		if ps.Seconds == 0 && (b.MinThroughput > 0 || b.MinThroughputRatio > 0) {
-			check(ps.Phase, "throughput", "measured", "not measured: the phase holds no whole second", true, ps.From)
-			b.MinThroughput, b.MinThroughputRatio = 0, 0
+		checkRatio := b.MinThroughputRatio > 0 && baseline > 0 && ps.Phase != PhaseBaseline
+		if ps.Seconds == 0 {
+			// Not measured, so not held against the phase.
+			unmeasured := nothing("not measured: the phase holds no whole second")
+			if b.MinThroughput > 0 {
+				check(ps.Phase, BoundMinThroughput, recordsPerSecond(b.MinThroughput), unmeasured, true, ps.From)
+			}
+			if checkRatio {
+				check(ps.Phase, BoundMinThroughputRatio, ratio(b.MinThroughputRatio), unmeasured, true, ps.From)
+			}
+			b.MinThroughput, checkRatio = 0, false
 		}
 		if b.MinThroughput > 0 {
-			check(ps.Phase, "min throughput", fmt.Sprintf("%.1f records/s", b.MinThroughput),
-				fmt.Sprintf("%.1f records/s", ps.Throughput), ps.Throughput >= b.MinThroughput, ps.From)
+			check(ps.Phase, BoundMinThroughput, recordsPerSecond(b.MinThroughput), recordsPerSecond(ps.Throughput),
+				ps.Throughput >= b.MinThroughput, ps.From)
 		}
-		if b.MinThroughputRatio > 0 && baseline > 0 && ps.Phase != PhaseBaseline {
-			ratio := ps.Throughput / baseline
-			check(ps.Phase, "min throughput ratio to baseline", fmt.Sprintf("%.2f", b.MinThroughputRatio),
-				fmt.Sprintf("%.2f (%.1f of %.1f records/s)", ratio, ps.Throughput, baseline), ratio >= b.MinThroughputRatio, ps.From)
+		if checkRatio {
+			r := ps.Throughput / baseline
+			check(ps.Phase, BoundMinThroughputRatio, ratio(b.MinThroughputRatio),
+				number(r, fmt.Sprintf("%.2f (%.1f of %.1f records/s)", r, ps.Throughput, baseline)), r >= b.MinThroughputRatio, ps.From)
 		}
 		if b.MaxP99Ack > 0 {
 			got := time.Duration(ps.Ack.P99) * time.Microsecond
 			if ps.Ack.Count == 0 {
 				// Nothing acked in the phase: its latency is unbounded.
-				check(ps.Phase, "max p99 ack latency", b.MaxP99Ack.String(), "no ack in the phase", false, ps.From)
+				check(ps.Phase, BoundMaxP99Ack, seconds(b.MaxP99Ack), nothing("no ack in the phase"), false, ps.From)
 			} else {
-				check(ps.Phase, "max p99 ack latency", b.MaxP99Ack.String(), got.String(), got <= b.MaxP99Ack, ps.WorstAckAt)
+				check(ps.Phase, BoundMaxP99Ack, seconds(b.MaxP99Ack), seconds(got), got <= b.MaxP99Ack, ps.WorstAckAt)
 			}
 		}
 		if b.MaxP99E2E > 0 {
 			got := time.Duration(ps.E2E.P99) * time.Microsecond
 			if ps.E2E.Count == 0 {
-				check(ps.Phase, "max p99 end-to-end latency", b.MaxP99E2E.String(), "nothing consumed in the phase", false, ps.From)
+				check(ps.Phase, BoundMaxP99E2E, seconds(b.MaxP99E2E), nothing("nothing consumed in the phase"), false, ps.From)
 			} else {
-				check(ps.Phase, "max p99 end-to-end latency", b.MaxP99E2E.String(), got.String(), got <= b.MaxP99E2E, ps.WorstE2EAt)
+				check(ps.Phase, BoundMaxP99E2E, seconds(b.MaxP99E2E), seconds(got), got <= b.MaxP99E2E, ps.WorstE2EAt)
 			}
 		}
 		if b.MaxUnavailable > 0 {
-			check(ps.Phase, "max unavailability", b.MaxUnavailable.String(), ps.Unavailable.String(),
+			check(ps.Phase, BoundMaxUnavailability, seconds(b.MaxUnavailable), seconds(ps.Unavailable),
 				ps.Unavailable <= b.MaxUnavailable, ps.UnavailableFrom)
 		}
 	}
-	count := func(bound string, n uint64) {
+	count := func(k BoundKind, n uint64) {
 		observed := fmt.Sprint(n)
 		if rec.DrainIncomplete && n > 0 {
 			observed += " (unverified: the final drain did not complete)"
 		}
-		check("", bound, "0", observed, n == 0, end)
+		check("", k, number(0, "0"), number(float64(n), observed), n == 0, end)
 	}
-	count("lost records", rec.Lost)
+	count(BoundLostRecords, rec.Lost)
 	if idempotent {
-		count("duplicate records", rec.Duplicates)
+		count(BoundDuplicateRecords, rec.Duplicates)
 	}
-	count("reordered records", rec.Reordered)
+	count(BoundReorderedRecords, rec.Reordered)
 	return verdicts, violations
 }

@@ -24,29 +24,29 @@ func TestHypothesisEvaluate(t *testing.T) {
 		phases  []PhaseStats // default: the three above
 		rec     Records
 		idem    bool
-		want    []Violation // Phase, Bound and At are compared
+		want    []Violation // Phase, Kind and At are compared
 		checked int
 	}{
 		{name: "default hypothesis on a recovered run", h: DefaultHypothesis(), idem: true, checked: 4},
 		{
 			name: "unavailability in the fault phase",
 			h:    Hypothesis{Phases: map[Phase]Bounds{PhaseFault: {MaxUnavailable: time.Second}}},
-			want: []Violation{{Phase: PhaseFault, Bound: "max unavailability", At: at(12)}}, checked: 3,
+			want: []Violation{{Phase: PhaseFault, Figures: Figures{Kind: BoundMaxUnavailability}, At: at(12)}}, checked: 3,
 		},
 		{
 			name: "p99 ack bound on every phase",
 			h:    Hypothesis{All: Bounds{MaxP99Ack: 100 * time.Millisecond}},
-			want: []Violation{{Phase: PhaseFault, Bound: "max p99 ack latency", At: at(13)}}, checked: 5,
+			want: []Violation{{Phase: PhaseFault, Figures: Figures{Kind: BoundMaxP99Ack}, At: at(13)}}, checked: 5,
 		},
 		{
 			name: "e2e bound",
 			h:    Hypothesis{All: Bounds{MaxP99E2E: time.Second}},
-			want: []Violation{{Phase: PhaseFault, Bound: "max p99 end-to-end latency", At: at(14)}}, checked: 5,
+			want: []Violation{{Phase: PhaseFault, Figures: Figures{Kind: BoundMaxP99E2E}, At: at(14)}}, checked: 5,
 		},
 		{
 			name: "throughput ratio after the fault",
 			h:    Hypothesis{Phases: map[Phase]Bounds{PhaseAfter: {MinThroughputRatio: 0.99}}},
-			want: []Violation{{Phase: PhaseAfter, Bound: "min throughput ratio to baseline", At: at(20)}}, checked: 3,
+			want: []Violation{{Phase: PhaseAfter, Figures: Figures{Kind: BoundMinThroughputRatio}, At: at(20)}}, checked: 3,
 		},
 		{
 			name:    "absolute throughput, phase override wins",
@@ -56,14 +56,14 @@ func TestHypothesisEvaluate(t *testing.T) {
 		{
 			name: "lost and reordered records",
 			h:    Hypothesis{}, rec: Records{Lost: 3, Reordered: 1, Duplicates: 2}, idem: true,
-			want:    []Violation{{Bound: "lost records", At: at(30)}, {Bound: "duplicate records", At: at(30)}, {Bound: "reordered records", At: at(30)}},
+			want:    []Violation{{Figures: Figures{Kind: BoundLostRecords}, At: at(30)}, {Figures: Figures{Kind: BoundDuplicateRecords}, At: at(30)}, {Figures: Figures{Kind: BoundReorderedRecords}, At: at(30)}},
 			checked: 3,
 		},
 		{
 			name:    "a phase with no ack violates a latency bound",
 			h:       Hypothesis{Phases: map[Phase]Bounds{PhaseFault: {MaxP99Ack: time.Hour}}},
 			phases:  []PhaseStats{{Phase: PhaseFault, From: at(10), To: at(20), Seconds: 10}},
-			want:    []Violation{{Phase: PhaseFault, Bound: "max p99 ack latency", At: at(10)}},
+			want:    []Violation{{Phase: PhaseFault, Figures: Figures{Kind: BoundMaxP99Ack}, At: at(10)}},
 			checked: 3,
 		},
 		{
@@ -93,8 +93,8 @@ func TestHypothesisEvaluate(t *testing.T) {
 			}
 			for i, w := range tt.want {
 				g := got[i]
-				if g.Phase != w.Phase || g.Bound != w.Bound || !g.At.Equal(w.At) {
-					t.Errorf("violation %d = {%s %q %s}, want {%s %q %s}", i, g.Phase, g.Bound, g.At, w.Phase, w.Bound, w.At)
+				if g.Phase != w.Phase || g.Kind != w.Kind || !g.At.Equal(w.At) {
+					t.Errorf("violation %d = {%s %s %s}, want {%s %s %s}", i, g.Phase, g.Kind, g.At, w.Phase, w.Kind, w.At)
 				}
 			}
 		})
@@ -172,7 +172,7 @@ func TestRunStallIsReportedInItsPhase(t *testing.T) {
 	}
 	v := rep.Violations[0]
 	started := time.Unix(0, stallStart.Load())
-	if v.Phase != PhaseFault || v.Bound != "max unavailability" {
+	if v.Phase != PhaseFault || v.Kind != BoundMaxUnavailability {
 		t.Errorf("violation %v, want max unavailability in phase fault", v)
 	}
 	if d := v.At.Sub(started); d < -200*time.Millisecond || d > 200*time.Millisecond {

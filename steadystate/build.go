@@ -174,7 +174,8 @@ func drainViolations(ms []Measurements) []Violation {
 		if len(ms) > 1 {
 			observed = fmt.Sprintf("producers [%d, %d): %s", m.ProducerBase, uint64(m.ProducerBase)+uint64(m.Producers), observed)
 		}
-		out = append(out, Violation{Bound: "final drain", Limit: "all acked records read", Observed: observed, At: m.End})
+		v := newVerdict("", BoundFinalDrain, number(0, "all acked records read"), nothing(observed), false)
+		out = append(out, v.violation(m.End))
 	}
 	return out
 }

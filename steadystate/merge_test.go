@@ -215,7 +215,7 @@ func TestMerge(t *testing.T) {
 					t.Errorf("records %+v\nwant    %+v", rep.Records, want)
 				}
 				last := rep.Violations[len(rep.Violations)-1]
-				if last.Bound != "final drain" || last.Observed != "producers [3, 4): drain timed out" {
+				if last.Kind != BoundFinalDrain || last.Observed != "producers [3, 4): drain timed out" {
 					t.Errorf("last violation %v; want the final drain of producers [3, 4)", last)
 				}
 			},

@@ -263,7 +263,7 @@ func TestRunReplayedProduceShowsDuplicates(t *testing.T) {
 	}
 	// Duplicates are only a violation for an idempotent producer.
 	for _, v := range rep.Verdicts {
-		if v.Bound == "duplicate records" {
+		if v.Kind == BoundDuplicateRecords {
 			t.Errorf("non-idempotent run checked duplicates: %+v", v)
 		}
 	}

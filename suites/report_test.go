@@ -10,6 +10,7 @@ import (
 	"time"
 
 	. "github.com/onsi/ginkgo/v2"
+	"github.com/onsi/ginkgo/v2/types"
 
 	"github.com/kafkachaos/kafkachaos/report"
 	"github.com/kafkachaos/kafkachaos/steadystate"
@@ -21,19 +22,20 @@ const reportEntryName = "kafkachaos"
 // ReportAfterSuite writes reports/report.json and prints the summary table.
 var _ = ReportAfterSuite("kafkachaos summary", func(r Report) {
 	outcomes := []outcome{}
+	var environment *report.Environment // BeforeSuite's
 	for _, sr := range r.SpecReports {
 		var entries []outcome
 		for _, e := range sr.ReportEntries {
-			if e.Name != reportEntryName {
-				continue
+			switch e.Name {
+			case reportEntryName:
+				if o, ok := entryValue[outcome](e); ok {
+					entries = append(entries, o)
+				}
+			case environmentEntryName:
+				if env, ok := entryValue[report.Environment](e); ok {
+					environment = &env
+				}
 			}
-			// In-process the raw value is there; across parallel
-			// processes only its JSON is.
-			o, ok := e.Value.GetRawValue().(outcome)
-			if !ok && json.Unmarshal([]byte(e.Value.AsJSON), &o) != nil {
-				continue
-			}
-			entries = append(entries, o)
 		}
 		for i := range entries {
 			o := &entries[i]
@@ -66,16 +68,23 @@ var _ = ReportAfterSuite("kafkachaos summary", func(r Report) {
 		fmt.Fprintf(os.Stdout, "reports: %v\n", err)
 		return
 	}
-	raw, err := json.MarshalIndent(outcomes, "", "  ")
-	if err == nil {
-		path := filepath.Join(dir, "report.json")
-		err = os.WriteFile(path, raw, 0o644)
-		fmt.Fprintf(os.Stdout, "report: %s\n", path)
-	}
-	if err != nil {
+	path := filepath.Join(dir, "report.json")
+	if err := report.Write(path, report.Run{Environment: environment, Specs: outcomes}); err != nil {
 		fmt.Fprintf(os.Stdout, "reports: %v\n", err)
+		return
 	}
+	fmt.Fprintf(os.Stdout, "report: %s\n", path)
 })
+
+// entryValue reads the value of a report entry: in-process the raw value
+// is there; across parallel processes only its JSON is.
+func entryValue[T any](e types.ReportEntry) (T, bool) {
+	if v, ok := e.Value.GetRawValue().(T); ok {
+		return v, true
+	}
+	var v T
+	return v, json.Unmarshal([]byte(e.Value.AsJSON), &v) == nil
+}
 
 // summaryTable is one line per spec: verdict, fault, load, latency,
 // unavailability, records, recovery, and the checks that failed.
@@ -85,7 +94,10 @@ func summaryTable(outcomes []outcome) string {
 	fmt.Fprintln(tw, "VERDICT\tFAULT\tRECORDS/S\tP99 ACK\tUNAVAILABLE\tWORST PARTITION\tLOST\tDUP\tREORDER\tHEALTHY AFTER\tTHROUGHPUT BACK\tFAILED CHECKS")
 	for _, o := range outcomes {
 		v := o.Verdict()
-		failed := o.FailedChecks()
+		var failed []string
+		for _, c := range o.FailedChecks() {
+			failed = append(failed, string(c))
+		}
 		rep := o.SteadyState
 		if rep == nil {
 			fmt.Fprintf(tw, "%s\t%s\t-\t-\t-\t-\t-\t-\t-\t-\t-\t%s\n", v, o.Fault, strings.Join(failed, "; "))
@@ -93,7 +105,7 @@ func summaryTable(outcomes []outcome) string {
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%.0f\t%.1f ms\t%s\t%s\t%d\t%d\t%d\t%s\t%s\t%s\n", v, o.Fault, rep.Summary.RecordsPerSec,
 			float64(rep.Latency[steadystate.AckLatency.String()].P99)/1000, rep.Unavailable.Round(time.Millisecond), rep.WorstPartition(),
-			rep.Records.Lost, rep.Records.Duplicates, rep.Records.Reordered, o.Recovery[report.RecoveryToHealthy], o.Recovery[report.RecoveryThroughputBack],
+			rep.Records.Lost, rep.Records.Duplicates, rep.Records.Reordered, o.Recovery.ToHealthy, o.Recovery.ThroughputBack,
 			strings.Join(failed, "; "))
 	}
 	tw.Flush()

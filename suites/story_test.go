@@ -82,7 +82,7 @@ func runStory(ctx context.Context, e *env, st story) outcome {
 	Expect(waitHealthy(ctx, e, brokerIDs(before))).To(Succeed(), "Kafka was not healthy before the fault: the fault would be charged with an earlier one's damage")
 	clusterID, err := kafkaClusterID(ctx, e)
 	Expect(err).NotTo(HaveOccurred())
-	o := &outcome{Spec: CurrentSpecReport().FullText(), Recovery: map[string]string{}, ExpectFailures: st.expectFailures}
+	o := &outcome{Spec: CurrentSpecReport().FullText(), ExpectFailures: st.expectFailures}
 	if st.round != "" {
 		o.Spec += " (" + st.round + ")"
 	}
@@ -151,13 +151,13 @@ func runStory(ctx context.Context, e *env, st story) outcome {
 	By(fmt.Sprintf("waiting until brokers %v are back as Ready pods", o.Victims))
 	podsErr := waitPodsBack(ctx, e, victims, st.newPods)
 	o.Add(report.CheckPodsBack, errText(podsErr)...)
-	o.Recovery[report.RecoveryToPodsReady] = sinceUnless(recoveredAt, podsErr)
+	o.Recovery.ToPodsReady = sinceUnless(recoveredAt, podsErr)
 
 	By("waiting until every broker is registered, every ISR is full and the quorum is caught up")
 	healthErr := waitHealthy(ctx, e, brokerIDs(before))
 	o.Add(report.CheckHealth, errText(healthErr)...)
-	o.Recovery[report.RecoveryToHealthy] = sinceUnless(recoveredAt, healthErr)
-	o.Recovery[report.RecoveryInjectToHealthy] = sinceUnless(injectedAt, healthErr)
+	o.Recovery.ToHealthy = sinceUnless(recoveredAt, healthErr)
+	o.Recovery.InjectToHealthy = sinceUnless(injectedAt, healthErr)
 	stopIfDone(ctx)
 	r.Mark(steadystate.PhaseAfter)
 
@@ -167,7 +167,7 @@ func runStory(ctx context.Context, e *env, st story) outcome {
 	rep, err := r.Finish(ctx)
 	Expect(err).NotTo(HaveOccurred())
 	o.SteadyState = rep
-	o.Recovery[report.RecoveryThroughputBack] = report.ThroughputBack(rep, recoveredAt, cfg.Bounds.MinThroughputRatioAfter)
+	o.Recovery.ThroughputBack = report.ThroughputBack(rep, recoveredAt, cfg.Bounds.MinThroughputRatioAfter)
 	GinkgoWriter.Printf("%s\nunavailability %s; partitions stalled over 1s: %v; recovery: %v\n",
 		rep.SummaryLine, rep.Unavailable.Round(time.Millisecond), rep.Stalled(time.Second), o.Recovery)
 
@@ -214,7 +214,7 @@ func skipWithoutCluster(e *env, label string) {
 func expectPassed(o outcome) {
 	GinkgoHelper()
 	for _, c := range o.Checks {
-		By("checking: " + c.Name)
+		By("checking: " + string(c.Name))
 		Expect(c.Problems).To(BeEmpty(), c.Name)
 	}
 }
@@ -352,13 +352,12 @@ func hold(ctx context.Context, d time.Duration) {
 	}
 }
 
-// sinceUnless is the time since t, or report.Never when the wait for it
-// failed.
-func sinceUnless(t time.Time, err error) string {
+// sinceUnless is the time since t, or never when the wait for it failed.
+func sinceUnless(t time.Time, err error) report.Duration {
 	if err != nil {
-		return report.Never
+		return report.Never()
 	}
-	return time.Since(t).Round(time.Millisecond).String()
+	return report.Reached(time.Since(t))
 }
 
 func errText(err error) []string {

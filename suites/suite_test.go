@@ -134,6 +134,7 @@ var _ = BeforeSuite(func(ctx SpecContext) {
 	snap, err := e.snapshot(ctx)
 	Expect(err).NotTo(HaveOccurred())
 	Expect(waitHealthy(ctx, e, brokerIDs(snap))).To(Succeed())
+	recordEnvironment(ctx, e, snap)
 
 	if e.cfg.Target.StatefulSet == "" {
 		// What the rolling-restart, config-change and scale specs change:

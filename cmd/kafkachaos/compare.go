@@ -17,8 +17,9 @@ func newCompareCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "compare A.json B.json",
 		Short: "Compare two run reports side by side; exit 1 when B regressed from A",
-		Long: `compare matches the specs of two report.json files (reports/ of make chaos)
-and prints, per spec, throughput, p50/p99 ack latency, p99 end-to-end latency,
+		Long: `compare matches the specs of two report.json files (reports/ of make chaos;
+any schema, old bare lists of specs too), says what each ran against (Kafka,
+Kubernetes, kafkachaos), and prints, per spec, throughput, p50/p99 ack latency, p99 end-to-end latency,
 unavailability and recovery times of run A and run B, with the relative
 change. B regresses when a figure is worse than A's by more than --threshold
 percent and by more than a noise floor (5 ms of latency, 1 s of time, 10
@@ -35,19 +36,25 @@ Exit codes: 0 no regression; 1 a regression; 2 bad input.`,
 			if threshold < 0 || threshold > 1000 {
 				return usageError{fmt.Errorf("--threshold %g: want 0 to 1000 (percent)", threshold)}
 			}
-			var runs [2][]report.Spec
+			var runs [2]report.Run
 			for i, path := range args {
-				specs, err := report.Read(path)
+				run, err := report.Read(path)
 				if err != nil {
 					return usageError{err}
 				}
-				if len(specs) == 0 {
+				if len(run.Specs) == 0 {
 					return usageError{fmt.Errorf("%s holds no specs", path)}
 				}
-				runs[i] = specs
+				runs[i] = run
 			}
-			c := report.Compare(runs[0], runs[1], threshold/100)
-			fmt.Fprintf(cmd.OutOrStdout(), "A: %s\nB: %s\n\n", args[0], args[1])
+			c := report.Compare(runs[0].Specs, runs[1].Specs, threshold/100)
+			for i, name := range []string{"A", "B"} {
+				fmt.Fprintf(cmd.OutOrStdout(), "%s: %s\n", name, args[i])
+				if env := runs[i].Environment; env != nil {
+					fmt.Fprintf(cmd.OutOrStdout(), "   %s\n", env)
+				}
+			}
+			fmt.Fprintln(cmd.OutOrStdout())
 			if err := c.Write(cmd.OutOrStdout()); err != nil {
 				return err
 			}

@@ -27,6 +27,18 @@ func TestCompareExitCodes(t *testing.T) {
 		return p
 	}
 	before, same, worse := write("a.json", 1000), write("b.json", 990), write("c.json", 500)
+	// A report of schema 1 (a bare list), and the same run as schema 2
+	// with its environment: compare reads both.
+	v1 := filepath.Join("..", "..", "report", "testdata", "report-v1-partition.json")
+	old, err := report.Read(v1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	old.Environment = &report.Environment{RunID: "r2", Kubernetes: "v1.37.2", Nodes: []report.Node{{ID: 0, Kafka: "v4.4"}}}
+	v2 := filepath.Join(dir, "v2.json")
+	if err := report.Write(v2, old); err != nil {
+		t.Fatal(err)
+	}
 	garbage := filepath.Join(dir, "garbage.json")
 	if err := os.WriteFile(garbage, []byte("{"), 0o644); err != nil {
 		t.Fatal(err)
@@ -38,6 +50,8 @@ func TestCompareExitCodes(t *testing.T) {
 		want string // in stdout+stderr
 	}{
 		{"no regression", []string{before, same}, exitOK, "no regression beyond 20%"},
+		{"schema 1 and 2", []string{v1, v2}, exitOK, "B: " + v2 + "\n   Kafka v4.4, Kubernetes v1.37.2, kafkachaos unknown revision, run r2\n"},
+		{"schema 1 and 2: recovery times", []string{v1, v2}, exitOK, "recovery to healthy  2.25 s"},
 		{"regression", []string{before, worse}, exitFailed, "REGRESSION"},
 		{"looser threshold", []string{before, worse, "--threshold", "60"}, exitOK, "no regression beyond 60%"},
 		{"one argument", []string{before}, exitBadInput, "wants two reports"},

@@ -19,7 +19,7 @@ func newReportCmd() *cobra.Command {
 		Use:   "report REPORT.json",
 		Short: "Render a run report as one self-contained HTML page",
 		Long: `report renders a report.json (reports/ of make chaos) as one HTML page: the
-overall verdict, a summary table, and per spec its throughput and latency
+overall verdict, the run's environment, a summary table, and per spec its throughput and latency
 timelines with the fault window shaded and the bounds drawn, then its
 hypothesis verdicts, anomalies, checks and recovery times.
 
@@ -36,11 +36,11 @@ Exit codes: 0 written; 1 the page could not be written; 2 bad input.`,
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
 			in := args[0]
-			specs, err := report.Read(in)
+			run, err := report.Read(in)
 			if err != nil {
 				return usageError{err}
 			}
-			if len(specs) == 0 {
+			if len(run.Specs) == 0 {
 				return usageError{fmt.Errorf("%s holds no specs", in)}
 			}
 			out := output
@@ -48,7 +48,7 @@ Exit codes: 0 written; 1 the page could not be written; 2 bad input.`,
 				out = filepath.Join(filepath.Dir(in), "report.html")
 			}
 			var page bytes.Buffer
-			if err := report.WriteHTML(&page, specs, report.HTMLOptions{Source: in, Generated: time.Now()}); err != nil {
+			if err := report.WriteHTML(&page, run, report.HTMLOptions{Source: in, Generated: time.Now()}); err != nil {
 				return err
 			}
 			if err := os.WriteFile(out, page.Bytes(), 0o644); err != nil {
