@@ -107,21 +107,19 @@ func merge(prev, cur kafkaadmin.State) kafkaadmin.State {
 func (r *Recorder) watchKube(ctx context.Context, cs kubernetes.Interface, ns string) {
 	pods := informers.NewSharedInformerFactoryWithOptions(cs, 0, informers.WithNamespace(ns))
 	nodes := informers.NewSharedInformerFactory(cs, 0)
-	ready := make(chan struct{})
 	record := func(evs []Event) {
-		select {
-		case <-ready: // the initial list is the starting state, not events
-		default:
-			return
-		}
 		if len(evs) > 0 {
 			r.mu.Lock()
 			r.events = append(r.events, evs...)
 			r.mu.Unlock()
 		}
 	}
-	_, _ = pods.Core().V1().Pods().Informer().AddEventHandler(cache.ResourceEventHandlerFuncs{
-		AddFunc:    func(o any) { record(PodEvents(time.Now(), nil, o.(*corev1.Pod))) },
+	_, _ = pods.Core().V1().Pods().Informer().AddEventHandler(cache.ResourceEventHandlerDetailedFuncs{
+		AddFunc: func(o any, initial bool) {
+			if !initial { // the initial list is the starting state, not events
+				record(PodEvents(time.Now(), nil, o.(*corev1.Pod)))
+			}
+		},
 		UpdateFunc: func(o, n any) { record(PodEvents(time.Now(), o.(*corev1.Pod), n.(*corev1.Pod))) },
 		DeleteFunc: func(o any) {
 			if p, ok := o.(*corev1.Pod); ok {
@@ -140,7 +138,6 @@ func (r *Recorder) watchKube(ctx context.Context, cs kubernetes.Interface, ns st
 	nodes.Start(ctx.Done())
 	pods.WaitForCacheSync(ctx.Done())
 	nodes.WaitForCacheSync(ctx.Done())
-	close(ready)
 	r.done.Add(1)
 	go func() {
 		defer r.done.Done()
