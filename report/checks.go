@@ -29,6 +29,9 @@ const (
 	CheckRecords CheckName = "records: none lost, duplicated or reordered"
 	// CheckBounds: the steady state's hypothesis held in every phase.
 	CheckBounds CheckName = "steady-state bounds in every phase"
+	// CheckPacing: a graceful operation took no Kafka pod down while a
+	// partition was under-replicated (from the event timeline).
+	CheckPacing CheckName = "paced: no broker taken down while under-replicated"
 	// CheckIdentity: every broker kept its ID, claims and volumes; the
 	// victims are new pods where the fault replaces them.
 	CheckIdentity CheckName = "identity: same broker ID, new pod, same claim on the same volume"
@@ -42,5 +45,5 @@ const (
 // Checks returns every check name, in the order runStory makes them.
 func Checks() []CheckName {
 	return []CheckName{CheckAudit, CheckFault, CheckRolledOut, CheckPodsBack, CheckHealth,
-		CheckRecords, CheckBounds, CheckIdentity, CheckLogDirs, CheckCluster}
+		CheckRecords, CheckBounds, CheckPacing, CheckIdentity, CheckLogDirs, CheckCluster}
 }

@@ -36,9 +36,9 @@ func TestReadSchema1(t *testing.T) {
 		rec    Recovery
 		failed []CheckName
 	}{
-		{"The leader of partition 0 is partitioned from every other Kafka node (isolate)", Recovery{ms(20), ms(2253), ms(47313), ms(286)}, nil},
-		{"The leader of partition 0 is partitioned from the other brokers' replication only (peers-only)", Recovery{ms(12), ms(1077), ms(46118), ms(4189)}, []CheckName{CheckBounds}},
-		{"The active KRaft controller is partitioned", Recovery{ms(6), ms(8304), ms(28334), ms(2055)}, nil},
+		{"The leader of partition 0 is partitioned from every other Kafka node (isolate)", Recovery{ToPodsReady: ms(20), ToHealthy: ms(2253), InjectToHealthy: ms(47313), ThroughputBack: ms(286)}, nil},
+		{"The leader of partition 0 is partitioned from the other brokers' replication only (peers-only)", Recovery{ToPodsReady: ms(12), ToHealthy: ms(1077), InjectToHealthy: ms(46118), ThroughputBack: ms(4189)}, []CheckName{CheckBounds}},
+		{"The active KRaft controller is partitioned", Recovery{ToPodsReady: ms(6), ToHealthy: ms(8304), InjectToHealthy: ms(28334), ThroughputBack: ms(2055)}, nil},
 	}
 	run := loadV1Fixture(t)
 	for i, tt := range tests {

@@ -98,6 +98,7 @@ type specView struct {
 	Row                               summaryRow
 	HasSteadyState                    bool
 	Charts                            []chart
+	Lanes                             *laneChart // what Kafka and Kubernetes did; nil: no events
 	Phases                            []phaseRow
 	Verdicts                          []verdictRow
 	Records                           []cell
@@ -166,6 +167,7 @@ func newSpecView(n int, s Spec) specView {
 	v.Row.Records = fmt.Sprintf("%d / %d / %d", rec.Lost, rec.Duplicates, rec.Reordered)
 	v.Row.RecordsBad = !rec.Clean()
 	v.Charts = timelineCharts(r)
+	v.Lanes = eventLanes(s.Events, r)
 	for _, ps := range r.Phases {
 		v.Phases = append(v.Phases, phaseRow{
 			Phase: string(ps.Phase), From: offset(r.Start, ps.From), To: offset(r.Start, ps.To), Seconds: ps.Seconds,

@@ -24,6 +24,12 @@ type Recovery struct {
 	// ThroughputBack: from the fault's recovery until throughput is back
 	// to the baseline's (see ThroughputBack).
 	ThroughputBack Duration `json:"throughputBack,omitzero"`
+	// From the fault's recovery until, in the event timeline's looks at
+	// Kafka: every broker registered and unfenced; every ISR full; every
+	// partition led by its preferred (first) replica.
+	ToBrokersRegistered Duration `json:"toBrokersRegistered,omitzero"`
+	ToISRFull           Duration `json:"toISRFull,omitzero"`
+	ToPreferredLeaders  Duration `json:"toPreferredLeaders,omitzero"`
 }
 
 // recoveryTime is one of Recovery's times, with its JSON key and what it
@@ -40,6 +46,9 @@ func (r Recovery) times() []recoveryTime {
 		{"toHealthy", "cluster healthy, after the fault was recovered", r.ToHealthy},
 		{"injectToHealthy", "cluster healthy, after the fault was injected", r.InjectToHealthy},
 		{"throughputBack", "throughput back to the baseline's, after the fault was recovered", r.ThroughputBack},
+		{"toBrokersRegistered", "every broker registered and unfenced, after the fault was recovered", r.ToBrokersRegistered},
+		{"toISRFull", "every ISR full, after the fault was recovered", r.ToISRFull},
+		{"toPreferredLeaders", "every partition led by its preferred replica, after the fault was recovered", r.ToPreferredLeaders},
 	}
 }
 

@@ -7,6 +7,7 @@ import (
 	"os"
 
 	"github.com/kafkachaos/kafkachaos/steadystate"
+	"github.com/kafkachaos/kafkachaos/timeline"
 )
 
 // SchemaVersion is the version of report.json this code writes. Schema 1
@@ -37,7 +38,10 @@ type Spec struct {
 	SteadyState    *steadystate.Report `json:"steadyState,omitempty"`
 	Checks         []Check             `json:"checks"`
 	Recovery       Recovery            `json:"recovery"`
-	FailureReason  string              `json:"failure,omitempty"`
+	// Events are what Kafka and Kubernetes did while the load ran, on the
+	// steady-state series' clock.
+	Events        []timeline.Event `json:"events,omitempty"`
+	FailureReason string           `json:"failure,omitempty"`
 }
 
 // Check is one point of a spec's verdict: its problems, none when it held.

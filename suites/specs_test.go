@@ -66,6 +66,7 @@ var _ = Describe("A broker pod is deleted gracefully", Label("pod-delete"), Seri
 	It("loses no acknowledged record, and the broker comes back with its ID and its volume", func(ctx SpecContext) {
 		expectPassed(runStory(ctx, suite, story{
 			label: "pod-delete",
+			graceful: true,
 			pick:  broker(namedBroker),
 			fault: func(e *env, v []brokers.Broker) chaos.Fault {
 				return &chaos.PodDelete{Target: e.faultTarget(), Pod: v[0].Pod}
@@ -91,6 +92,7 @@ var _ = Describe("The node of a broker is cordoned and drained", Label("node-dra
 		var drained string
 		expectPassed(runStory(ctx, suite, story{
 			label: "node-drain",
+			graceful: true,
 			pick:  broker(drainedBroker),
 			fault: func(e *env, v []brokers.Broker) chaos.Fault {
 				drained = v[0].Node
@@ -112,6 +114,7 @@ var _ = Describe("The brokers' StatefulSet is restarted", Label("rolling-restart
 	It("rolls the brokers one by one with no acknowledged record lost, each back with its ID and volume", func(ctx SpecContext) {
 		st := story{
 			label: "rolling-restart",
+			graceful: true,
 			pick:  statefulSetPods,
 			fault: func(e *env, _ []brokers.Broker) chaos.Fault {
 				return &chaos.RollingRestart{Target: e.faultTarget(), StatefulSet: e.cfg.Target.StatefulSet}
@@ -152,6 +155,7 @@ var _ = Describe("A broker config change is rolled out", Label("rolling-restart"
 		Expect(flipped).NotTo(BeEmpty(), "%s=%q is not a boolean", configKey, was)
 		expectPassed(runStory(ctx, suite, story{
 			label: "config-change",
+			graceful: true,
 			pick:  statefulSetPods,
 			fault: func(e *env, _ []brokers.Broker) chaos.Fault {
 				return &chaos.ConfigChange{Target: e.faultTarget(), StatefulSet: e.cfg.Target.StatefulSet, Env: configEnv, Value: flipped}

@@ -18,6 +18,7 @@ import (
 	"github.com/kafkachaos/kafkachaos/kafkaadmin"
 	"github.com/kafkachaos/kafkachaos/report"
 	"github.com/kafkachaos/kafkachaos/steadystate"
+	"github.com/kafkachaos/kafkachaos/timeline"
 )
 
 // Timeouts of one story.
@@ -60,6 +61,9 @@ type story struct {
 	// agents runs the steady state from this many in-cluster agent pods
 	// instead of steadyState.agents.
 	agents int
+	// graceful marks an operation that must pace itself (a roll, a
+	// drain, a graceful delete): the pacing check judges it.
+	graceful bool
 }
 
 // outcome is what a story saw: one spec of report.json.
@@ -111,6 +115,10 @@ func runStory(ctx context.Context, e *env, st story) outcome {
 	}
 	r := startLoad(ctx, e, topic, nAgents, h)
 	start := time.Now()
+	By("watching what Kafka and Kubernetes do: leaders, ISRs, fencing, the controller, pods and nodes")
+	stopTimeline, err := watchTimeline(ctx, e, topic)
+	Expect(err).NotTo(HaveOccurred())
+	DeferCleanup(func() { stopTimeline() })
 
 	By(fmt.Sprintf("holding the baseline for %s", cfg.Timing.Baseline.Duration))
 	hold(ctx, cfg.Timing.Baseline.Duration)
@@ -166,6 +174,19 @@ func runStory(ctx context.Context, e *env, st story) outcome {
 	loadTime := time.Since(start)
 	rep, err := r.Finish(ctx)
 	Expect(err).NotTo(HaveOccurred())
+	tl := stopTimeline()
+	o.Events = tl.Events
+	if st.graceful {
+		var pods []string
+		for _, b := range before {
+			pods = append(pods, b.Pod)
+		}
+		o.Add(report.CheckPacing, tl.Pacing(pods, injectedAt, time.Now())...)
+	}
+	o.Recovery.ToBrokersRegistered = milestone(tl, recoveredAt, func(s kafkaadmin.State) bool { return s.Registered(brokerIDs(before)...) })
+	o.Recovery.ToISRFull = milestone(tl, recoveredAt, kafkaadmin.State.ISRFull)
+	o.Recovery.ToPreferredLeaders = milestone(tl, recoveredAt, kafkaadmin.State.PreferredLeaders)
+	GinkgoWriter.Printf("what Kafka and Kubernetes did:\n%s", timeline.Summary(tl.Events))
 	o.SteadyState = rep
 	o.Recovery.ThroughputBack = report.ThroughputBack(rep, recoveredAt, cfg.Bounds.MinThroughputRatioAfter)
 	GinkgoWriter.Printf("%s\nunavailability %s; partitions stalled over 1s: %v; recovery: %v\n",

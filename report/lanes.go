@@ -1,0 +1,140 @@
+package report
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/kafkachaos/kafkachaos/steadystate"
+	"github.com/kafkachaos/kafkachaos/timeline"
+)
+
+// The event lanes: what Kafka and Kubernetes did, under the charts and on
+// their time axis. Each group of events (one kind within groupWindow) is a
+// mark with a label; labels take the first of laneRows rows where they do
+// not overlap the one before.
+const (
+	groupWindow  = time.Second
+	laneRows     = 3
+	laneRowH     = 15
+	laneTop      = 8
+	laneGap      = 10
+	labelCharPx  = 6.2 // an 11 px label's width per character, about
+	laneLabelPad = 4
+)
+
+// laneChart is the SVG of the lanes.
+type laneChart struct {
+	Width, Height            float64
+	Left, Right, Top, Bottom float64
+	XTicks                   []tick
+	Bands                    []band
+	Lanes                    []laneRow
+}
+
+// laneRow is one lane: its name, where it starts, and its marks.
+type laneRow struct {
+	Name      string
+	Y, Height float64
+	Marks     []laneMark
+}
+
+// laneMark is one group of events.
+type laneMark struct {
+	X, Y1, Y2, LabelY float64
+	Class, Label      string
+	Title             string // every subject, for the tooltip
+}
+
+// eventClass is a mark's CSS class: its colour.
+func eventClass(k timeline.Kind) string {
+	switch k {
+	case timeline.LeaderChanged:
+		return "ev-leader"
+	case timeline.ISRShrunk:
+		return "ev-isr-shrunk"
+	case timeline.ISRExpanded:
+		return "ev-isr-expanded"
+	case timeline.BrokerFenced, timeline.BrokerGone:
+		return "ev-fenced"
+	case timeline.BrokerUnfenced, timeline.BrokerRegistered:
+		return "ev-unfenced"
+	case timeline.ControllerChanged:
+		return "ev-controller"
+	case timeline.NodeCordoned, timeline.NodeUncordoned:
+		return "ev-node"
+	}
+	return "ev-pod"
+}
+
+// eventLanes lays out s's events over the run's seconds, as the charts of
+// r are; nil when the spec recorded no event.
+func eventLanes(events []timeline.Event, r *steadystate.Report) *laneChart {
+	if len(events) == 0 || r == nil {
+		return nil
+	}
+	end := loadSeconds(r)
+	spans := phaseSpans(r, end)
+	c := &laneChart{Width: chartWidth, Left: plotLeft, Right: plotLeft + plotWidth, Top: laneTop}
+	x := scale{lo: 0, hi: end, from: c.Left, to: c.Right}
+	y := c.Top
+	for _, lane := range []timeline.Lane{timeline.LaneKafka, timeline.LaneKubernetes} {
+		var evs []timeline.Event
+		for _, e := range events {
+			if e.Lane == lane {
+				evs = append(evs, e)
+			}
+		}
+		h := float64(laneRows*laneRowH + 6)
+		row := laneRow{Name: laneName(lane), Y: y, Height: h}
+		lastEnd := make([]float64, laneRows) // right end of each label row
+		for _, g := range timeline.GroupEvents(evs, groupWindow) {
+			t := g.At.Sub(r.Start).Seconds()
+			if t < 0 || t > end {
+				continue
+			}
+			px := x.at(t)
+			label := g.Label()
+			w := float64(len(label))*labelCharPx + laneLabelPad
+			slot := 0
+			for slot < laneRows-1 && lastEnd[slot] > px {
+				slot++
+			}
+			lastEnd[slot] = px + w
+			row.Marks = append(row.Marks, laneMark{
+				X: px, Y1: y, Y2: y + h, LabelY: y + float64(slot+1)*laneRowH,
+				Class: eventClass(g.Kind), Label: label,
+				Title: fmt.Sprintf("+%.1fs %s: %s", t, g.Kind, strings.Join(g.Subjects, ", ")),
+			})
+		}
+		c.Lanes = append(c.Lanes, row)
+		y += h + laneGap
+	}
+	c.Bottom = y - laneGap
+	c.Height = c.Bottom + 22
+	for _, sp := range spans {
+		x1, x2 := x.at(sp.from), x.at(sp.to)
+		c.Bands = append(c.Bands, band{Phase: string(sp.phase), X: x1, W: round1(x2 - x1),
+			Shaded: sp.phase == steadystate.PhaseFault || sp.phase == steadystate.PhaseRecovery})
+	}
+	xTicks, _ := linearTicks(end, 10)
+	for _, v := range xTicks {
+		if v <= end+1e-9 {
+			c.XTicks = append(c.XTicks, tick{x.at(v), fmt.Sprintf("%g s", v)})
+		}
+	}
+	return c
+}
+
+func laneName(l timeline.Lane) string {
+	if l == timeline.LaneKafka {
+		return "Kafka"
+	}
+	return "Kubernetes"
+}
+
+// Positions the template needs.
+func (c laneChart) PlotHeight() float64 { return c.Bottom - c.Top }
+func (c laneChart) XLabelY() float64    { return c.Bottom + 15 }
+func (c laneChart) NameX() float64      { return c.Left - 7 }
+func (r laneRow) NameY() float64        { return r.Y + r.Height/2 + 4 }
