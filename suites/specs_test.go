@@ -65,9 +65,9 @@ var _ = Describe("A broker pod is force-deleted under load from in-cluster agent
 var _ = Describe("A broker pod is deleted gracefully", Label("pod-delete"), Serial, func() {
 	It("loses no acknowledged record, and the broker comes back with its ID and its volume", func(ctx SpecContext) {
 		expectPassed(runStory(ctx, suite, story{
-			label: "pod-delete",
+			label:    "pod-delete",
 			graceful: true,
-			pick:  broker(namedBroker),
+			pick:     broker(namedBroker),
 			fault: func(e *env, v []brokers.Broker) chaos.Fault {
 				return &chaos.PodDelete{Target: e.faultTarget(), Pod: v[0].Pod}
 			},
@@ -91,9 +91,9 @@ var _ = Describe("The node of a broker is cordoned and drained", Label("node-dra
 	It("respects the PodDisruptionBudget, keeps the broker off the node, and the broker returns with its volume after uncordon", func(ctx SpecContext) {
 		var drained string
 		expectPassed(runStory(ctx, suite, story{
-			label: "node-drain",
+			label:    "node-drain",
 			graceful: true,
-			pick:  broker(drainedBroker),
+			pick:     broker(drainedBroker),
 			fault: func(e *env, v []brokers.Broker) chaos.Fault {
 				drained = v[0].Node
 				return &chaos.NodeDrain{Target: e.faultTarget(), Node: drained}
@@ -113,9 +113,9 @@ var _ = Describe("The node of a broker is cordoned and drained", Label("node-dra
 var _ = Describe("The brokers' StatefulSet is restarted", Label("rolling-restart"), gate(), Serial, func() {
 	It("rolls the brokers one by one with no acknowledged record lost, each back with its ID and volume", func(ctx SpecContext) {
 		st := story{
-			label: "rolling-restart",
+			label:    "rolling-restart",
 			graceful: true,
-			pick:  statefulSetPods,
+			pick:     statefulSetPods,
 			fault: func(e *env, _ []brokers.Broker) chaos.Fault {
 				return &chaos.RollingRestart{Target: e.faultTarget(), StatefulSet: e.cfg.Target.StatefulSet}
 			},
@@ -154,9 +154,9 @@ var _ = Describe("A broker config change is rolled out", Label("rolling-restart"
 		flipped := map[string]string{"true": "false", "false": "true"}[was]
 		Expect(flipped).NotTo(BeEmpty(), "%s=%q is not a boolean", configKey, was)
 		expectPassed(runStory(ctx, suite, story{
-			label: "config-change",
+			label:    "config-change",
 			graceful: true,
-			pick:  statefulSetPods,
+			pick:     statefulSetPods,
 			fault: func(e *env, _ []brokers.Broker) chaos.Fault {
 				return &chaos.ConfigChange{Target: e.faultTarget(), StatefulSet: e.cfg.Target.StatefulSet, Env: configEnv, Value: flipped}
 			},
