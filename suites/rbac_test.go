@@ -41,6 +41,8 @@ var _ = Describe("The suite's ServiceAccount", Label("rbac"), func() {
 			{Namespace: ns, Verb: "create", Resource: "pods", Subresource: "portforward"},
 			{Namespace: ns, Verb: "create", Resource: "pods", Subresource: "exec"},
 			{Namespace: ns, Verb: "patch", Resource: "pods"},
+			{Namespace: ns, Verb: "watch", Resource: "pods"},
+			{Verb: "watch", Resource: "nodes"},
 			{Namespace: ns, Verb: "patch", Group: "apps", Resource: "statefulsets"},
 			{Namespace: ns, Verb: "delete", Resource: "persistentvolumeclaims"},
 			{Namespace: ns, Verb: "list", Group: "policy", Resource: "poddisruptionbudgets"},
