@@ -96,6 +96,11 @@ type SteadyStateConfig struct {
 
 // TimingConfig sets how long each phase lasts.
 type TimingConfig struct {
+	// Warmup is the load's start before the baseline (topic creation,
+	// the first leader elections, the JVM's first seconds): not judged,
+	// not the baseline. Default 5s; the in-cluster agents warm up until
+	// all of them produce instead.
+	Warmup   metav1.Duration `json:"warmup,omitempty"`
 	Baseline metav1.Duration `json:"baseline,omitempty"` // default 15s
 	Hold     metav1.Duration `json:"hold,omitempty"`     // how long a fault is held; default 10s
 	After    metav1.Duration `json:"after,omitempty"`    // load after health is back; default 15s
@@ -115,6 +120,7 @@ type BoundsConfig struct {
 // Defaults of Config.
 const (
 	DefaultRate           = 1000
+	DefaultWarmup         = 5 * time.Second
 	DefaultBaseline       = 15 * time.Second
 	DefaultHold           = 10 * time.Second
 	DefaultAfter          = 15 * time.Second
@@ -262,6 +268,7 @@ func (c Config) withDefaults() (Config, error) {
 	if c.SteadyState.Rate < 0 {
 		return bad("steadyState.rate %d: the suites need a bounded rate", c.SteadyState.Rate)
 	}
+	defaultDuration(&c.Timing.Warmup, DefaultWarmup)
 	defaultDuration(&c.Timing.Baseline, DefaultBaseline)
 	defaultDuration(&c.Timing.Hold, DefaultHold)
 	defaultDuration(&c.Timing.After, DefaultAfter)
@@ -270,7 +277,7 @@ func (c Config) withDefaults() (Config, error) {
 		c.Bounds.MinThroughputRatioAfter = DefaultThroughputBack
 	}
 	for name, d := range map[string]time.Duration{
-		"timing.baseline": c.Timing.Baseline.Duration, "timing.hold": c.Timing.Hold.Duration,
+		"timing.warmup": c.Timing.Warmup.Duration, "timing.baseline": c.Timing.Baseline.Duration, "timing.hold": c.Timing.Hold.Duration,
 		"timing.after": c.Timing.After.Duration, "bounds.maxUnavailable": c.Bounds.MaxUnavailable.Duration,
 		"bounds.maxP99Ack": c.Bounds.MaxP99Ack.Duration,
 	} {

@@ -55,6 +55,8 @@ func startLoad(ctx context.Context, e *env, topic string, n int, h steadystate.H
 	})
 	Expect(err).NotTo(HaveOccurred())
 	l := &localLoad{r: r, results: make(chan localResult, 1), done: make(chan struct{})}
+	// Warming up until runStory marks the baseline: not judged.
+	r.Mark(steadystate.PhaseWarmup)
 	go func() {
 		defer GinkgoRecover()
 		defer close(l.done)

@@ -44,6 +44,9 @@ type podRun struct {
 	// cgroupFD is the pod's cgroup (a directory fd) its processes start
 	// in, or -1.
 	cgroupFD int
+	// conditions are the pod's conditions as last reported, with the time
+	// each last changed.
+	conditions map[corev1.PodConditionType]corev1.PodCondition
 }
 
 // sysProcAttr starts a process in the pod's cgroup, if it has one.
@@ -123,13 +126,23 @@ func (p *podRun) snapshotLocked() *corev1.Pod {
 	default:
 		st.Phase = corev1.PodPending
 	}
-	now := metav1.Now()
+	// A condition's LastTransitionTime moves only when its status does,
+	// as a kubelet's: the StatefulSet controller's minReadySeconds counts
+	// from it.
 	cond := func(t corev1.PodConditionType, ok bool) corev1.PodCondition {
 		s := corev1.ConditionFalse
 		if ok {
 			s = corev1.ConditionTrue
 		}
-		return corev1.PodCondition{Type: t, Status: s, LastTransitionTime: now}
+		if p.conditions == nil {
+			p.conditions = map[corev1.PodConditionType]corev1.PodCondition{}
+		}
+		c, seen := p.conditions[t]
+		if !seen || c.Status != s {
+			c = corev1.PodCondition{Type: t, Status: s, LastTransitionTime: metav1.Now()}
+			p.conditions[t] = c
+		}
+		return c
 	}
 	st.Conditions = []corev1.PodCondition{
 		cond(corev1.PodScheduled, true),
