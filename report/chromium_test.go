@@ -23,11 +23,29 @@ const (
 	screenshotTimeout = 2 * time.Minute
 )
 
-// TestChromiumRendersReport renders the fixture's page in headless
-// Chromium and checks the screenshot: the right size, not blank, the fault
-// window shaded. It needs Debian's chromium; without it the test fails
-// unless KAFKACHAOS_SKIP_BROWSER=1. With KAFKACHAOS_SCREENSHOT=path it
-// copies the screenshot there (docs/report.png is made so).
+// podKillFixture is a real report: the gate's pod-kill spec on the local
+// cluster, with its event timeline (the README's screenshot is its page).
+const podKillFixture = "testdata/report-pod-kill.json"
+
+// Colours the page's CSS gives what the checks below look for.
+var (
+	faultFill   = color.RGBA{0xfd, 0xe2, 0xe2, 0xff} // svg rect.fault
+	leaderMark  = color.RGBA{0x7c, 0x3a, 0xed, 0xff} // .ev-leader
+	isrMark     = color.RGBA{0xdc, 0x26, 0x26, 0xff} // .ev-isr-shrunk
+	fencedMark  = color.RGBA{0x9f, 0x12, 0x39, 0xff} // .ev-fenced
+	podMark     = color.RGBA{0x02, 0x84, 0xc7, 0xff} // .ev-pod
+	whitePixel  = color.RGBA{0xff, 0xff, 0xff, 0xff}
+	minFaultPix = 5000 // two charts shading a 10 s fault window, 1280 px wide
+	minMarkPix  = 40   // one mark: a 2 px line across a lane
+)
+
+// TestChromiumRendersReport renders pages in headless Chromium and checks
+// the screenshots: the right size, not blank, the fault window shaded; on
+// the real pod-kill report, the event lanes drawn (the leader moves, the
+// ISR shrink, the fencing and the pods, each in its colour). It needs
+// Debian's chromium; without it the test fails unless
+// KAFKACHAOS_SKIP_BROWSER=1. With KAFKACHAOS_SCREENSHOT=path it copies the
+// pod-kill page's screenshot there (docs/report.png is made so).
 func TestChromiumRendersReport(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs a headless browser: not with -short")
@@ -39,10 +57,59 @@ func TestChromiumRendersReport(t *testing.T) {
 	if err != nil {
 		t.Fatalf("chromium is not on PATH (%v): apt-get install chromium, or set KAFKACHAOS_SKIP_BROWSER=1 to skip this test", err)
 	}
+	tests := []struct {
+		fixture string
+		marks   map[string]color.RGBA // lane colours that must be drawn
+		keep    bool                  // the screenshot KAFKACHAOS_SCREENSHOT asks for
+	}{
+		{fixture: fixturePath},
+		{fixture: podKillFixture, keep: true, marks: map[string]color.RGBA{
+			"leader moved": leaderMark, "ISR shrunk": isrMark, "broker fenced": fencedMark, "pod": podMark}},
+	}
+	for _, tt := range tests {
+		t.Run(filepath.Base(tt.fixture), func(t *testing.T) {
+			run, err := Read(tt.fixture)
+			if err != nil {
+				t.Fatal(err)
+			}
+			raw, img := renderPNG(t, browser, run, tt.fixture)
+			if b := img.Bounds(); b.Dx() != screenshotWidth || b.Dy() != screenshotHeight {
+				t.Errorf("screenshot is %dx%d, want %dx%d", b.Dx(), b.Dy(), screenshotWidth, screenshotHeight)
+			}
+			colors, counts := colorCounts(img)
+			total := img.Bounds().Dx() * img.Bounds().Dy()
+			t.Logf("%d distinct colors, %d fault-colored and %d white pixels of %d", colors, counts[faultFill], counts[whitePixel], total)
+			if colors < 100 {
+				t.Errorf("only %d distinct colors: the page looks blank", colors)
+			}
+			if counts[whitePixel] < total/2 {
+				t.Errorf("%d of %d pixels are white: want a white page", counts[whitePixel], total)
+			}
+			if counts[faultFill] < minFaultPix {
+				t.Errorf("%d pixels of the fault window's color %v: the fault window is not shaded", counts[faultFill], faultFill)
+			}
+			for what, c := range tt.marks {
+				if counts[c] < minMarkPix {
+					t.Errorf("%d pixels of the %q lane colour %v: the event lanes are not drawn", counts[c], what, c)
+				}
+			}
+			if dst := os.Getenv("KAFKACHAOS_SCREENSHOT"); dst != "" && tt.keep {
+				if err := os.WriteFile(dst, raw, 0o644); err != nil {
+					t.Fatalf("KAFKACHAOS_SCREENSHOT: %v", err)
+				}
+				t.Logf("screenshot copied to %s (%d bytes)", dst, len(raw))
+			}
+		})
+	}
+}
+
+// renderPNG writes run's page and returns Chromium's screenshot of it.
+func renderPNG(t *testing.T, browser string, run Run, source string) ([]byte, image.Image) {
+	t.Helper()
 	dir := t.TempDir()
 	page := filepath.Join(dir, "report.html")
 	var html bytes.Buffer
-	if err := WriteHTML(&html, loadFixture(t), HTMLOptions{Source: fixturePath}); err != nil {
+	if err := WriteHTML(&html, run, HTMLOptions{Source: source}); err != nil {
 		t.Fatal(err)
 	}
 	if err := os.WriteFile(page, html.Bytes(), 0o644); err != nil {
@@ -50,7 +117,6 @@ func TestChromiumRendersReport(t *testing.T) {
 	}
 	shot := filepath.Join(dir, "report.png")
 	screenshot(t, browser, page, shot, filepath.Join(dir, "profile"))
-
 	raw, err := os.ReadFile(shot)
 	if err != nil {
 		t.Fatalf("no screenshot: %v", err)
@@ -59,32 +125,7 @@ func TestChromiumRendersReport(t *testing.T) {
 	if err != nil {
 		t.Fatalf("screenshot is no PNG: %v", err)
 	}
-	if b := img.Bounds(); b.Dx() != screenshotWidth || b.Dy() != screenshotHeight {
-		t.Errorf("screenshot is %dx%d, want %dx%d", b.Dx(), b.Dy(), screenshotWidth, screenshotHeight)
-	}
-	// The fill of the fault phase's band: svg rect.fault in the page's CSS.
-	faultFill := color.RGBA{0xfd, 0xe2, 0xe2, 0xff}
-	colors, fault, white := colorCounts(img, faultFill)
-	total := img.Bounds().Dx() * img.Bounds().Dy()
-	t.Logf("%d distinct colors, %d fault-colored and %d white pixels of %d", colors, fault, white, total)
-	if colors < 100 {
-		t.Errorf("only %d distinct colors: the page looks blank", colors)
-	}
-	if white < total/2 {
-		t.Errorf("%d of %d pixels are white: want a white page", white, total)
-	}
-	// Two charts of the first spec shade its 10 s fault window: far more
-	// than 5000 pixels at 1280 wide.
-	if fault < 5000 {
-		t.Errorf("%d pixels of the fault window's color %v: the fault window is not shaded", fault, faultFill)
-	}
-
-	if dst := os.Getenv("KAFKACHAOS_SCREENSHOT"); dst != "" {
-		if err := os.WriteFile(dst, raw, 0o644); err != nil {
-			t.Fatalf("KAFKACHAOS_SCREENSHOT: %v", err)
-		}
-		t.Logf("screenshot copied to %s (%d bytes)", dst, len(raw))
-	}
+	return raw, img
 }
 
 // screenshot runs headless Chromium on page, writing a PNG of the window
@@ -123,22 +164,15 @@ func screenshot(t *testing.T, browser, page, out, profile string) {
 	}
 }
 
-// colorCounts returns how many distinct colors img has, and how many of its
-// pixels are the fill color and white.
-func colorCounts(img image.Image, fill color.RGBA) (distinct, filled, white int) {
-	seen := map[color.RGBA]bool{}
+// colorCounts returns how many distinct colors img has, and how many
+// pixels each has.
+func colorCounts(img image.Image) (distinct int, counts map[color.RGBA]int) {
+	counts = map[color.RGBA]int{}
 	b := img.Bounds()
 	for y := b.Min.Y; y < b.Max.Y; y++ {
 		for x := b.Min.X; x < b.Max.X; x++ {
-			c := color.RGBAModel.Convert(img.At(x, y)).(color.RGBA)
-			seen[c] = true
-			switch c {
-			case fill:
-				filled++
-			case color.RGBA{0xff, 0xff, 0xff, 0xff}:
-				white++
-			}
+			counts[color.RGBAModel.Convert(img.At(x, y)).(color.RGBA)]++
 		}
 	}
-	return len(seen), filled, white
+	return len(counts), counts
 }

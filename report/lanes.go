@@ -15,8 +15,8 @@ import (
 // not overlap the one before.
 const (
 	groupWindow  = time.Second
-	laneRows     = 3
-	laneRowH     = 15
+	laneRows     = 4
+	laneRowH     = 14
 	laneTop      = 8
 	laneGap      = 10
 	labelCharPx  = 6.2 // an 11 px label's width per character, about
@@ -88,13 +88,13 @@ func eventLanes(events []timeline.Event, r *steadystate.Report) *laneChart {
 		h := float64(laneRows*laneRowH + 6)
 		row := laneRow{Name: laneName(lane), Y: y, Height: h}
 		lastEnd := make([]float64, laneRows) // right end of each label row
-		for _, g := range timeline.GroupEvents(evs, groupWindow) {
-			t := g.At.Sub(r.Start).Seconds()
+		for _, m := range moments(timeline.GroupEvents(evs, groupWindow)) {
+			t := m[0].At.Sub(r.Start).Seconds()
 			if t < 0 || t > end {
 				continue
 			}
 			px := x.at(t)
-			label := g.Label()
+			label, title, class := describe(m)
 			w := float64(len(label))*labelCharPx + laneLabelPad
 			slot := 0
 			for slot < laneRows-1 && lastEnd[slot] > px {
@@ -103,8 +103,7 @@ func eventLanes(events []timeline.Event, r *steadystate.Report) *laneChart {
 			lastEnd[slot] = px + w
 			row.Marks = append(row.Marks, laneMark{
 				X: px, Y1: y, Y2: y + h, LabelY: y + float64(slot+1)*laneRowH,
-				Class: eventClass(g.Kind), Label: label,
-				Title: fmt.Sprintf("+%.1fs %s: %s", t, g.Kind, strings.Join(g.Subjects, ", ")),
+				Class: class, Label: label, Title: fmt.Sprintf("+%.1fs %s", t, title),
 			})
 		}
 		c.Lanes = append(c.Lanes, row)
@@ -130,7 +129,76 @@ func laneName(l timeline.Lane) string {
 	if l == timeline.LaneKafka {
 		return "Kafka"
 	}
-	return "Kubernetes"
+	return "K8s"
+}
+
+// moments joins the groups of one lane that start within groupWindow of
+// one another into one mark: a pod deleted, gone, created, scheduled and
+// started within a second is one mark, not five labels on top of each
+// other.
+func moments(groups []timeline.Group) [][]timeline.Group {
+	var out [][]timeline.Group
+	for _, g := range groups {
+		if n := len(out); n > 0 && g.At.Sub(out[n-1][0].At) <= groupWindow {
+			out[n-1] = append(out[n-1], g)
+			continue
+		}
+		out = append(out, []timeline.Group{g})
+	}
+	return out
+}
+
+// shortName names a kind in a mark's label.
+func shortName(k timeline.Kind) string {
+	switch k {
+	case timeline.LeaderChanged:
+		return "leader"
+	case timeline.ISRShrunk:
+		return "ISR−"
+	case timeline.ISRExpanded:
+		return "ISR+"
+	case timeline.ControllerChanged:
+		return "controller moved"
+	case timeline.PodReady:
+		return "Ready"
+	case timeline.PodNotReady:
+		return "not Ready"
+	}
+	// broker-fenced -> fenced, pod-deleting -> deleting, node-cordoned -> cordoned
+	_, name, _ := strings.Cut(string(k), "-")
+	return name
+}
+
+// priority orders the kinds for a mark's colour: the most telling wins.
+func priority() []timeline.Kind {
+	return []timeline.Kind{timeline.BrokerFenced, timeline.BrokerGone, timeline.LeaderChanged,
+		timeline.ControllerChanged, timeline.ISRShrunk, timeline.NodeCordoned, timeline.BrokerUnfenced,
+		timeline.BrokerRegistered, timeline.ISRExpanded}
+}
+
+// describe returns a mark's label ("leader ×2, ISR− ×6, fenced broker 2"),
+// its tooltip (every subject) and its colour.
+func describe(m []timeline.Group) (label, title, class string) {
+	var parts, titles []string
+	order := priority()
+	best := len(order)
+	class = eventClass(m[0].Kind)
+	for _, g := range m {
+		part := shortName(g.Kind)
+		if g.Count > 1 {
+			part += fmt.Sprintf(" ×%d", g.Count)
+		} else {
+			part += " " + strings.TrimPrefix(strings.TrimPrefix(g.Subjects[0], "pod "), "partition ")
+		}
+		parts = append(parts, part)
+		titles = append(titles, fmt.Sprintf("%s: %s", g.Kind, strings.Join(g.Subjects, ", ")))
+		for i, k := range order {
+			if k == g.Kind && i < best {
+				best, class = i, eventClass(k)
+			}
+		}
+	}
+	return strings.Join(parts, ", "), strings.Join(titles, "; "), class
 }
 
 // Positions the template needs.

@@ -21,6 +21,7 @@ func TestEventLanes(t *testing.T) {
 	}
 	events = append(events,
 		timeline.Event{At: at(24.1), Lane: timeline.LaneKafka, Kind: timeline.BrokerFenced, Subject: "broker 0"},
+		timeline.Event{At: at(25.5), Lane: timeline.LaneKafka, Kind: timeline.ISRExpanded, Subject: "partition 2"},
 		timeline.Event{At: at(15.1), Lane: timeline.LaneKubernetes, Kind: timeline.PodDeleting, Subject: "pod kafka-0"},
 		timeline.Event{At: at(90), Lane: timeline.LaneKubernetes, Kind: timeline.PodReady, Subject: "pod kafka-0"}, // after the load: not drawn
 	)
@@ -29,17 +30,20 @@ func TestEventLanes(t *testing.T) {
 		t.Fatalf("lanes: %+v", c)
 	}
 	kafka, kube := c.Lanes[0], c.Lanes[1]
-	if len(kafka.Marks) != 2 || kafka.Marks[0].Label != "leader-changed ×6" || kafka.Marks[0].Class != "ev-leader" {
-		t.Errorf("Kafka lane: %+v, want the six leader moves as one mark, then the fencing", kafka.Marks)
+	// The six leader moves and the fencing within a second: one mark,
+	// coloured as the fencing; the ISR growing 1.5 s later: another.
+	if len(kafka.Marks) != 2 || kafka.Marks[0].Label != "leader ×6, fenced broker 0" || kafka.Marks[0].Class != "ev-fenced" ||
+		kafka.Marks[1].Label != "ISR+ 2" || kafka.Marks[1].Class != "ev-isr-expanded" {
+		t.Errorf("Kafka lane: %+v", kafka.Marks)
 	}
 	if !strings.Contains(kafka.Marks[0].Title, "partition 5") {
 		t.Errorf("the group's tooltip does not name its partitions: %q", kafka.Marks[0].Title)
 	}
-	// Two marks 0.1 s apart: the second label goes on the next row.
+	// Two marks 1.4 s (26 px) apart: the second label goes on the next row.
 	if kafka.Marks[1].LabelY <= kafka.Marks[0].LabelY {
 		t.Errorf("overlapping labels on one row: %+v", kafka.Marks)
 	}
-	if len(kube.Marks) != 1 || kube.Marks[0].Class != "ev-pod" {
+	if len(kube.Marks) != 1 || kube.Marks[0].Class != "ev-pod" || kube.Marks[0].Label != "deleting kafka-0" {
 		t.Errorf("Kubernetes lane: %+v, want the deletion only", kube.Marks)
 	}
 	// On the charts' axis: 15.1 s of 60 s.

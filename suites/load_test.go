@@ -5,11 +5,13 @@ import (
 	"fmt"
 	"hash/fnv"
 	"maps"
+	"sync/atomic"
 	"time"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/util/wait"
 
 	"github.com/kafkachaos/kafkachaos/kafkasec"
 	"github.com/kafkachaos/kafkachaos/loadagent"
@@ -28,6 +30,9 @@ const (
 type load interface {
 	// Mark starts a phase now.
 	Mark(steadystate.Phase)
+	// WarmUp returns once the load is past its start: at least min, and
+	// acks flowing for warmAcking. The caller then marks the baseline.
+	WarmUp(ctx context.Context, min time.Duration) error
 	// Finish stops the load and returns its report once the final flush
 	// and drain are done.
 	Finish(ctx context.Context) (*steadystate.Report, error)
@@ -42,7 +47,9 @@ func startLoad(ctx context.Context, e *env, topic string, n int, h steadystate.H
 		return startAgents(ctx, e, topic, n, h)
 	}
 	ss := e.cfg.SteadyState
+	acks := &ackWatch{}
 	r, err := steadystate.New(steadystate.Config{
+		Observer:       acks,
 		Bootstrap:      e.bootstrap,
 		Topic:          topic,
 		Rate:           ss.Rate,
@@ -54,7 +61,7 @@ func startLoad(ctx context.Context, e *env, topic string, n int, h steadystate.H
 		Hypothesis:     &h,
 	})
 	Expect(err).NotTo(HaveOccurred())
-	l := &localLoad{r: r, results: make(chan localResult, 1), done: make(chan struct{})}
+	l := &localLoad{r: r, acks: acks, results: make(chan localResult, 1), done: make(chan struct{})}
 	// Warming up until runStory marks the baseline: not judged.
 	r.Mark(steadystate.PhaseWarmup)
 	go func() {
@@ -83,11 +90,57 @@ type localResult struct {
 // localLoad runs in the suite's process.
 type localLoad struct {
 	r       *steadystate.Runner
+	acks    *ackWatch
 	results chan localResult
 	done    chan struct{}
 }
 
 func (l *localLoad) Mark(p steadystate.Phase) { l.r.Mark(p) }
+
+// Warm-up limits: acks must flow this long before the baseline, and start
+// within warmTimeout. The first acks come seconds after the start (the
+// idempotent producer's ID, the first metadata and elections), as a burst
+// that would swell the baseline's throughput.
+const (
+	warmAcking  = 2 * time.Second
+	warmTimeout = 2 * time.Minute
+	warmPoll    = 100 * time.Millisecond
+)
+
+func (l *localLoad) WarmUp(ctx context.Context, min time.Duration) error {
+	start := time.Now()
+	hold(ctx, min)
+	ctx, cancel := context.WithTimeout(ctx, warmTimeout)
+	defer cancel()
+	var first time.Time
+	err := wait.PollUntilContextCancel(ctx, warmPoll, true, func(context.Context) (bool, error) {
+		first = l.acks.first()
+		return !first.IsZero() && time.Since(first) >= warmAcking, nil
+	})
+	if err != nil {
+		return fmt.Errorf("the load acked nothing for %s after its start (first ack: %v)", time.Since(start).Round(time.Second), first)
+	}
+	return nil
+}
+
+// ackWatch is the local load's Observer: it keeps the time of the first
+// ack. The other events are the report's business.
+type ackWatch struct{ firstAck atomic.Int64 }
+
+func (a *ackWatch) first() time.Time {
+	if ns := a.firstAck.Load(); ns != 0 {
+		return time.Unix(0, ns)
+	}
+	return time.Time{}
+}
+func (a *ackWatch) Acked(at time.Time, _ time.Duration) { a.firstAck.CompareAndSwap(0, at.UnixNano()) }
+func (*ackWatch) Sent(time.Time)                        {}
+func (*ackWatch) Failed(time.Time, string)              {}
+func (*ackWatch) Consumed(time.Duration)                {}
+func (*ackWatch) Duplicate()                            {}
+func (*ackWatch) Reordered()                            {}
+func (*ackWatch) Lost(uint64)                           {}
+func (*ackWatch) Phase(steadystate.Phase)               {}
 
 func (l *localLoad) Finish(ctx context.Context) (*steadystate.Report, error) {
 	l.r.Stop()
@@ -142,11 +195,18 @@ func startAgents(ctx context.Context, e *env, topic string, n int, h steadystate
 		WithTimeout(agentsReadyTimeout).WithPolling(agentsPoll).Should(Satisfy(loadagent.AgentsSeen.AllReady), "agents producing (Ready)")
 	uids, err := loadagent.PodUIDs(ctx, e.admin, spec)
 	Expect(err).NotTo(HaveOccurred())
-	// Until every agent produces, the load is warming up: not judged, and
-	// not the baseline.
+	// Until every agent produces, and WarmUp's time after that, the load is
+	// warming up: not judged, and not the baseline.
 	return &agentLoad{e: e, spec: spec, h: h, uids: uids, marks: []steadystate.Mark{
-		{Phase: steadystate.PhaseWarmup, At: deployed}, {Phase: steadystate.PhaseBaseline, At: time.Now()},
+		{Phase: steadystate.PhaseWarmup, At: deployed},
 	}}
+}
+
+// WarmUp holds min: every agent produces already (startAgents waited for
+// them to be Ready, which an agent is once its load runs).
+func (a *agentLoad) WarmUp(ctx context.Context, min time.Duration) error {
+	hold(ctx, min)
+	return nil
 }
 
 func (a *agentLoad) Mark(p steadystate.Phase) {

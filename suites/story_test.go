@@ -120,12 +120,10 @@ func runStory(ctx context.Context, e *env, st story) outcome {
 	Expect(err).NotTo(HaveOccurred())
 	DeferCleanup(func() { stopTimeline() })
 
-	if nAgents == 0 { // agents warm up until every one produces (startAgents)
-		By(fmt.Sprintf("warming up for %s: topic creation, the first leader elections, the JVM's first seconds", cfg.Timing.Warmup.Duration))
-		hold(ctx, cfg.Timing.Warmup.Duration)
-		stopIfDone(ctx)
-		r.Mark(steadystate.PhaseBaseline)
-	}
+	By(fmt.Sprintf("warming up: at least %s, and until acks flow (topic creation, the first leader elections, the JVM's first seconds)", cfg.Timing.Warmup.Duration))
+	Expect(r.WarmUp(ctx, cfg.Timing.Warmup.Duration)).To(Succeed())
+	stopIfDone(ctx)
+	r.Mark(steadystate.PhaseBaseline)
 	By(fmt.Sprintf("holding the baseline for %s", cfg.Timing.Baseline.Duration))
 	hold(ctx, cfg.Timing.Baseline.Duration)
 	stopIfDone(ctx)
