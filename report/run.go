@@ -38,6 +38,9 @@ type Spec struct {
 	SteadyState    *steadystate.Report `json:"steadyState,omitempty"`
 	Checks         []Check             `json:"checks"`
 	Recovery       Recovery            `json:"recovery"`
+	// Limits says where each bound's limit came from ("maxUnavailable
+	// 14s: a hard fault: broker.session.timeout.ms 9000 of broker 0 + 5s").
+	Limits []string `json:"limits,omitempty"`
 	// Events are what Kafka and Kubernetes did while the load ran, on the
 	// steady-state series' clock.
 	Events        []timeline.Event `json:"events,omitempty"`

@@ -108,7 +108,10 @@ type TimingConfig struct {
 
 // BoundsConfig is the steady-state hypothesis.
 type BoundsConfig struct {
-	// MaxUnavailable bounds the longest window without any ack. Default 30s.
+	// MaxUnavailable bounds the longest window without any ack. 0 (the
+	// default): by the kind of fault (see unavailabilityBound): 5s for a
+	// graceful operation, the brokers' broker.session.timeout.ms plus 5s
+	// for a hard one (kill, pause, isolation), 30s for the others.
 	MaxUnavailable metav1.Duration `json:"maxUnavailable,omitempty"`
 	// MaxP99Ack bounds p99 ack latency in every phase; 0: not bounded.
 	MaxP99Ack metav1.Duration `json:"maxP99Ack,omitempty"`
@@ -124,7 +127,13 @@ const (
 	DefaultBaseline       = 15 * time.Second
 	DefaultHold           = 10 * time.Second
 	DefaultAfter          = 15 * time.Second
-	DefaultMaxUnavailable = 30 * time.Second
+	DefaultMaxUnavailable = 30 * time.Second // a fault of no known kind
+	// GracefulMaxUnavailable bounds a graceful operation (a roll, a
+	// drain): a healthy one stalls the load for well under a second.
+	GracefulMaxUnavailable = 5 * time.Second
+	// HardMargin is added to broker.session.timeout.ms for a hard fault:
+	// the fencing itself, a metadata refresh and an election.
+	HardMargin            = 5 * time.Second
 	DefaultThroughputBack = 0.9
 )
 
@@ -272,7 +281,6 @@ func (c Config) withDefaults() (Config, error) {
 	defaultDuration(&c.Timing.Baseline, DefaultBaseline)
 	defaultDuration(&c.Timing.Hold, DefaultHold)
 	defaultDuration(&c.Timing.After, DefaultAfter)
-	defaultDuration(&c.Bounds.MaxUnavailable, DefaultMaxUnavailable)
 	if c.Bounds.MinThroughputRatioAfter == 0 {
 		c.Bounds.MinThroughputRatioAfter = DefaultThroughputBack
 	}

@@ -58,6 +58,10 @@ func partitionStory(label string, pick func(context.Context, *env, string, []bro
 	var kafkaPods []string // every Kafka pod when the victim was picked
 	return story{
 		label: label,
+		// Cut off from the quorum, the victim is fenced as a killed broker
+		// is; peers-only never is (Kafka's prediction there is
+		// replica.lag.time.max.ms: the default bound).
+		hard: mode != chaos.PartitionPeersOnly,
 		pick: func(ctx context.Context, e *env, topic string, snap []brokers.Broker) ([]brokers.Broker, error) {
 			kafkaPods = kafkaPods[:0]
 			for _, b := range snap {

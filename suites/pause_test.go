@@ -58,6 +58,7 @@ var _ = Describe("The active KRaft controller is paused", Label("pause"), Serial
 func pauseStory(label string, pick func(context.Context, *env, string, []brokers.Broker) ([]brokers.Broker, error), d time.Duration) story {
 	return story{
 		label: label,
+		hard:  true,
 		pick:  pick,
 		fault: func(e *env, v []brokers.Broker) chaos.Fault {
 			return &chaos.Pause{Target: e.faultTarget(), Exec: e.exec, Pod: v[0].Pod}

@@ -39,6 +39,7 @@ var _ = Describe("A broker pod is force-deleted", Label("pod-kill"), gate(), Ser
 	It("loses no acknowledged record, and the leader of partition 0 comes back with its ID and its volume", func(ctx SpecContext) {
 		expectPassed(runStory(ctx, suite, story{
 			label:   "pod-kill",
+			hard:    true,
 			pick:    leaderOf(0),
 			fault:   forceDelete,
 			newPods: true,
@@ -51,6 +52,7 @@ var _ = Describe("A broker pod is force-deleted under load from in-cluster agent
 		const n = 3
 		o := runStory(ctx, suite, story{
 			label:   "agents-pod-kill",
+			hard:    true,
 			pick:    leaderOf(0),
 			fault:   forceDelete,
 			newPods: true,
@@ -80,6 +82,7 @@ var _ = Describe("The active KRaft controller's pod is force-deleted", Label("co
 	It("elects a new controller, loses no acknowledged record, and the controller rejoins the quorum", func(ctx SpecContext) {
 		expectPassed(runStory(ctx, suite, story{
 			label:   "controller-kill",
+			hard:    true,
 			pick:    activeController,
 			fault:   forceDelete,
 			newPods: true,
@@ -190,6 +193,7 @@ var _ = Describe("Game day: every broker is force-deleted in turn", gameday(), L
 			By(fmt.Sprintf("round %d of %d: broker %d", round+1, len(ids), id))
 			expectPassed(runStory(ctx, suite, story{
 				label:   fmt.Sprintf("gameday-%d", round+1),
+				hard:    true,
 				round:   fmt.Sprintf("round %d: broker %d", round+1, id),
 				pick:    broker(id),
 				fault:   forceDelete,

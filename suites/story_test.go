@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -62,8 +63,13 @@ type story struct {
 	// instead of steadyState.agents.
 	agents int
 	// graceful marks an operation that must pace itself (a roll, a
-	// drain, a graceful delete): the pacing check judges it.
+	// drain, a graceful delete): the pacing check judges it, and its
+	// unavailability is bounded tightly.
 	graceful bool
+	// hard marks a fault Kafka answers by fencing the victim (a kill, a
+	// pause, an isolation): its unavailability is bounded by the brokers'
+	// broker.session.timeout.ms.
+	hard bool
 }
 
 // outcome is what a story saw: one spec of report.json.
@@ -109,8 +115,11 @@ func runStory(ctx context.Context, e *env, st story) outcome {
 	cfg := e.cfg
 	nAgents := cmp.Or(st.agents, cfg.SteadyState.Agents)
 	By(fmt.Sprintf("starting the steady state on %s: %d records/s, acks=all, idempotent, RF 3, min ISR 2", topic, cfg.SteadyState.Rate))
+	maxUnavailable, why := unavailabilityBound(ctx, e, st, before)
+	o.Limits = append(o.Limits, fmt.Sprintf("maxUnavailable %s: %s", maxUnavailable, why))
+	By(fmt.Sprintf("bounding the unavailability at %s: %s", maxUnavailable, why))
 	h := steadystate.Hypothesis{
-		All:    steadystate.Bounds{MaxUnavailable: cfg.Bounds.MaxUnavailable.Duration, MaxP99Ack: cfg.Bounds.MaxP99Ack.Duration},
+		All:    steadystate.Bounds{MaxUnavailable: maxUnavailable, MaxP99Ack: cfg.Bounds.MaxP99Ack.Duration},
 		Phases: map[steadystate.Phase]steadystate.Bounds{steadystate.PhaseAfter: {MinThroughputRatio: cfg.Bounds.MinThroughputRatioAfter}},
 	}
 	r := startLoad(ctx, e, topic, nAgents, h)
@@ -391,3 +400,31 @@ func errText(err error) []string {
 	}
 	return []string{err.Error()}
 }
+
+// unavailabilityBound is the longest time without an ack the story
+// allows, and where that limit comes from: the config's
+// bounds.maxUnavailable when set; else by the kind of fault.
+func unavailabilityBound(ctx context.Context, e *env, st story, snap []brokers.Broker) (time.Duration, string) {
+	switch {
+	case e.cfg.Bounds.MaxUnavailable.Duration > 0:
+		return e.cfg.Bounds.MaxUnavailable.Duration, "bounds.maxUnavailable in the config"
+	case st.graceful:
+		return GracefulMaxUnavailable, "a graceful operation"
+	case !st.hard:
+		return DefaultMaxUnavailable, "the default for a fault of no known timing"
+	}
+	session, from := kafkaDefaultSessionTimeout, "Kafka's default broker.session.timeout.ms (the brokers' could not be read)"
+	if ids := brokerIDs(snap); len(ids) > 0 {
+		_ = e.withKafka(func(cl *kafkaadmin.Client) error {
+			v, err := cl.BrokerConfig(ctx, ids[0], "broker.session.timeout.ms")
+			if ms, perr := strconv.Atoi(v); err == nil && perr == nil && ms > 0 {
+				session, from = time.Duration(ms)*time.Millisecond, fmt.Sprintf("broker.session.timeout.ms %d of broker %d", ms, ids[0])
+			}
+			return nil
+		})
+	}
+	return session + HardMargin, fmt.Sprintf("a hard fault: %s + %s", from, HardMargin)
+}
+
+// kafkaDefaultSessionTimeout is broker.session.timeout.ms's default.
+const kafkaDefaultSessionTimeout = 9 * time.Second
