@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # prereqs.sh [chaos|test]: checks, in seconds, what the long set-up and the
 # runs need, before any of it starts, and names the fix for each miss:
-# Go at least go.mod's version, Java 17+, Maven, and permission to create
-# network namespaces (the local cluster's pods run in their own). For
+# Go at least go.mod's version, Java 17+, Maven, permission to create
+# namespaces (the local cluster's pods run in their own mount and UTS
+# namespaces), and a cgroup v2 hierarchy (NetworkPolicy). For
 # `test`, also Chromium (a test renders the HTML report in it): installed
 # with apt-get when run as root on Debian, otherwise named. etcd and the
 # control plane are built from Go modules by make k8s-bin; Kafka's jars come
@@ -36,6 +37,13 @@ command -v "${MVN:-mvn}" >/dev/null 2>&1 ||
 
 if ! unshare --net true 2>/dev/null; then
 	problems+=("cannot create a network namespace (unshare --net): run as root, or with CAP_NET_ADMIN and CAP_SYS_ADMIN; the local cluster runs each pod in one")
+fi
+
+# The local cluster enforces NetworkPolicy (the partition faults) with a
+# cgroup v2 per pod; without the hierarchy every policy is refused.
+mountinfo="$(<"${PREREQS_MOUNTINFO:-/proc/self/mountinfo}")" || mountinfo=""
+if [[ "$mountinfo" != *" - cgroup2 "* ]]; then
+	problems+=("no cgroup v2 hierarchy is mounted: the local cluster needs one to enforce NetworkPolicy (mount -t cgroup2 none /sys/fs/cgroup/unified)")
 fi
 
 if [[ "$what" == test ]] && ! command -v chromium >/dev/null 2>&1; then # report/chromium_test.go runs "chromium"

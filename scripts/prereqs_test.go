@@ -18,6 +18,7 @@ type fakeTools struct {
 	unshare     bool // whether creating a network namespace works
 	uid         int
 	chromium    bool
+	noCgroup2   bool // the mountinfo the script reads has no cgroup2 line
 }
 
 func (f fakeTools) path(t *testing.T) string {
@@ -75,6 +76,7 @@ func TestPrereqs(t *testing.T) {
 		{name: "java 11", what: "chaos", edit: func(f *fakeTools) { f.javaVersion = "11.0.2" }, want: "java is version '11'", code: 2},
 		{name: "no maven", what: "chaos", edit: func(f *fakeTools) { f.mvn = false }, want: "mvn is not on PATH", code: 2},
 		{name: "no namespaces", what: "chaos", edit: func(f *fakeTools) { f.unshare = false }, want: "cannot create a network namespace", code: 2},
+		{name: "no cgroup v2", what: "chaos", edit: func(f *fakeTools) { f.noCgroup2 = true }, want: "no cgroup v2 hierarchy is mounted", code: 2},
 		{name: "chaos needs no chromium", what: "chaos", edit: func(f *fakeTools) { f.chromium = false }, want: "prereqs: ok"},
 		{name: "test without chromium, not root", what: "test", edit: func(f *fakeTools) { f.chromium, f.uid = false, 1000 }, want: "apt-get install chromium", code: 2},
 		{name: "everything missing at once", what: "test", edit: func(f *fakeTools) { *f = fakeTools{uid: 1000} },
@@ -85,7 +87,15 @@ func TestPrereqs(t *testing.T) {
 			f := ok
 			tt.edit(&f)
 			cmd := exec.Command("/bin/bash", "prereqs.sh", tt.what)
-			cmd.Env = []string{"PATH=" + f.path(t)}
+			mountinfo := filepath.Join(t.TempDir(), "mountinfo")
+			line := "35 24 0:30 / /sys/fs/cgroup rw,nosuid - cgroup2 cgroup2 rw\n"
+			if f.noCgroup2 {
+				line = "24 1 0:22 / /sys rw,nosuid - sysfs sysfs rw\n"
+			}
+			if err := os.WriteFile(mountinfo, []byte(line), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			cmd.Env = []string{"PATH=" + f.path(t), "PREREQS_MOUNTINFO=" + mountinfo}
 			out, err := cmd.CombinedOutput()
 			code := 0
 			if exit, isExit := err.(*exec.ExitError); isExit {
