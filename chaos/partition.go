@@ -102,6 +102,10 @@ type Partition struct {
 	// Exec reaches the pods' containers for Probe (NewExec); Inject and
 	// Recover do not use it.
 	Exec Exec
+	// Clients are client pods (the in-cluster load agents) that Probe
+	// connects from in the clients mode, to show the cut from their side;
+	// without them the clients mode is probed between Kafka pods only.
+	Clients []string
 }
 
 var _ Fault = (*Partition)(nil)

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
 // Reach is one TCP connection Probe tried from inside a pod.
@@ -48,7 +49,7 @@ wait`
 
 // allowed says whether the mode's policy lets the victim and another Kafka
 // pod connect, either way, on port.
-func (f *Partition) allowed(port int32) bool {
+func (f *Partition) allowed(_ *corev1.Pod, port int32) bool {
 	switch f.Mode {
 	case PartitionPeersOnly:
 		return port == f.controllerPort()
@@ -96,22 +97,49 @@ func (f *Partition) Probe(ctx context.Context) ([]Reach, error) {
 	if len(others) == 0 {
 		return nil, fmt.Errorf("chaos: probe %s: no other Kafka pod of %v has an IP", f.Name(), f.KafkaPods)
 	}
-	out, err := f.probeFrom(ctx, victim, others)
+	out, err := f.probeFrom(ctx, victim, others, f.allowed)
 	if err != nil {
 		return nil, err
 	}
-	back, err := f.probeFrom(ctx, others[0], []*corev1.Pod{victim})
+	back, err := f.probeFrom(ctx, others[0], []*corev1.Pod{victim}, f.allowed)
 	if err != nil {
 		return nil, err
 	}
-	return append(out, back...), nil
+	out = append(out, back...)
+	if f.Mode == PartitionClients && len(f.Clients) > 0 {
+		// From a client: the victim cut, another Kafka pod still reached.
+		fromClient, err := f.probeClients(ctx, victim, others[0])
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, fromClient...)
+	}
+	return out, nil
+}
+
+// probeClients probes from the first of f.Clients that has an IP, on
+// BrokerPort: the victim must be closed, other open.
+func (f *Partition) probeClients(ctx context.Context, victim, other *corev1.Pod) ([]Reach, error) {
+	for _, name := range f.Clients {
+		c, err := f.Client.CoreV1().Pods(f.Namespace).Get(ctx, name, metav1.GetOptions{})
+		if err != nil || c.Status.PodIP == "" {
+			continue
+		}
+		return f.probeFrom(ctx, c, []*corev1.Pod{victim, other}, func(to *corev1.Pod, port int32) bool {
+			return to.Name != victim.Name
+		}, f.brokerPort())
+	}
+	return nil, fmt.Errorf("chaos: probe %s: none of the client pods %v is running with an IP", f.Name(), f.Clients)
 }
 
 // probeFrom runs probeScript in pod from against the declared ports of the
-// pods to, with from's own control first. It returns nothing, without an
-// exec, when none of to declares a port.
-func (f *Partition) probeFrom(ctx context.Context, from *corev1.Pod, to []*corev1.Pod) ([]Reach, error) {
-	ports := []int32{f.brokerPort(), f.controllerPort()}
+// pods to (BrokerPort and ControllerPort, or ports), with from's own
+// control first; want says which connections the mode allows. It returns
+// nothing, without an exec, when none of to declares a port.
+func (f *Partition) probeFrom(ctx context.Context, from *corev1.Pod, to []*corev1.Pod, want func(to *corev1.Pod, port int32) bool, ports ...int32) ([]Reach, error) {
+	if len(ports) == 0 {
+		ports = []int32{f.brokerPort(), f.controllerPort()}
+	}
 	var rs []Reach
 	for _, p := range ports {
 		if declares(from, p) {
@@ -125,7 +153,7 @@ func (f *Partition) probeFrom(ctx context.Context, from *corev1.Pod, to []*corev
 		ips[t.Name] = t.Status.PodIP
 		for _, p := range ports {
 			if declares(t, p) {
-				rs = append(rs, Reach{From: from.Name, To: t.Name, Port: p, Want: f.allowed(p)})
+				rs = append(rs, Reach{From: from.Name, To: t.Name, Port: p, Want: want(t, p)})
 			}
 		}
 	}

@@ -230,3 +230,46 @@ func TestHeld(t *testing.T) {
 		})
 	}
 }
+
+// In the clients mode the cut shows from a client pod: the victim closed,
+// another Kafka pod open. A network that lets the client through fails Held.
+func TestPartitionProbeFromClients(t *testing.T) {
+	agent := ipPod("agent-0", "10.0.0.50")
+	agent.Labels = map[string]string{"app.kubernetes.io/name": "kafkachaos-agent"}
+	agent.Spec.Containers = []corev1.Container{{Name: "agent"}}
+	victimCut := func(from, ip, _ string) bool { return !(from == "agent-0" && ip == ipOf("kafka-1")) }
+	for _, tt := range []struct {
+		name string
+		net  func(from, ip, port string) bool
+		held bool
+	}{
+		{"enforced", victimCut, true},
+		{"not enforced", allOpen, false},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			cs := newClient(allowedNS("kafka"), ipPod("kafka-0", ipOf("kafka-0"), 9092, 9093),
+				ipPod("kafka-1", ipOf("kafka-1"), 9092, 9093), ipPod("kafka-2", ipOf("kafka-2"), 9092, 9093), agent)
+			var calls []probeCall
+			f := partitionOf(Target{Client: cs, Namespace: "kafka"}, PartitionClients)
+			f.Exec, f.Clients = fakeNet(&calls, tt.net), []string{"agent-0"}
+			rs, err := f.Probe(t.Context())
+			if err != nil {
+				t.Fatal(err)
+			}
+			var fromAgent []string
+			for _, r := range rs {
+				if r.From == "agent-0" {
+					fromAgent = append(fromAgent, r.String())
+				}
+			}
+			want := []string{"agent-0 -> kafka-1:9092 " + map[bool]string{true: "closed", false: "open"}[tt.held] + " (want closed)",
+				"agent-0 -> kafka-0:9092 open (want open)"}
+			if !slices.Equal(fromAgent, want) {
+				t.Errorf("from the client: %q, want %q", fromAgent, want)
+			}
+			if err := Held(rs); (err == nil) != tt.held {
+				t.Errorf("Held = %v, want held %t", err, tt.held)
+			}
+		})
+	}
+}

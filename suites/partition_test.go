@@ -6,6 +6,7 @@ import (
 	"time"
 
 	. "github.com/onsi/ginkgo/v2"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/kafkachaos/kafkachaos/brokers"
 	"github.com/kafkachaos/kafkachaos/chaos"
@@ -42,6 +43,13 @@ var _ = Describe("The leader of partition 0 is partitioned", Label("partition"),
 	// for the whole cut, and the rest stall past the 30 s bound.
 	It("from the other brokers' replication only (peers-only), for 45s: no acknowledged record is lost", func(ctx SpecContext) {
 		expectPassed(runStory(ctx, suite, partitionStory("partition-peers-only-45s", leaderOf(0), chaos.PartitionPeersOnly, 45*time.Second)))
+	}, SpecTimeout(storyTimeout))
+	// The clients are the in-cluster agents: the host's own traffic is
+	// never cut (on the local cluster as on most CNIs).
+	It("from its clients only (clients), for 45s, under load from 3 in-cluster agents: no acknowledged record is lost", func(ctx SpecContext) {
+		st := partitionStory("partition-clients-45s", leaderOf(0), chaos.PartitionClients, 45*time.Second)
+		st.agents = 3
+		expectPassed(runStory(ctx, suite, st))
 	}, SpecTimeout(storyTimeout))
 })
 
@@ -82,6 +90,15 @@ func partitionStory(label string, pick func(context.Context, *env, string, []bro
 			}()
 			By("probing from inside the pods that the cut connections fail and the allowed ones work")
 			f := &chaos.Partition{Target: e.faultTarget(), Exec: e.exec, Mode: mode, Pod: v[0].Pod, KafkaPods: kafkaPods}
+			if mode == chaos.PartitionClients {
+				agents, err := e.cs.CoreV1().Pods(e.namespace).List(ctx, metav1.ListOptions{LabelSelector: "app.kubernetes.io/name=kafkachaos-agent"})
+				if err != nil {
+					return err
+				}
+				for _, p := range agents.Items {
+					f.Clients = append(f.Clients, p.Name)
+				}
+			}
 			reach, err := f.Probe(ctx)
 			if err == nil {
 				err = chaos.Held(reach)

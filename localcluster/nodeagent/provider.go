@@ -167,6 +167,14 @@ func (p *provider) DeletePod(ctx context.Context, pod *corev1.Pod) error {
 	}
 	grace := defaultGrace
 	switch {
+	case pod.DeletionTimestamp == nil:
+		// The node library calls with its own copy when the pod is gone
+		// from the API before it saw the deletion: a force delete (grace
+		// 0) that raced its worker. Killed as the API asked, not with the
+		// spec's grace: otherwise a force delete was a graceful stop or a
+		// SIGKILL by chance (seen: Kafka's controlled shutdown moving the
+		// leaders 0.5 s after a "kill").
+		grace = 0
 	case pod.DeletionGracePeriodSeconds != nil:
 		grace = time.Duration(*pod.DeletionGracePeriodSeconds) * time.Second
 	case pod.Spec.TerminationGracePeriodSeconds != nil:
