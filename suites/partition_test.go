@@ -67,9 +67,10 @@ func partitionStory(label string, pick func(context.Context, *env, string, []bro
 	return story{
 		label: label,
 		// Cut off from the quorum, the victim is fenced as a killed broker
-		// is; peers-only never is (Kafka's prediction there is
-		// replica.lag.time.max.ms: the default bound).
-		hard: mode != chaos.PartitionPeersOnly,
+		// is; peers-only and clients never are (Kafka's prediction for
+		// peers-only is replica.lag.time.max.ms; for clients, nothing: the
+		// default bound).
+		hard: mode == chaos.PartitionIsolate || mode == chaos.PartitionController,
 		pick: func(ctx context.Context, e *env, topic string, snap []brokers.Broker) ([]brokers.Broker, error) {
 			kafkaPods = kafkaPods[:0]
 			for _, b := range snap {
