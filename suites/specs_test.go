@@ -37,13 +37,16 @@ const (
 
 var _ = Describe("A broker pod is force-deleted", Label("pod-kill"), gate(), Serial, func() {
 	It("loses no acknowledged record, and the leader of partition 0 comes back with its ID and its volume", func(ctx SpecContext) {
-		expectPassed(runStory(ctx, suite, story{
+		o := runStory(ctx, suite, story{
 			label:   "pod-kill",
 			hard:    true,
 			pick:    leaderOf(0),
 			fault:   forceDelete,
 			newPods: true,
-		}))
+		})
+		expectPassed(o)
+		By("checking that the timeline saw it: the victim fenced and its leaderships moved, between the kill and the after phase")
+		Expect(killSeen(o)).To(BeEmpty())
 	}, SpecTimeout(storyTimeout))
 })
 

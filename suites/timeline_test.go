@@ -2,13 +2,16 @@ package suites
 
 import (
 	"context"
+	"fmt"
 	"sync"
+	"testing"
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/kafkachaos/kafkachaos/kafkaadmin"
 	"github.com/kafkachaos/kafkachaos/report"
+	"github.com/kafkachaos/kafkachaos/steadystate"
 	"github.com/kafkachaos/kafkachaos/timeline"
 )
 
@@ -50,4 +53,71 @@ func milestone(tl timeline.Timeline, since time.Time, cond func(kafkaadmin.State
 		return report.Reached(d)
 	}
 	return report.Never()
+}
+
+// killSeen returns what a pod kill's timeline lacks: the victim broker
+// fenced (or gone) and a partition's leader moving off it, both between
+// the fault's mark and the after phase's.
+func killSeen(o outcome) []string {
+	if o.SteadyState == nil || len(o.Victims) == 0 {
+		return []string{"no steady-state report or no victim"}
+	}
+	var from, to time.Time
+	for _, m := range o.SteadyState.Marks {
+		switch m.Phase {
+		case steadystate.PhaseFault:
+			from = m.At
+		case steadystate.PhaseAfter:
+			to = m.At
+		}
+	}
+	victim := fmt.Sprint(o.Victims[0])
+	var fenced, moved bool
+	for _, e := range o.Events {
+		if e.At.Before(from) || e.At.After(to) {
+			continue
+		}
+		switch {
+		case (e.Kind == timeline.BrokerFenced || e.Kind == timeline.BrokerGone) && e.Subject == "broker "+victim:
+			fenced = true
+		case e.Kind == timeline.LeaderChanged && e.From == victim:
+			moved = true
+		}
+	}
+	var missing []string
+	if !fenced {
+		missing = append(missing, fmt.Sprintf("broker %s was not seen fenced between %s and %s", victim, from.Format(time.TimeOnly), to.Format(time.TimeOnly)))
+	}
+	if !moved {
+		missing = append(missing, fmt.Sprintf("no leadership was seen moving off broker %s", victim))
+	}
+	return missing
+}
+
+func TestKillSeen(t *testing.T) {
+	t0 := time.Date(2026, 12, 4, 12, 0, 0, 0, time.UTC)
+	at := func(s int) time.Time { return t0.Add(time.Duration(s) * time.Second) }
+	base := outcome{Victims: []int32{2}, SteadyState: &steadystate.Report{Marks: []steadystate.Mark{
+		{Phase: steadystate.PhaseFault, At: at(10)}, {Phase: steadystate.PhaseRecovery, At: at(20)}, {Phase: steadystate.PhaseAfter, At: at(25)}}}}
+	fenced := timeline.Event{At: at(19), Lane: timeline.LaneKafka, Kind: timeline.BrokerFenced, Subject: "broker 2"}
+	moved := timeline.Event{At: at(19), Lane: timeline.LaneKafka, Kind: timeline.LeaderChanged, Subject: "partition 0", From: "2", To: "0"}
+	early := moved
+	early.At = at(5)
+	tests := []struct {
+		name    string
+		events  []timeline.Event
+		missing int
+	}{
+		{"both seen", []timeline.Event{fenced, moved}, 0},
+		{"no fencing", []timeline.Event{moved}, 1},
+		{"the move before the kill", []timeline.Event{fenced, early}, 1},
+		{"nothing", nil, 2},
+	}
+	for _, tt := range tests {
+		o := base
+		o.Events = tt.events
+		if got := killSeen(o); len(got) != tt.missing {
+			t.Errorf("%s: %q, want %d missing", tt.name, got, tt.missing)
+		}
+	}
 }
