@@ -1,3 +1,6 @@
+// A file over 400 lines: the fault, its policy shapes per mode and its
+// ledger record belong together; the probe lives in partition_probe.go.
+
 package chaos
 
 import (
@@ -355,7 +358,12 @@ func (f *Partition) Recover(ctx context.Context) error {
 	if f.Client == nil {
 		return fmt.Errorf("chaos: recover from %s: no Kubernetes client", f.Name())
 	}
-	line, err := deletePartition(ctx, f.Client, f.Namespace, PartitionPolicyName(f.Pod), func(Entry) bool { return true }, f.DryRun)
+	// Only this fault's own policy: a refused Inject (another run's policy
+	// in place) must not end the other run's partition.
+	mine := func(e Entry) bool {
+		return (f.RunID == "" || e.RunID == f.RunID) && e.Data[dataMode] == string(f.Mode) && e.Data[dataPod] == f.Pod
+	}
+	line, err := deletePartition(ctx, f.Client, f.Namespace, PartitionPolicyName(f.Pod), mine, f.DryRun)
 	if err != nil {
 		return fmt.Errorf("chaos: recover from %s: %w", f.Name(), err)
 	}

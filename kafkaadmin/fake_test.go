@@ -3,6 +3,7 @@ package kafkaadmin
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net"
 	"slices"
 	"strconv"
@@ -26,7 +27,8 @@ type fakeKafka struct {
 	unreachable bool // no broker answers: the client cannot dial
 	quorum      *kmsg.DescribeQuorumResponse
 	quorumErr   error
-	cluster     *kmsg.DescribeClusterResponse    // nil: DescribeCluster fails
+	cluster     *kmsg.DescribeClusterResponse    // nil: DescribeCluster v2 unsupported
+	clusterErr  error                            // DescribeCluster fails so
 	down        map[int32]error                  // brokers that do not answer alone
 	views       map[int32]*kmsg.MetadataResponse // brokers that answer alone with other metadata
 }
@@ -99,8 +101,11 @@ func (f fakeKafka) Request(_ context.Context, req kmsg.Request) (kmsg.Response, 
 	case *kmsg.DescribeQuorumRequest:
 		return f.quorum, f.quorumErr
 	case *kmsg.DescribeClusterRequest:
+		if f.clusterErr != nil {
+			return nil, f.clusterErr
+		}
 		if f.cluster == nil {
-			return nil, errors.New("fakeKafka: DescribeCluster v2 not supported")
+			return nil, fmt.Errorf("fakeKafka: DescribeCluster v2: %w", kerr.UnsupportedVersion)
 		}
 		return f.cluster, nil
 	}

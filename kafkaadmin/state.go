@@ -2,8 +2,10 @@ package kafkaadmin
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kerr"
@@ -93,13 +95,19 @@ func (c *Client) State(ctx context.Context, topic string) (State, error) {
 			slices.Sort(isr)
 			s.Partitions[id] = PartitionView{Leader: p.Leader, LeaderEpoch: p.LeaderEpoch, Replicas: slices.Clone(p.Replicas), ISR: isr}
 		}
-		if brokers, err := c.describeCluster(ctx); err == nil {
+		switch brokers, err := c.describeCluster(ctx); {
+		case err == nil:
 			s.Brokers = brokers
-		} else {
+		case tooOld(err):
+			// Before Kafka 4.0: no fenced flag; the metadata's brokers are
+			// the unfenced ones.
 			s.Brokers = make(map[int32]bool, len(m.Brokers))
 			for _, b := range m.Brokers {
 				s.Brokers[b.NodeID] = false
 			}
+		default:
+			// Unknown: a failed look must not read as the fenced brokers
+			// leaving and coming back.
 		}
 	}
 	if q := c.describeQuorum(ctx); q.Err != nil {
@@ -111,6 +119,12 @@ func (c *Client) State(ctx context.Context, topic string) (State, error) {
 		return s, fmt.Errorf("kafkaadmin: state of %s: %v", topic, errs)
 	}
 	return s, nil
+}
+
+// tooOld says that the broker cannot answer DescribeCluster v2 (franz-go
+// says so in words only).
+func tooOld(err error) bool {
+	return errors.Is(err, kerr.UnsupportedVersion) || strings.Contains(err.Error(), "too old")
 }
 
 // describeCluster returns every registered broker and whether it is

@@ -44,6 +44,11 @@ func TestState(t *testing.T) {
 			wantBrokers: map[int32]bool{0: false, 1: false}, wantController: 0, wantKnown: true,
 		},
 		{
+			name:        "DescribeCluster timed out: brokers unknown, not gone",
+			fake:        fakeKafka{metadata: md, quorum: quorum(0, nil), clusterErr: context.DeadlineExceeded},
+			wantBrokers: nil, wantController: 0, wantKnown: true,
+		},
+		{
 			name:        "quorum unknown",
 			fake:        fakeKafka{metadata: md, quorumErr: errors.New("timed out"), cluster: cluster(map[int32]bool{0: false})},
 			wantBrokers: map[int32]bool{0: false}, wantController: -1, wantKnown: false,

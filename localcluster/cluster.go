@@ -1,3 +1,6 @@
+// A file over 400 lines: the cluster's whole lifecycle (up, down, the
+// crash clean-up) in one place; flags are in args.go, readiness in ready.go.
+
 package localcluster
 
 import (

@@ -35,8 +35,8 @@ fi
 command -v "${MVN:-mvn}" >/dev/null 2>&1 ||
 	problems+=("mvn is not on PATH: install Maven, which fetches Kafka's jars (Debian: apt-get install maven)")
 
-if ! unshare --net true 2>/dev/null; then
-	problems+=("cannot create a network namespace (unshare --net): run as root, or with CAP_NET_ADMIN and CAP_SYS_ADMIN; the local cluster runs each pod in one")
+if ! unshare --mount --uts true 2>/dev/null; then
+	problems+=("cannot create mount and UTS namespaces (unshare --mount --uts): run as root, or with CAP_SYS_ADMIN; the local cluster runs each pod in its own")
 fi
 
 # The local cluster enforces NetworkPolicy (the partition faults) with a

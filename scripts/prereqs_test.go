@@ -15,7 +15,7 @@ type fakeTools struct {
 	goVersion   string // "" removes go
 	javaVersion string // "" removes java
 	mvn         bool
-	unshare     bool // whether creating a network namespace works
+	unshare     bool // whether creating namespaces works
 	uid         int
 	chromium    bool
 	noCgroup2   bool // the mountinfo the script reads has no cgroup2 line
@@ -75,7 +75,7 @@ func TestPrereqs(t *testing.T) {
 		{name: "no java", what: "chaos", edit: func(f *fakeTools) { f.javaVersion = "" }, want: "java is not on PATH", code: 2},
 		{name: "java 11", what: "chaos", edit: func(f *fakeTools) { f.javaVersion = "11.0.2" }, want: "java is version '11'", code: 2},
 		{name: "no maven", what: "chaos", edit: func(f *fakeTools) { f.mvn = false }, want: "mvn is not on PATH", code: 2},
-		{name: "no namespaces", what: "chaos", edit: func(f *fakeTools) { f.unshare = false }, want: "cannot create a network namespace", code: 2},
+		{name: "no namespaces", what: "chaos", edit: func(f *fakeTools) { f.unshare = false }, want: "cannot create mount and UTS namespaces", code: 2},
 		{name: "no cgroup v2", what: "chaos", edit: func(f *fakeTools) { f.noCgroup2 = true }, want: "no cgroup v2 hierarchy is mounted", code: 2},
 		{name: "chaos needs no chromium", what: "chaos", edit: func(f *fakeTools) { f.chromium = false }, want: "prereqs: ok"},
 		{name: "test without chromium, not root", what: "test", edit: func(f *fakeTools) { f.chromium, f.uid = false, 1000 }, want: "apt-get install chromium", code: 2},

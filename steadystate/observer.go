@@ -74,18 +74,23 @@ func FailureKinds() []string {
 	}
 }
 
-// clientErrors are the client-side errors a produce can fail with, with the
-// names the report counts them under and their failure kinds.
-var clientErrors = []struct {
+// clientError is a client-side error a produce can fail with, with the name
+// the report counts it under and its failure kind.
+type clientError struct {
 	err        error
 	name, kind string
-}{
-	{kgo.ErrRecordTimeout, "RECORD_TIMEOUT", FailureRecordTimeout},
-	{kgo.ErrRecordRetries, "RECORD_RETRIES", FailureRecordRetries},
-	{kgo.ErrMaxBuffered, "MAX_BUFFERED", FailureMaxBuffered},
-	{kgo.ErrClientClosed, "CLIENT_CLOSED", FailureClientClosed},
-	{context.Canceled, "CANCELLED", FailureCancelled},
-	{context.DeadlineExceeded, "CANCELLED", FailureCancelled},
+}
+
+// clientErrors lists them.
+func clientErrors() []clientError {
+	return []clientError{
+		{kgo.ErrRecordTimeout, "RECORD_TIMEOUT", FailureRecordTimeout},
+		{kgo.ErrRecordRetries, "RECORD_RETRIES", FailureRecordRetries},
+		{kgo.ErrMaxBuffered, "MAX_BUFFERED", FailureMaxBuffered},
+		{kgo.ErrClientClosed, "CLIENT_CLOSED", FailureClientClosed},
+		{context.Canceled, "CANCELLED", FailureCancelled},
+		{context.DeadlineExceeded, "CANCELLED", FailureCancelled},
+	}
 }
 
 // classify returns err's name for the report's error counts (a Kafka error
@@ -96,7 +101,7 @@ func classify(err error) (name, kind string) {
 	if errors.As(err, &ke) {
 		return ke.Message, FailureKafka
 	}
-	for _, c := range clientErrors {
+	for _, c := range clientErrors() {
 		if errors.Is(err, c.err) {
 			return c.name, c.kind
 		}

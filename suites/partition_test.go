@@ -7,6 +7,7 @@ import (
 
 	. "github.com/onsi/ginkgo/v2"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/wait"
 
 	"github.com/kafkachaos/kafkachaos/brokers"
 	"github.com/kafkachaos/kafkachaos/chaos"
@@ -59,6 +60,12 @@ var _ = Describe("The active KRaft controller is partitioned from the other Kafk
 	}, SpecTimeout(storyTimeout))
 })
 
+// How long the partition probe may wait for the policy to be enforced.
+const (
+	probeHoldTimeout = 15 * time.Second
+	probeRetry       = time.Second
+)
+
 // partitionStory cuts the first victim off as mode says for d. The fault
 // holds as planned when, from inside the pods, every connection the mode
 // cuts fails and every one it allows succeeds.
@@ -100,10 +107,16 @@ func partitionStory(label string, pick func(context.Context, *env, string, []bro
 					f.Clients = append(f.Clients, p.Name)
 				}
 			}
-			reach, err := f.Probe(ctx)
-			if err == nil {
-				err = chaos.Held(reach)
-			}
+			// The policy is enforced asynchronously (the CNI's, or the local
+			// cluster's, controller): probe until it holds, for a while.
+			var reach []chaos.Reach
+			var err error // the last probe's verdict
+			_ = wait.PollUntilContextTimeout(ctx, probeRetry, probeHoldTimeout, true, func(ctx context.Context) (bool, error) {
+				if reach, err = f.Probe(ctx); err == nil {
+					err = chaos.Held(reach)
+				}
+				return err == nil, nil
+			})
 			for _, r := range reach {
 				GinkgoWriter.Println("  probe:", r)
 			}

@@ -1,3 +1,6 @@
+// A file over 400 lines: runStory is the suite's one loop, and its
+// checks' helpers sit next to it.
+
 package suites
 
 import (
@@ -146,6 +149,7 @@ func runStory(ctx context.Context, e *env, st story) outcome {
 	o.Fault = fault.Name()
 	By("injecting the fault: " + fault.Name())
 	r.Mark(steadystate.PhaseFault)
+	faultAt := time.Now() // before Inject: a drain's evictions happen inside it
 	injectErr := fault.Inject(ctx)
 	// Registered whatever Inject returned: a drain whose evictions failed
 	// has still cordoned its node. Recover is idempotent.
@@ -194,7 +198,7 @@ func runStory(ctx context.Context, e *env, st story) outcome {
 		for _, b := range before {
 			pods = append(pods, b.Pod)
 		}
-		o.Add(report.CheckPacing, tl.Pacing(pods, injectedAt, time.Now())...)
+		o.Add(report.CheckPacing, tl.Pacing(pods, faultAt, time.Now())...)
 	}
 	o.Recovery.ToBrokersRegistered = milestone(tl, recoveredAt, func(s kafkaadmin.State) bool { return s.Registered(brokerIDs(before)...) })
 	o.Recovery.ToISRFull = milestone(tl, recoveredAt, kafkaadmin.State.ISRFull)
@@ -413,6 +417,9 @@ func unavailabilityBound(ctx context.Context, e *env, st story, snap []brokers.B
 	case !st.hard:
 		return DefaultMaxUnavailable, "the default for a fault of no known timing"
 	}
+	// The active controller's value is the one in force; a broker's is read
+	// (controllers are not always reachable by the suite's clients), which
+	// the manifests keep equal.
 	session, from := kafkaDefaultSessionTimeout, "Kafka's default broker.session.timeout.ms (the brokers' could not be read)"
 	if ids := brokerIDs(snap); len(ids) > 0 {
 		_ = e.withKafka(func(cl *kafkaadmin.Client) error {

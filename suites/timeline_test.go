@@ -30,7 +30,7 @@ func watchTimeline(ctx context.Context, e *env, topic string) (stop func() timel
 		return nil, err
 	}
 	adm := kafkaadmin.New(cl)
-	rec := timeline.Start(ctx, timeline.Config{
+	rec, err := timeline.Start(ctx, timeline.Config{
 		Look: func(ctx context.Context) (kafkaadmin.State, error) {
 			ctx, cancel := context.WithTimeout(ctx, lookTimeout)
 			defer cancel()
@@ -39,6 +39,10 @@ func watchTimeline(ctx context.Context, e *env, topic string) (stop func() timel
 		Client:    e.cs,
 		Namespace: e.namespace,
 	})
+	if err != nil {
+		cl.Close()
+		return nil, err
+	}
 	return sync.OnceValue(func() timeline.Timeline {
 		tl := rec.Stop()
 		cl.Close()

@@ -2,6 +2,7 @@ package timeline
 
 import (
 	"context"
+	"fmt"
 	"slices"
 	"sort"
 	"sync"
@@ -42,9 +43,14 @@ type Recorder struct {
 	states []kafkaadmin.State
 }
 
+// syncTimeout bounds the first list of pods and nodes: an identity that may
+// not list or watch them would otherwise wait forever.
+const syncTimeout = time.Minute
+
 // Start begins watching; the Kubernetes lane starts from the state the
-// watch first lists (no events for it).
-func Start(ctx context.Context, cfg Config) *Recorder {
+// watch first lists (no events for it). It fails when that list does not
+// come within syncTimeout.
+func Start(ctx context.Context, cfg Config) (*Recorder, error) {
 	ctx, cancel := context.WithCancel(ctx)
 	r := &Recorder{cancel: cancel}
 	if cfg.Look != nil {
@@ -55,9 +61,12 @@ func Start(ctx context.Context, cfg Config) *Recorder {
 		}()
 	}
 	if cfg.Client != nil {
-		r.watchKube(ctx, cfg.Client, cfg.Namespace)
+		if err := r.watchKube(ctx, cfg.Client, cfg.Namespace); err != nil {
+			r.Stop()
+			return nil, err
+		}
 	}
-	return r
+	return r, nil
 }
 
 func cmpOr(d, def time.Duration) time.Duration {
@@ -104,7 +113,7 @@ func merge(prev, cur kafkaadmin.State) kafkaadmin.State {
 	return cur
 }
 
-func (r *Recorder) watchKube(ctx context.Context, cs kubernetes.Interface, ns string) {
+func (r *Recorder) watchKube(ctx context.Context, cs kubernetes.Interface, ns string) error {
 	pods := informers.NewSharedInformerFactoryWithOptions(cs, 0, informers.WithNamespace(ns))
 	nodes := informers.NewSharedInformerFactory(cs, 0)
 	record := func(evs []Event) {
@@ -136,8 +145,15 @@ func (r *Recorder) watchKube(ctx context.Context, cs kubernetes.Interface, ns st
 	})
 	pods.Start(ctx.Done())
 	nodes.Start(ctx.Done())
-	pods.WaitForCacheSync(ctx.Done())
-	nodes.WaitForCacheSync(ctx.Done())
+	syncCtx, cancel := context.WithTimeout(ctx, syncTimeout)
+	defer cancel()
+	synced := true
+	for _, ok := range pods.WaitForCacheSync(syncCtx.Done()) {
+		synced = synced && ok
+	}
+	for _, ok := range nodes.WaitForCacheSync(syncCtx.Done()) {
+		synced = synced && ok
+	}
 	r.done.Add(1)
 	go func() {
 		defer r.done.Done()
@@ -145,6 +161,10 @@ func (r *Recorder) watchKube(ctx context.Context, cs kubernetes.Interface, ns st
 		pods.Shutdown()
 		nodes.Shutdown()
 	}()
+	if !synced {
+		return fmt.Errorf("timeline: the pods of %q and the nodes were not listed within %s: may this identity list and watch them?", ns, syncTimeout)
+	}
+	return nil
 }
 
 // Timeline is what a Recorder saw.

@@ -28,7 +28,7 @@ func TestRecorder(t *testing.T) {
 		look(1, [2]int32{1, 1}, full, up, 0),
 	}
 	var n atomic.Int32
-	rec := Start(context.Background(), Config{
+	rec, err := Start(context.Background(), Config{
 		Poll:      10 * time.Millisecond,
 		Client:    cs,
 		Namespace: "kafka",
@@ -43,11 +43,14 @@ func TestRecorder(t *testing.T) {
 			return looks[i], nil
 		},
 	})
+	if err != nil {
+		t.Fatal(err)
+	}
 	if err := cs.CoreV1().Pods("kafka").Delete(context.Background(), p.Name, metav1.DeleteOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	var tl Timeline
-	err := wait.PollUntilContextTimeout(context.Background(), 20*time.Millisecond, 10*time.Second, true, func(context.Context) (bool, error) {
+	err = wait.PollUntilContextTimeout(context.Background(), 20*time.Millisecond, 10*time.Second, true, func(context.Context) (bool, error) {
 		return n.Load() > 4, nil
 	})
 	tl = rec.Stop()

@@ -71,10 +71,10 @@ func (c *Cgroups) Mark(podUID string) (uint32, error) {
 	return markOf(id), err
 }
 
-// Remove deletes a pod's cgroup; its processes must have ended.
+// Remove deletes a pod's cgroup, killing what is still in it first (a
+// process that left the container's process group, an exec).
 func (c *Cgroups) Remove(podUID string) error {
-	err := syscall.Rmdir(filepath.Join(c.Dir, podUID))
-	if err != nil && !errors.Is(err, syscall.ENOENT) {
+	if err := killAll(filepath.Join(c.Dir, podUID)); err != nil {
 		return fmt.Errorf("netpol: remove cgroup of pod %s: %w", podUID, err)
 	}
 	return nil
@@ -150,6 +150,12 @@ func cgroup2Mount() (string, error) {
 		fields := strings.Fields(sc.Text())
 		for i, x := range fields {
 			if x == "-" && i+1 < len(fields) && fields[i+1] == "cgroup2" && len(fields) > 4 {
+				if fields[3] != "/" {
+					// The marking rule counts cgroup levels from the
+					// hierarchy's true root; under a cgroup namespace or a
+					// mounted sub-tree they would not be 1 and 2.
+					return "", fmt.Errorf("netpol: the cgroup v2 hierarchy is mounted from %s, not its root (a cgroup namespace?): the local cluster cannot enforce NetworkPolicy here", fields[3])
+				}
 				return fields[4], nil
 			}
 		}

@@ -87,6 +87,11 @@ func Compile(pods []Pod, nsLabels map[string]map[string]string, policies []netwo
 				continue
 			}
 			k := p.Namespace + "/" + p.Name
+			if p.Mark == 0 && out {
+				refused = append(refused, Refusal{Namespace: pol.Namespace, Name: pol.Name,
+					Reason: "pod " + k + " has no cgroup yet: its connections cannot be told apart"})
+				continue
+			}
 			if in {
 				iso := entry(ingress, k, p)
 				for _, r := range pol.Spec.Ingress {

@@ -5,8 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"net/netip"
+	"os"
 	"sort"
 	"sync"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	networkingv1 "k8s.io/api/networking/v1"
@@ -20,6 +22,9 @@ import (
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/client-go/tools/record"
 )
+
+// applyRetry is how soon a failed Apply is tried again.
+const applyRetry = time.Second
 
 // Event reasons on a NetworkPolicy.
 const (
@@ -142,6 +147,10 @@ func (c *Controller) sync() {
 		why[r.Namespace+"/"+r.Name] = r.Reason
 	}
 	if err := c.table.Apply(rs); err != nil {
+		// The old rules stay in the kernel until an Apply succeeds: a
+		// partition would outlive its policy. Say so, and try again.
+		fmt.Fprintf(os.Stderr, "netpol: %v; retrying in %s\n", err, applyRetry)
+		time.AfterFunc(applyRetry, c.Kick)
 		for k := range policies {
 			why[policies[k].Namespace+"/"+policies[k].Name] = err.Error()
 		}

@@ -130,15 +130,17 @@ func (t *Table) Apply(rs Ruleset) error {
 	return nil
 }
 
-// Delete removes the cluster's table if it exists.
+// Delete removes the cluster's table if it exists. Where nftables cannot
+// be reached at all (no nf_tables, no permission) no table can have been
+// made, and there is nothing to delete.
 func Delete(tag string) error {
 	c, err := nftables.New()
 	if err != nil {
-		return fmt.Errorf("netpol: nftables: %w", err)
+		return nil
 	}
 	tables, err := c.ListTablesOfFamily(nftables.TableFamilyINet)
 	if err != nil {
-		return fmt.Errorf("netpol: list tables: %w", err)
+		return nil
 	}
 	for _, t := range tables {
 		if t.Name == TableName(tag) {

@@ -41,8 +41,7 @@ func (p *podRun) execCommand(ctx context.Context, container string, argv []strin
 		args := append([]string{"-t", strconv.Itoa(pid), "-m", "-u", "--"}, argv...)
 		cmd := exec.CommandContext(ctx, "nsenter", args...)
 		cmd.Env = c.cmd.Env
-		// In the pod's cgroup, so its connections count as the pod's.
-		cmd.SysProcAttr = p.sysProcAttr(&syscall.SysProcAttr{})
+		cmd.SysProcAttr = &syscall.SysProcAttr{}
 		cmd.Dir = c.spec.WorkingDir
 		return cmd, nil
 	}
@@ -69,11 +68,26 @@ func (p *provider) RunInContainer(ctx context.Context, ns, name, container strin
 		cmd.Stdin = in
 	}
 	cmd.Stdout, cmd.Stderr = orDiscard(attach.Stdout()), orDiscard(attach.Stderr())
-	err = cmd.Run()
+	err = run.runInPod(cmd)
 	if exitErr := (*exec.ExitError)(nil); errors.As(err, &exitErr) && exitErr.ExitCode() >= 0 {
 		return utilexec.CodeExitError{Err: err, Code: exitErr.ExitCode()}
 	}
 	return err
+}
+
+// runInPod runs an exec'd command in the pod's cgroup, so its connections
+// count as the pod's (NetworkPolicy), and waits for it.
+func (p *podRun) runInPod(cmd *exec.Cmd) error {
+	started, err := p.cgroupFor(cmd.SysProcAttr)
+	if err != nil {
+		return errdefs.NotFound(fmt.Sprintf("exec: %v", err))
+	}
+	err = cmd.Start()
+	started()
+	if err != nil {
+		return err
+	}
+	return cmd.Wait()
 }
 
 func orDiscard(w io.WriteCloser) io.Writer {

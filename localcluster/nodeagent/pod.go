@@ -1,3 +1,6 @@
+// A file over 400 lines: one pod's whole life as processes (status,
+// supervision, restarts, probes, kill) shares its lock and state.
+
 package nodeagent
 
 import (
@@ -14,6 +17,7 @@ import (
 	"syscall"
 	"time"
 
+	"golang.org/x/sys/unix"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
@@ -49,12 +53,28 @@ type podRun struct {
 	conditions map[corev1.PodConditionType]corev1.PodCondition
 }
 
-// sysProcAttr starts a process in the pod's cgroup, if it has one.
-func (p *podRun) sysProcAttr(a *syscall.SysProcAttr) *syscall.SysProcAttr {
-	if p.cgroupFD >= 0 {
-		a.UseCgroupFD, a.CgroupFD = true, p.cgroupFD
+// cgroupFor starts the process of a in the pod's cgroup, if it has one,
+// through a duplicate of the pod's fd that done closes once the process
+// started: a pod deleted meanwhile closes its own fd, and the number must
+// not be reused under a starting process. It fails once the pod is being
+// deleted.
+func (p *podRun) cgroupFor(a *syscall.SysProcAttr) (done func(), err error) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	select {
+	case <-p.stop:
+		return nil, errors.New("the pod is being deleted")
+	default:
 	}
-	return a
+	if p.cgroupFD < 0 {
+		return func() {}, nil
+	}
+	fd, err := unix.FcntlInt(uintptr(p.cgroupFD), unix.F_DUPFD_CLOEXEC, 0)
+	if err != nil {
+		return nil, fmt.Errorf("cgroup fd: %w", err)
+	}
+	a.UseCgroupFD, a.CgroupFD = true, fd
+	return func() { _ = unix.Close(fd) }, nil
 }
 
 // closeCgroup closes the cgroup fd once the pod's processes are gone.
@@ -261,8 +281,15 @@ func (p *podRun) runOnce(c *ctrRun, rt runtimes, env []string) (int32, error) {
 	cmd.Stdout, cmd.Stderr = logf, logf
 	// Its own process group, so a signal reaches everything it started;
 	// it dies with the agent, so nothing is orphaned if the agent crashes.
-	cmd.SysProcAttr = p.sysProcAttr(&syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL, Cloneflags: podNamespaces})
-	if err := cmd.Start(); err != nil {
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL, Cloneflags: podNamespaces}
+	inCgroup, err := p.cgroupFor(cmd.SysProcAttr)
+	if err != nil {
+		logf.Close()
+		return 0, err // deleted meanwhile: nothing to start
+	}
+	err = cmd.Start()
+	inCgroup()
+	if err != nil {
 		logf.Close()
 		p.setWaiting(c, "StartError", err.Error())
 		return 0, err
@@ -361,7 +388,7 @@ func (p *podRun) probeOnce(pr *corev1.Probe, c *ctrRun) bool {
 		ctx, cancel := context.WithTimeout(context.Background(), timeout)
 		defer cancel()
 		cmd, err := p.execCommand(ctx, c.spec.Name, pr.Exec.Command)
-		return err == nil && cmd.Run() == nil
+		return err == nil && p.runInPod(cmd) == nil
 	case pr.TCPSocket != nil:
 		port := pr.TCPSocket.Port.IntValue()
 		conn, err := net.DialTimeout("tcp", net.JoinHostPort(p.ip, strconv.Itoa(port)), probeTimeout)

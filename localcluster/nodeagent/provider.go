@@ -100,6 +100,10 @@ func (p *provider) CreatePod(ctx context.Context, pod *corev1.Pod) error {
 	if err := p.hosts.add(pod, ip); err != nil {
 		p.mu.Unlock()
 		p.ipam.release(string(pod.UID))
+		run.closeCgroup()
+		if p.cgroups != nil {
+			_ = p.cgroups.Remove(string(pod.UID))
+		}
 		return err
 	}
 	now := time.Now()
@@ -198,7 +202,9 @@ func (p *provider) DeletePod(ctx context.Context, pod *corev1.Pod) error {
 	_ = p.hosts.remove(pod)
 	run.closeCgroup()
 	if p.cgroups != nil {
-		_ = p.cgroups.Remove(string(pod.UID))
+		if err := p.cgroups.Remove(string(pod.UID)); err != nil {
+			fmt.Fprintf(os.Stderr, "agent: pod %s: %v\n", k, err)
+		}
 	}
 	if p.policiesChanged != nil {
 		p.policiesChanged()

@@ -1,3 +1,6 @@
+// A file over 400 lines: one test drives every interrupted fault on one
+// local cluster, and its process helpers sit next to it.
+
 package interrupt
 
 import (
