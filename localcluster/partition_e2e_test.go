@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"path/filepath"
 	"testing"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -92,11 +91,9 @@ func checkHostLeftClean(t *testing.T, state string) {
 	if ok, err := netpol.Exists(tag); ok || err != nil {
 		t.Errorf("nftables table %s left on the host (err %v)", netpol.TableName(tag), err)
 	}
-	left, _ := filepath.Glob(filepath.Join("/sys/fs/cgroup", "*", "kafkachaos-"+tag))
-	more, _ := filepath.Glob(filepath.Join("/sys/fs/cgroup", "kafkachaos-"+tag))
-	for _, d := range append(left, more...) {
-		if _, err := os.Stat(d); err == nil {
-			t.Errorf("cgroup %s left on the host", d)
+	if dir, err := netpol.ClusterCgroupDir(tag); err == nil {
+		if _, err := os.Stat(dir); !os.IsNotExist(err) {
+			t.Errorf("cgroup %s left on the host (stat: %v)", dir, err)
 		}
 	}
 }

@@ -111,17 +111,7 @@ func eventLanes(events []timeline.Event, r *steadystate.Report) *laneChart {
 	}
 	c.Bottom = y - laneGap
 	c.Height = c.Bottom + 22
-	for _, sp := range spans {
-		x1, x2 := x.at(sp.from), x.at(sp.to)
-		c.Bands = append(c.Bands, band{Phase: string(sp.phase), X: x1, W: round1(x2 - x1),
-			Shaded: sp.phase == steadystate.PhaseFault || sp.phase == steadystate.PhaseRecovery})
-	}
-	xTicks, _ := linearTicks(end, 10)
-	for _, v := range xTicks {
-		if v <= end+1e-9 {
-			c.XTicks = append(c.XTicks, tick{x.at(v), fmt.Sprintf("%g s", v)})
-		}
-	}
+	c.XTicks, c.Bands = timeAxis(end, x), phaseBands(spans, x)
 	return c
 }
 

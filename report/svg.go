@@ -173,21 +173,7 @@ func newChart(title string, end float64, spans []span, ss []series, bounds []pla
 		}
 		c.YTicks = append(c.YTicks, tick{y.at(v), label})
 	}
-	xTicks, _ := linearTicks(end, 10)
-	for _, v := range xTicks {
-		if v <= end+1e-9 {
-			c.XTicks = append(c.XTicks, tick{x.at(v), fmt.Sprintf("%g s", v)})
-		}
-	}
-
-	for i, sp := range spans {
-		x1, x2 := x.at(sp.from), x.at(sp.to)
-		c.Bands = append(c.Bands, band{
-			Phase: string(sp.phase), X: x1, W: round1(x2 - x1), LabelX: round1((x1 + x2) / 2),
-			Shaded: sp.phase == steadystate.PhaseFault || sp.phase == steadystate.PhaseRecovery,
-			Starts: i > 0,
-		})
-	}
+	c.XTicks, c.Bands = timeAxis(end, x), phaseBands(spans, x)
 	for _, s := range ss {
 		// The first series is drawn last: on top of the others.
 		c.Lines = slices.Insert(c.Lines, 0, line{Class: s.class, Label: s.label, Points: polylines(s.points, x, y)})
@@ -211,6 +197,33 @@ func newChart(title string, end float64, spans []span, ss []series, bounds []pla
 		}
 	}
 	return c
+}
+
+// timeAxis is the ticks of the seconds 0..end on x, as every chart and the
+// event lanes share them.
+func timeAxis(end float64, x scale) []tick {
+	var out []tick
+	vs, _ := linearTicks(end, 10)
+	for _, v := range vs {
+		if v <= end+1e-9 {
+			out = append(out, tick{x.at(v), fmt.Sprintf("%g s", v)})
+		}
+	}
+	return out
+}
+
+// phaseBands places the phases on x: the fault and recovery shaded.
+func phaseBands(spans []span, x scale) []band {
+	var out []band
+	for i, sp := range spans {
+		x1, x2 := x.at(sp.from), x.at(sp.to)
+		out = append(out, band{
+			Phase: string(sp.phase), X: x1, W: round1(x2 - x1), LabelX: round1((x1 + x2) / 2),
+			Shaded: sp.phase == steadystate.PhaseFault || sp.phase == steadystate.PhaseRecovery,
+			Starts: i > 0,
+		})
+	}
+	return out
 }
 
 // Positions the template needs around the plot box.

@@ -2,6 +2,7 @@ package timeline
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"sort"
 	"strings"
@@ -136,23 +137,12 @@ func minus(a, b []int32) []int32 {
 
 func union[V any](a, b map[int32]V) map[int32]V {
 	out := make(map[int32]V, len(a)+len(b))
-	for k, v := range a {
-		out[k] = v
-	}
-	for k, v := range b {
-		out[k] = v
-	}
+	maps.Copy(out, a)
+	maps.Copy(out, b)
 	return out
 }
 
-func sortedKeys[V any](m map[int32]V) []int32 {
-	out := make([]int32, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	slices.Sort(out)
-	return out
-}
+func sortedKeys[V any](m map[int32]V) []int32 { return slices.Sorted(maps.Keys(m)) }
 
 // Group is events of one kind close together, as the report draws them:
 // six partitions changing leader at once are one mark with a count.

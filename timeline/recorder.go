@@ -1,6 +1,7 @@
 package timeline
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"slices"
@@ -57,7 +58,7 @@ func Start(ctx context.Context, cfg Config) (*Recorder, error) {
 		r.done.Add(1)
 		go func() {
 			defer r.done.Done()
-			r.pollKafka(ctx, cfg.Look, cmpOr(cfg.Poll, DefaultPoll))
+			r.pollKafka(ctx, cfg.Look, cmp.Or(cfg.Poll, DefaultPoll))
 		}()
 	}
 	if cfg.Client != nil {
@@ -67,13 +68,6 @@ func Start(ctx context.Context, cfg Config) (*Recorder, error) {
 		}
 	}
 	return r, nil
-}
-
-func cmpOr(d, def time.Duration) time.Duration {
-	if d > 0 {
-		return d
-	}
-	return def
 }
 
 func (r *Recorder) pollKafka(ctx context.Context, look func(context.Context) (kafkaadmin.State, error), every time.Duration) {

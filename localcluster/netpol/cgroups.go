@@ -29,11 +29,10 @@ const podLevel = 2
 // OpenCgroups creates the cluster's cgroup directory for tag (see Tag).
 // It fails when the host has no writable cgroup v2 hierarchy.
 func OpenCgroups(tag string) (*Cgroups, error) {
-	root, err := cgroup2Mount()
+	dir, err := ClusterCgroupDir(tag)
 	if err != nil {
 		return nil, err
 	}
-	dir := filepath.Join(root, "kafkachaos-"+tag)
 	if err := os.Mkdir(dir, 0o755); err != nil && !errors.Is(err, os.ErrExist) {
 		return nil, fmt.Errorf("netpol: cgroup: %w", err)
 	}
@@ -84,11 +83,10 @@ func (c *Cgroups) Remove(podUID string) error {
 // still in a pod's cgroup is killed first (cgroup.kill); a cgroup that still
 // holds one after that is left, and named in the error.
 func RemoveAll(tag string) error {
-	root, err := cgroup2Mount()
+	dir, err := ClusterCgroupDir(tag)
 	if err != nil {
 		return nil // no hierarchy, nothing was made
 	}
-	dir := filepath.Join(root, "kafkachaos-"+tag)
 	entries, err := os.ReadDir(dir)
 	if errors.Is(err, os.ErrNotExist) {
 		return nil
@@ -121,12 +119,21 @@ func killAll(dir string) error {
 // cgroupEmptyTimeout is how long killed processes get to leave a cgroup.
 const cgroupEmptyTimeout = 5 * time.Second
 
-func cgroupID(dir string) (uint64, error) {
-	var st syscall.Stat_t
-	if err := syscall.Stat(dir, &st); err != nil {
-		return 0, fmt.Errorf("netpol: cgroup %s: %w", dir, &os.PathError{Op: "stat", Path: dir, Err: err})
+// ClusterCgroupDir is where the cluster of tag keeps its pods' cgroups.
+func ClusterCgroupDir(tag string) (string, error) {
+	root, err := cgroup2Mount()
+	if err != nil {
+		return "", err
 	}
-	return st.Ino, nil
+	return filepath.Join(root, "kafkachaos-"+tag), nil
+}
+
+func cgroupID(dir string) (uint64, error) {
+	fi, err := os.Stat(dir)
+	if err != nil {
+		return 0, fmt.Errorf("netpol: cgroup: %w", err)
+	}
+	return fi.Sys().(*syscall.Stat_t).Ino, nil
 }
 
 // markOf is what `ct mark set` keeps of an 8-byte cgroup ID in a register:

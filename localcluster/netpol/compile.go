@@ -96,36 +96,42 @@ func Compile(pods []Pod, nsLabels map[string]map[string]string, policies []netwo
 				iso := entry(ingress, k, p)
 				for _, r := range pol.Spec.Ingress {
 					peers, all := peersOf(r.From, pol.Namespace, pods, nsLabels)
-					for _, port := range portsOf(r.Ports) {
-						if all {
-							iso.Allow = append(iso.Allow, Flow{Port: port})
-						}
-						for _, peer := range peers {
-							if peer.Mark != 0 { // a pod without a cgroup cannot be told from the host
-								iso.Allow = append(iso.Allow, Flow{PeerMark: peer.Mark, Port: port})
-							}
-						}
-					}
+					iso.Allow = append(iso.Allow, flows(peers, all, portsOf(r.Ports), func(peer Pod, port uint16) (Flow, bool) {
+						// a pod without a cgroup cannot be told from the host
+						return Flow{PeerMark: peer.Mark, Port: port}, peer.Mark != 0
+					})...)
 				}
 			}
 			if out {
 				iso := entry(egress, k, p)
 				for _, r := range pol.Spec.Egress {
 					peers, all := peersOf(r.To, pol.Namespace, pods, nsLabels)
-					for _, port := range portsOf(r.Ports) {
-						if all {
-							iso.Allow = append(iso.Allow, Flow{Port: port})
-						}
-						for _, peer := range peers {
-							iso.Allow = append(iso.Allow, Flow{Peer: peer.IP, Port: port})
-						}
-					}
+					iso.Allow = append(iso.Allow, flows(peers, all, portsOf(r.Ports), func(peer Pod, port uint16) (Flow, bool) {
+						return Flow{Peer: peer.IP, Port: port}, true
+					})...)
 				}
 			}
 		}
 	}
 	rs.Ingress, rs.Egress = sorted(ingress), sorted(egress)
 	return rs, refused
+}
+
+// flows returns a rule's allowed flows, port by port: to any peer when the
+// rule names none (all), else to each peer that of keeps.
+func flows(peers []Pod, all bool, ports []uint16, of func(Pod, uint16) (Flow, bool)) []Flow {
+	var out []Flow
+	for _, port := range ports {
+		if all {
+			out = append(out, Flow{Port: port})
+		}
+		for _, peer := range peers {
+			if f, ok := of(peer, port); ok {
+				out = append(out, f)
+			}
+		}
+	}
+	return out
 }
 
 func entry(m map[string]*Isolated, k string, p Pod) *Isolated {

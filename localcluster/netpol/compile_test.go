@@ -140,11 +140,3 @@ func TestCompile(t *testing.T) {
 		})
 	}
 }
-
-func TestMarkOfIsTheLowWordOnThisMachine(t *testing.T) {
-	// The marking rule copies the first 4 bytes of the 8-byte cgroup ID;
-	// on a little-endian machine that is the low word.
-	if got := markOf(0x0000_0001_0000_002c); got != 0x2c {
-		t.Skipf("big-endian machine: mark %#x", got)
-	}
-}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/netip"
 	"os"
+	"reflect"
 	"sort"
 	"sync"
 	"time"
@@ -46,6 +47,8 @@ type Controller struct {
 	policies netlisters.NetworkPolicyLister
 	recorder record.EventRecorder
 	kick     chan struct{}
+
+	applied *Ruleset // the rules in the kernel, after the last good Apply
 
 	mu       sync.Mutex
 	reported map[string]string // policy key -> last reason reported
@@ -146,13 +149,18 @@ func (c *Controller) sync() {
 	for _, r := range refused {
 		why[r.Namespace+"/"+r.Name] = r.Reason
 	}
-	if err := c.table.Apply(rs); err != nil {
-		// The old rules stay in the kernel until an Apply succeeds: a
-		// partition would outlive its policy. Say so, and try again.
-		fmt.Fprintf(os.Stderr, "netpol: %v; retrying in %s\n", err, applyRetry)
-		time.AfterFunc(applyRetry, c.Kick)
-		for k := range policies {
-			why[policies[k].Namespace+"/"+policies[k].Name] = err.Error()
+	// Most changes (a pod's status) change no rule: the kernel keeps them.
+	if c.applied == nil || !reflect.DeepEqual(*c.applied, rs) {
+		if err := c.table.Apply(rs); err != nil {
+			// The old rules stay in the kernel until an Apply succeeds: a
+			// partition would outlive its policy. Say so, and try again.
+			fmt.Fprintf(os.Stderr, "netpol: %v; retrying in %s\n", err, applyRetry)
+			time.AfterFunc(applyRetry, c.Kick)
+			for k := range policies {
+				why[policies[k].Namespace+"/"+policies[k].Name] = err.Error()
+			}
+		} else {
+			c.applied = &rs
 		}
 	}
 	for i := range policies {

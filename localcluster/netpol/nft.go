@@ -134,21 +134,13 @@ func (t *Table) Apply(rs Ruleset) error {
 // be reached at all (no nf_tables, no permission) no table can have been
 // made, and there is nothing to delete.
 func Delete(tag string) error {
-	c, err := nftables.New()
-	if err != nil {
+	c, t, err := findTable(tag)
+	if err != nil || t == nil {
 		return nil
 	}
-	tables, err := c.ListTablesOfFamily(nftables.TableFamilyINet)
-	if err != nil {
-		return nil
-	}
-	for _, t := range tables {
-		if t.Name == TableName(tag) {
-			c.DelTable(t)
-			if err := c.Flush(); err != nil && !errors.Is(err, syscall.ENOENT) {
-				return fmt.Errorf("netpol: delete table %s: %w", t.Name, err)
-			}
-		}
+	c.DelTable(t)
+	if err := c.Flush(); err != nil && !errors.Is(err, syscall.ENOENT) {
+		return fmt.Errorf("netpol: delete table %s: %w", t.Name, err)
 	}
 	return nil
 }
@@ -156,20 +148,26 @@ func Delete(tag string) error {
 // Exists reports whether the cluster's table is there (for tests that check
 // the host was left as found).
 func Exists(tag string) (bool, error) {
+	_, t, err := findTable(tag)
+	return t != nil, err
+}
+
+// findTable returns the cluster's table, nil when there is none.
+func findTable(tag string) (*nftables.Conn, *nftables.Table, error) {
 	c, err := nftables.New()
 	if err != nil {
-		return false, fmt.Errorf("netpol: nftables: %w", err)
+		return nil, nil, fmt.Errorf("netpol: nftables: %w", err)
 	}
 	tables, err := c.ListTablesOfFamily(nftables.TableFamilyINet)
 	if err != nil {
-		return false, fmt.Errorf("netpol: list tables: %w", err)
+		return nil, nil, fmt.Errorf("netpol: list tables: %w", err)
 	}
 	for _, t := range tables {
 		if t.Name == TableName(tag) {
-			return true, nil
+			return c, t, nil
 		}
 	}
-	return false, nil
+	return c, nil, nil
 }
 
 func concat(parts ...[]expr.Any) []expr.Any {
