@@ -16,32 +16,53 @@ import (
 // KindPause is the ledger kind of a pause, on the Pod whose JVM was stopped.
 const KindPause = "pause"
 
-// signalJVM is the shell script Pause runs in the broker's container
-// through pods/exec: it sends signal $1 to the Kafka JVM (a process whose
-// executable is java and whose command line runs kafka.Kafka) of this
-// container and prints its PIDs; with $1 "state" it sends nothing and
-// prints each PID with its state letter from /proc (T: stopped). The JVM need not be PID 1. Only processes
-// in the container's own UTS namespace count, so on a node whose pods share
-// the host's PID namespace (the embedded local cluster) it stops this
-// broker and no other. (The executable check keeps the script's own shell,
-// whose command line holds these words, out.)
-const signalJVM = `sig=$1
+// kafkaJVMs defines the shell function kafka_jvms, which prints the PIDs of
+// the Kafka JVMs of the container it runs in: processes whose executable is
+// java and whose command line runs kafka.Kafka. The JVM need not be PID 1.
+// Only processes in the container's own UTS namespace count, so on a node
+// whose pods share the host's PID namespace (the embedded local cluster) it
+// finds this broker and no other. (The executable check keeps the script's
+// own shell, whose command line holds these words, out.)
+const kafkaJVMs = `kafka_jvms() {
 self=$(readlink /proc/self/ns/uts)
-found=
 for d in /proc/[0-9]*; do
 	[ "$(readlink "$d/ns/uts" 2>/dev/null)" = "$self" ] || continue
 	case "$(readlink "$d/exe" 2>/dev/null)" in */java) ;; *) continue ;; esac
-	case " $(tr '\0' ' ' <"$d/cmdline" 2>/dev/null) " in
-	*" kafka.Kafka "*)
-		if [ "$sig" = state ]; then
-			found="$found ${d#/proc/}:$(cut -d' ' -f3 "$d/stat")"
-		else
-			kill -s "$sig" "${d#/proc/}" && found="$found ${d#/proc/}"
-		fi ;;
-	esac
+	case " $(tr '\0' ' ' <"$d/cmdline" 2>/dev/null) " in *" kafka.Kafka "*) echo "${d#/proc/}" ;; esac
 done
-[ -n "$found" ] || { echo "no Kafka JVM (java ... kafka.Kafka) in this container" >&2; exit 3; }
+}
+pids=$(kafka_jvms)
+[ -n "$pids" ] || { echo "no Kafka JVM (java ... kafka.Kafka) in this container" >&2; exit 3; }
+`
+
+// signalJVM is the shell script Pause runs in the broker's container
+// through pods/exec: it sends signal $1 to the container's Kafka JVMs
+// (kafkaJVMs) and prints their PIDs; with $1 "state" it sends nothing and
+// prints each PID with its state letter from /proc (T: stopped).
+const signalJVM = kafkaJVMs + `sig=$1
+found=
+for p in $pids; do
+	if [ "$sig" = state ]; then
+		found="$found $p:$(cut -d' ' -f3 "/proc/$p/stat")"
+	else
+		kill -s "$sig" "$p" && found="$found $p"
+	fi
+done
 echo $found`
+
+// wipeVolume is the shell script DiskLoss runs in the broker's container
+// to empty the volume mounted at $1: it stops the Kafka JVMs (kafkaJVMs),
+// so that they write nothing more, deletes everything under $1, then kills
+// them, so that the container restarts on the empty volume, and prints
+// their PIDs. Once begun it ignores hang-ups and interrupts: a broken exec
+// stream must not leave the JVM stopped.
+const wipeVolume = `trap '' HUP INT TERM PIPE
+` + kafkaJVMs + `dir=$1
+[ -d "$dir" ] || { echo "no directory $dir in this container" >&2; exit 3; }
+kill -s STOP $pids
+find "$dir" -mindepth 1 -maxdepth 1 -exec rm -rf {} +
+kill -s KILL $pids
+echo $pids`
 
 // Pause freezes a broker: SIGSTOP to its JVM, found inside its container
 // through pods/exec. The broker stays registered, its sockets open, and

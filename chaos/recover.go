@@ -173,6 +173,12 @@ func recoverStatefulSet(ctx context.Context, cs kubernetes.Interface, ns, name s
 				if el != nil {
 					maps.Copy(spec, envPatch(e.Data[dataContainer], el))
 				}
+			case KindDiskLoss:
+				what, err := undoDiskLoss(ctx, cs, ns, e, dryRun)
+				if err != nil {
+					return err
+				}
+				did = append(did, what)
 			case KindScale:
 				what, replicas, cl, err := undoScale(ctx, cs, s, e)
 				if err != nil {
