@@ -5,6 +5,7 @@ import (
 	"embed"
 	"fmt"
 
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 
@@ -24,6 +25,20 @@ type Layout struct {
 	Brokers     int    // replicas of StatefulSet
 	Service     string // the headless service that names the pods
 	Pods        int    // pods the layout runs (brokers and controllers)
+
+	fileNamespace string // the namespace the file names; In moves it
+}
+
+// In returns the layout deployed in namespace ns instead of its own: Apply
+// renames the file's Namespace and puts every namespaced object in ns. The
+// layouts' manifests name their peers through $(POD_NAMESPACE), so a copy
+// in another namespace is a cluster of its own.
+func (l Layout) In(ns string) Layout {
+	if l.fileNamespace == "" {
+		l.fileNamespace = l.Namespace
+	}
+	l.Namespace = ns
+	return l
 }
 
 // BrokerPort is the brokers' client listener in every layout.
@@ -41,8 +56,8 @@ func (l Layout) Bootstrap() []string {
 // Layouts returns the Kafka layouts, the default (combined mode) first.
 func Layouts() []Layout {
 	return []Layout{
-		{Name: "combined", File: "kafka/kafka.yaml", Namespace: "kafka", StatefulSet: "kafka", Brokers: 3, Service: "kafka-headless", Pods: 3},
-		{Name: "separate-controllers", File: "kafka/separate-controllers/kafka.yaml", Namespace: "kafka-split", StatefulSet: "kafka-broker", Brokers: 3, Service: "kafka-headless", Pods: 6},
+		{Name: "combined", File: "kafka/kafka.yaml", Namespace: "kafka", StatefulSet: "kafka", Brokers: 3, Service: "kafka-headless", Pods: 3, fileNamespace: "kafka"},
+		{Name: "separate-controllers", File: "kafka/separate-controllers/kafka.yaml", Namespace: "kafka-split", StatefulSet: "kafka-broker", Brokers: 3, Service: "kafka-headless", Pods: 6, fileNamespace: "kafka-split"},
 	}
 }
 
@@ -70,13 +85,37 @@ func readFile(path string) ([]byte, error) {
 	return raw, nil
 }
 
-// Apply applies the layout's manifest (see kube.Apply).
+// Apply applies the layout's manifest (see kube.Apply), in l.Namespace.
 func (l Layout) Apply(ctx context.Context, cfg *rest.Config) ([]string, error) {
+	objs, err := l.Objects()
+	if err != nil {
+		return nil, err
+	}
+	return kube.ApplyObjects(ctx, cfg, objs)
+}
+
+// Objects returns the layout's objects, moved to l.Namespace (see In).
+func (l Layout) Objects() ([]*unstructured.Unstructured, error) {
 	raw, err := l.Read()
 	if err != nil {
 		return nil, err
 	}
-	return kube.Apply(ctx, cfg, raw)
+	objs, err := kube.Decode(raw)
+	if err != nil {
+		return nil, err
+	}
+	if l.fileNamespace == "" || l.fileNamespace == l.Namespace {
+		return objs, nil
+	}
+	for _, o := range objs {
+		switch {
+		case o.GetKind() == "Namespace" && o.GetName() == l.fileNamespace:
+			o.SetName(l.Namespace)
+		case o.GetNamespace() == l.fileNamespace:
+			o.SetNamespace(l.Namespace)
+		}
+	}
+	return objs, nil
 }
 
 // ReadyPods counts the layout's Ready pods (see kube.ReadyPods).

@@ -53,3 +53,38 @@ func TestLayoutNamed(t *testing.T) {
 		t.Error("want an error for an unknown layout")
 	}
 }
+
+// A layout moved to another namespace has every object there, and its own
+// Namespace renamed, so two copies are two clusters.
+func TestLayoutIn(t *testing.T) {
+	for _, l := range Layouts() {
+		t.Run(l.Name, func(t *testing.T) {
+			moved := l.In("kafka-copy")
+			objs, err := moved.Objects()
+			if err != nil {
+				t.Fatal(err)
+			}
+			namespaces := 0
+			for _, o := range objs {
+				switch {
+				case o.GetKind() == "Namespace":
+					namespaces++
+					if o.GetName() != "kafka-copy" {
+						t.Errorf("Namespace %s not renamed", o.GetName())
+					}
+				case o.GetNamespace() != "kafka-copy":
+					t.Errorf("%s %s is in %q, want kafka-copy", o.GetKind(), o.GetName(), o.GetNamespace())
+				}
+			}
+			if namespaces != 1 {
+				t.Errorf("%d Namespaces, want 1", namespaces)
+			}
+			if got := moved.Bootstrap()[0]; got != l.StatefulSet+"-0."+l.Service+".kafka-copy.svc.cluster.local:9092" {
+				t.Errorf("bootstrap %s", got)
+			}
+			if again := moved.In("kafka-other"); again.fileNamespace != l.Namespace {
+				t.Errorf("a second move lost the file's namespace: %q", again.fileNamespace)
+			}
+		})
+	}
+}

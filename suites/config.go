@@ -74,6 +74,9 @@ type TargetConfig struct {
 	// Binary is the kafkachaos program the local cluster's node agent
 	// runs. Default: built from ./cmd/kafkachaos with go build.
 	Binary string `json:"binary,omitempty"`
+	// AllowDataLoss opts in to the faults that destroy data and cannot be
+	// undone (disk loss). They also need the namespace's opt-in.
+	AllowDataLoss bool `json:"allowDataLoss,omitempty"`
 }
 
 // SteadyStateConfig shapes the load that runs during every fault.
@@ -145,7 +148,7 @@ type flagValues struct {
 	statefulSet, bootstrap, runID         string
 	commandConfig                         string
 	rate                                  int
-	dryRun, inCluster                     bool
+	dryRun, inCluster, allowDataLoss      bool
 }
 
 // registerFlags registers the suite's flags on fs.
@@ -167,6 +170,7 @@ func registerFlags(fs *flag.FlagSet) *flagValues {
 	fs.StringVar(&f.runID, "kafkachaos.run-id", "", "run ID written into ledger annotations")
 	fs.IntVar(&f.rate, "kafkachaos.rate", 0, "steady-state records/s")
 	fs.BoolVar(&f.dryRun, "kafkachaos.dry-run", false, "print each spec's plan and change nothing")
+	fs.BoolVar(&f.allowDataLoss, "kafkachaos.allow-data-loss", false, "allow the faults that destroy a volume's data and cannot be undone (disk-loss specs)")
 	return f
 }
 
@@ -212,6 +216,7 @@ func (f *flagValues) load() (Config, error) {
 	}
 	c.DryRun = c.DryRun || f.dryRun
 	c.Target.InCluster = c.Target.InCluster || f.inCluster
+	c.Target.AllowDataLoss = c.Target.AllowDataLoss || f.allowDataLoss
 	return c.withDefaults()
 }
 

@@ -51,8 +51,8 @@ func TestConfigLoad(t *testing.T) {
 				t.Errorf("file: %+v", c)
 			}
 		}},
-		{name: "flags win over the file", flags: flagValues{config: good, rate: 2000, dryRun: true}, check: func(t *testing.T, c Config) {
-			if c.SteadyState.Rate != 2000 || !c.DryRun {
+		{name: "flags win over the file", flags: flagValues{config: good, rate: 2000, dryRun: true, allowDataLoss: true}, check: func(t *testing.T, c Config) {
+			if c.SteadyState.Rate != 2000 || !c.DryRun || !c.Target.AllowDataLoss {
 				t.Errorf("flags: %+v", c)
 			}
 		}},

@@ -55,6 +55,11 @@ func Apply(ctx context.Context, cfg *rest.Config, raw []byte) ([]string, error) 
 	if err != nil {
 		return nil, err
 	}
+	return ApplyObjects(ctx, cfg, objs)
+}
+
+// ApplyObjects is Apply of decoded objects; it sorts objs in place.
+func ApplyObjects(ctx context.Context, cfg *rest.Config, objs []*unstructured.Unstructured) ([]string, error) {
 	slices.SortStableFunc(objs, func(a, b *unstructured.Unstructured) int {
 		return boolRank(b.GetKind() == "Namespace") - boolRank(a.GetKind() == "Namespace")
 	})
