@@ -23,21 +23,32 @@ func (p Problem) String() string {
 	return fmt.Sprintf("broker %d: %s: want %s, got %s", p.Broker, p.Check, p.Want, p.Got)
 }
 
+// Rejoin is what a fault changes about a broker's identity on purpose.
+type Rejoin struct {
+	// NewPod: the pod was replaced (a kill, a drain).
+	NewPod bool
+	// NewClaim names the claim a disk loss replaced: it comes back as a new
+	// claim on a new volume.
+	NewClaim string
+}
+
 // CompareIdentity checks that after is the same broker as before on
 // Kubernetes, and returns one Problem per failed point, none if it is:
 //
 //   - the same broker ID ("same broker ID");
 //   - a pod at all ("pod present"; without one, nothing else is checked);
-//   - when wantNewPod, a pod with a new UID: the old one was replaced
+//   - when rejoin.NewPod, a pod with a new UID: the old one was replaced
 //     ("new pod");
 //   - for each claim of before, the pod still mounts it ("claim <name>
 //     mounted"), it is the same claim object, not one recreated under the
 //     same name ("same claim <name>"), and it is bound to the same persistent
-//     volume, by name and UID ("same PV for claim <name>");
+//     volume, by name and UID ("same PV for claim <name>"); except the claim
+//     rejoin.NewClaim, which a disk loss replaced: it must be a new claim
+//     ("new claim <name>") bound to a new volume ("new PV for claim <name>");
 //   - its data dir is on a persistent volume: after has a PVC-backed volume
 //     and none of its data dirs is ephemeral ("data dir on a persistent
 //     volume"); an emptyDir data dir is named in the Problem.
-func CompareIdentity(before, after Broker, wantNewPod bool) []Problem {
+func CompareIdentity(before, after Broker, rejoin Rejoin) []Problem {
 	var out []Problem
 	add := func(check, want, got string) {
 		out = append(out, Problem{Broker: before.ID, Check: check, Want: want, Got: got})
@@ -49,7 +60,7 @@ func CompareIdentity(before, after Broker, wantNewPod bool) []Problem {
 		add("pod present", "a pod for broker "+strconv.Itoa(int(before.ID)), "none")
 		return out
 	}
-	if wantNewPod && after.PodUID == before.PodUID {
+	if rejoin.NewPod && after.PodUID == before.PodUID {
 		add("new pod", "a pod other than "+podRef(before.Pod, before.PodUID),
 			"the same pod "+podRef(after.Pod, after.PodUID)+": it was never replaced")
 	}
@@ -59,6 +70,15 @@ func CompareIdentity(before, after Broker, wantNewPod bool) []Problem {
 		if !ok {
 			add("claim "+bv.Claim+" mounted", "pod "+after.Pod+" to mount claim "+bv.Claim,
 				"its claims "+claimNames(after.Volumes))
+			continue
+		}
+		if bv.Claim == rejoin.NewClaim {
+			if av.ClaimUID == bv.ClaimUID {
+				add("new claim "+bv.Claim, "a claim other than "+uidRef(bv.ClaimUID), "the same claim: the disk was not replaced")
+			}
+			if av.PV == "" || av.PVUID == "" || av.PV == bv.PV {
+				add("new PV for claim "+bv.Claim, "a volume other than "+pvRef(bv), pvRef(av))
+			}
 			continue
 		}
 		if av.ClaimUID != bv.ClaimUID {

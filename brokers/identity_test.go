@@ -23,6 +23,7 @@ func TestCompareIdentity(t *testing.T) {
 		before     *Broker // nil: before
 		after      Broker
 		wantNewPod bool
+		newClaim   string   // Rejoin.NewClaim
 		want       []string // Problem.String(), in order
 	}{
 		{
@@ -60,6 +61,30 @@ func TestCompareIdentity(t *testing.T) {
 				"broker 1: same claim data-kafka-1: want uid c-111, got uid c-222: the claim was recreated",
 				"broker 1: same PV for claim data-kafka-1: want pvc-abc (uid 123), got pvc-new (uid 999)",
 			},
+		},
+		{
+			name: "disk lost: claim recreated on a new volume",
+			after: restarted(func(b *Broker) {
+				b.Volumes[0] = Volume{Claim: "data-kafka-1", ClaimUID: "c-222", PV: "pvc-new", PVUID: "999"}
+			}),
+			wantNewPod: true,
+			newClaim:   "data-kafka-1",
+		},
+		{
+			name:       "disk lost, but the claim is the old one",
+			after:      restarted(nil),
+			wantNewPod: true,
+			newClaim:   "data-kafka-1",
+			want: []string{
+				"broker 1: new claim data-kafka-1: want a claim other than uid c-111, got the same claim: the disk was not replaced",
+				"broker 1: new PV for claim data-kafka-1: want a volume other than pvc-abc (uid 123), got pvc-abc (uid 123)",
+			},
+		},
+		{
+			name:     "disk lost, new claim unbound",
+			after:    restarted(func(b *Broker) { b.Volumes[0] = Volume{Claim: "data-kafka-1", ClaimUID: "c-222"} }),
+			newClaim: "data-kafka-1",
+			want:     []string{"broker 1: new PV for claim data-kafka-1: want a volume other than pvc-abc (uid 123), got unbound"},
 		},
 		{
 			name:  "claim recreated, unbound",
@@ -127,7 +152,7 @@ func TestCompareIdentity(t *testing.T) {
 				b = *tt.before
 			}
 			var got []string
-			for _, p := range CompareIdentity(b, tt.after, tt.wantNewPod) {
+			for _, p := range CompareIdentity(b, tt.after, Rejoin{NewPod: tt.wantNewPod, NewClaim: tt.newClaim}) {
 				if p.Broker != b.ID {
 					t.Errorf("problem %+v names broker %d; want %d", p, p.Broker, b.ID)
 				}

@@ -56,6 +56,9 @@ type story struct {
 	settle func(ctx context.Context, e *env, victims []brokers.Broker) error
 	// newPods: the victims must come back as new pods (new UIDs).
 	newPods bool
+	// newClaim: the victims' claim of this name comes back as a new claim
+	// on a new volume (a disk loss).
+	newClaim string
 	// round names one of several stories of a spec (game day rounds), so
 	// each has its own row in the report.
 	round string
@@ -219,7 +222,7 @@ func runStory(ctx context.Context, e *env, st story) outcome {
 
 	after, err := e.snapshot(ctx)
 	Expect(err).NotTo(HaveOccurred())
-	o.Add(report.CheckIdentity, identityProblems(before, after, o.Victims, st.newPods)...)
+	o.Add(report.CheckIdentity, identityProblems(before, after, o.Victims, brokers.Rejoin{NewPod: st.newPods, NewClaim: st.newClaim})...)
 	var brokerVictims []int32 // controllers have no log dirs for the topic
 	for _, v := range victims {
 		if v.BrokerRole {
@@ -278,9 +281,9 @@ func recordProblems(rep *steadystate.Report, expected float64) []string {
 	return p
 }
 
-// identityProblems compares each broker before and after: victims must be
-// new pods, all must keep their claims and volumes.
-func identityProblems(before, after []brokers.Broker, victims []int32, newPods bool) []string {
+// identityProblems compares each broker before and after: victims must
+// rejoin as want says, the others keep their pods, claims and volumes.
+func identityProblems(before, after []brokers.Broker, victims []int32, want brokers.Rejoin) []string {
 	var p []string
 	for _, b := range before {
 		a, ok := brokers.ByID(after, b.ID)
@@ -288,8 +291,11 @@ func identityProblems(before, after []brokers.Broker, victims []int32, newPods b
 			p = append(p, fmt.Sprintf("broker %d: no pod carries this broker ID any more (was %s)", b.ID, b.Pod))
 			continue
 		}
-		wantNew := newPods && slices.Contains(victims, b.ID)
-		for _, pr := range brokers.CompareIdentity(b, a, wantNew) {
+		var w brokers.Rejoin // a bystander keeps everything
+		if slices.Contains(victims, b.ID) {
+			w = want
+		}
+		for _, pr := range brokers.CompareIdentity(b, a, w) {
 			p = append(p, pr.String())
 		}
 	}
