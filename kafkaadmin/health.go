@@ -138,7 +138,7 @@ func (c *Client) CheckHealth(ctx context.Context, opts ...HealthOption) (Health,
 		}
 		h.Unanswered = probeBrokers(ctx, c.raw, ids)
 	}
-	h.Quorum = c.describeQuorum(ctx)
+	h.Quorum = c.DescribeQuorum(ctx)
 	if err := ctx.Err(); err != nil {
 		return h, fmt.Errorf("kafkaadmin: checking health: %w", err)
 	}

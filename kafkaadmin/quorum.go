@@ -49,7 +49,7 @@ func (q Quorum) VoterIDs() []int32 {
 // controller, as a DescribeQuorum request for the metadata log tells. A
 // quorum without a leader is an error wrapping ErrNoLeader.
 func (c *Client) ActiveController(ctx context.Context) (int32, error) {
-	q := c.describeQuorum(ctx)
+	q := c.DescribeQuorum(ctx)
 	if q.Err != nil {
 		return -1, fmt.Errorf("kafkaadmin: active controller: %w", q.Err)
 	}
@@ -59,9 +59,9 @@ func (c *Client) ActiveController(ctx context.Context) (int32, error) {
 	return q.LeaderID, nil
 }
 
-// describeQuorum asks for the state of the metadata log's quorum with a
+// DescribeQuorum asks for the state of the metadata log's quorum with a
 // DescribeQuorum request: kadm has no call for it.
-func (c *Client) describeQuorum(ctx context.Context) Quorum {
+func (c *Client) DescribeQuorum(ctx context.Context) Quorum {
 	q := Quorum{LeaderID: -1}
 	req := kmsg.NewPtrDescribeQuorumRequest()
 	rt := kmsg.NewDescribeQuorumRequestTopic()

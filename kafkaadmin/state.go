@@ -110,7 +110,7 @@ func (c *Client) State(ctx context.Context, topic string) (State, error) {
 			// leaving and coming back.
 		}
 	}
-	if q := c.describeQuorum(ctx); q.Err != nil {
+	if q := c.DescribeQuorum(ctx); q.Err != nil {
 		errs = append(errs, q.Err)
 	} else {
 		s.Controller, s.ControllerEpoch, s.ControllerKnown = q.LeaderID, q.LeaderEpoch, true

@@ -40,10 +40,13 @@ const (
 	CheckLogDirs CheckName = "log dirs still hold their partitions"
 	// CheckCluster: the cluster ID did not change.
 	CheckCluster CheckName = "same cluster ID"
+	// CheckMetadata: what a spec committed before its faults (topics,
+	// partitions, configs, records) is still there after them.
+	CheckMetadata CheckName = "metadata committed before the faults survived"
 )
 
 // Checks returns every check name, in the order runStory makes them.
 func Checks() []CheckName {
 	return []CheckName{CheckAudit, CheckFault, CheckRolledOut, CheckPodsBack, CheckHealth,
-		CheckRecords, CheckBounds, CheckPacing, CheckIdentity, CheckLogDirs, CheckCluster}
+		CheckRecords, CheckBounds, CheckPacing, CheckIdentity, CheckLogDirs, CheckCluster, CheckMetadata}
 }

@@ -41,6 +41,10 @@ type Spec struct {
 	// Limits says where each bound's limit came from ("maxUnavailable
 	// 14s: a hard fault: broker.session.timeout.ms 9000 of broker 0 + 5s").
 	Limits []string `json:"limits,omitempty"`
+	// Observations are figures a spec measured beyond its checks, each
+	// beside what Kafka's documented timing predicts ("time to ISR full
+	// 14.2s for 256 MiB, predicted ...").
+	Observations []string `json:"observations,omitempty"`
 	// Events are what Kafka and Kubernetes did while the load ran, on the
 	// steady-state series' clock.
 	Events        []timeline.Event `json:"events,omitempty"`

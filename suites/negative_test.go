@@ -28,33 +28,14 @@ const namespaceGoneTimeout = 3 * time.Minute
 
 var _ = Describe("The suite against an unsafe Kafka", Label("negative"), Serial, func() {
 	It("fails a broker pod kill, naming the broker without a persistent volume, the missing PDB and the low replication", func(ctx SpecContext) {
-		if suite.cfg.DryRun || !suite.cfg.Local() {
-			Skip("the negative spec deploys its own unsafe Kafka on the embedded local cluster")
-		}
 		l := unsafeKafka()
 		raw, err := os.ReadFile(l.File)
 		Expect(err).NotTo(HaveOccurred())
-
-		By("deploying an unsafe Kafka in " + l.Namespace + ": emptyDir data dirs, no PodDisruptionBudget, replication factor 1 by default")
-		_, err = kube.Apply(ctx, suite.rest, raw)
+		objs, err := kube.Decode(raw)
 		Expect(err).NotTo(HaveOccurred())
-		DeferCleanup(deleteNamespace, suite, l.Namespace, NodeTimeout(namespaceGoneTimeout))
-		if suite.admin != suite.cs {
-			By("granting the suite's ServiceAccount " + l.Namespace + " too")
-			Expect(grantRBAC(ctx, suite, suite.namespace, l.Namespace)).To(Succeed())
-			DeferCleanup(grantRBAC, suite, suite.namespace, NodeTimeout(time.Minute)) // back to the suite's own namespace
-		}
-		DeferCleanup(func(ctx SpecContext) { // runs before the namespace goes
-			if CurrentSpecReport().Failed() {
-				AddReportEntry("namespace dump", dumpNamespace(ctx, suite.admin, l.Namespace), ReportEntryVisibilityFailureOrVerbose)
-			}
-		}, NodeTimeout(time.Minute))
-		Expect(l.WaitReady(ctx, suite.admin, kube.Wait{Timeout: kafkaReadyTimeout, Poll: healthPoll})).To(Succeed(), "Ready pods of the unsafe Kafka")
-		unsafe := *suite
-		unsafe.namespace, unsafe.bootstrap = l.Namespace, l.Bootstrap()
-		Expect(waitHealthy(ctx, &unsafe, []int32{0, 1, 2})).To(Succeed())
+		unsafe := ownKafka(ctx, l, objs, "the negative spec deploys an unsafe Kafka on the embedded local cluster: emptyDir data dirs, no PodDisruptionBudget, replication factor 1 by default")
 
-		o := runStory(ctx, &unsafe, story{label: "negative-pod-kill", pick: broker(namedBroker), fault: forceDelete, newPods: true, expectFailures: true})
+		o := runStory(ctx, unsafe, story{label: "negative-pod-kill", pick: broker(namedBroker), fault: forceDelete, newPods: true, expectFailures: true})
 
 		By("checking that the story failed, and said why")
 		Expect(o.Problems(report.CheckIdentity)).To(ContainElement(And(ContainSubstring(fmt.Sprintf("broker %d", namedBroker)), ContainSubstring("persistent volume"), ContainSubstring("emptyDir"))),

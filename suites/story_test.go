@@ -56,9 +56,13 @@ type story struct {
 	settle func(ctx context.Context, e *env, victims []brokers.Broker) error
 	// newPods: the victims must come back as new pods (new UIDs).
 	newPods bool
-	// newClaim: the victims' claim of this name comes back as a new claim
-	// on a new volume (a disk loss).
-	newClaim string
+	// newVolume: the victims' claim from this volume claim template
+	// (<template>-<pod>) comes back as a new claim on a new volume (a disk
+	// loss).
+	newVolume string
+	// finally runs after the story's own checks: it adds the figures it
+	// measured (Observations) and the problems of checks of its own.
+	finally func(ctx context.Context, e *env, victims []brokers.Broker, o *outcome)
 	// round names one of several stories of a spec (game day rounds), so
 	// each has its own row in the report.
 	round string
@@ -76,6 +80,10 @@ type story struct {
 	// pause, an isolation): its unavailability is bounded by the brokers'
 	// broker.session.timeout.ms.
 	hard bool
+	// unbounded, when set, says why the story's unavailability is
+	// measured and reported but not bounded (a story that holds most of
+	// the cluster down on purpose, to test something else).
+	unbounded string
 }
 
 // outcome is what a story saw: one spec of report.json.
@@ -222,7 +230,7 @@ func runStory(ctx context.Context, e *env, st story) outcome {
 
 	after, err := e.snapshot(ctx)
 	Expect(err).NotTo(HaveOccurred())
-	o.Add(report.CheckIdentity, identityProblems(before, after, o.Victims, brokers.Rejoin{NewPod: st.newPods, NewClaim: st.newClaim})...)
+	o.Add(report.CheckIdentity, identityProblems(before, after, o.Victims, st.newPods, st.newVolume)...)
 	var brokerVictims []int32 // controllers have no log dirs for the topic
 	for _, v := range victims {
 		if v.BrokerRole {
@@ -237,6 +245,12 @@ func runStory(ctx context.Context, e *env, st story) outcome {
 		o.Add(report.CheckCluster, fmt.Sprintf("cluster ID: want %q, got %q", clusterID, now))
 	default:
 		o.Add(report.CheckCluster)
+	}
+	if st.finally != nil {
+		st.finally(ctx, e, victims, o)
+	}
+	for _, ob := range o.Observations {
+		By("observed: " + ob)
 	}
 	return *o
 }
@@ -281,9 +295,10 @@ func recordProblems(rep *steadystate.Report, expected float64) []string {
 	return p
 }
 
-// identityProblems compares each broker before and after: victims must
-// rejoin as want says, the others keep their pods, claims and volumes.
-func identityProblems(before, after []brokers.Broker, victims []int32, want brokers.Rejoin) []string {
+// identityProblems compares each broker before and after: victims must be
+// new pods when newPods, and on a new claim from template newVolume when
+// set; the others keep their claims and volumes.
+func identityProblems(before, after []brokers.Broker, victims []int32, newPods bool, newVolume string) []string {
 	var p []string
 	for _, b := range before {
 		a, ok := brokers.ByID(after, b.ID)
@@ -293,7 +308,10 @@ func identityProblems(before, after []brokers.Broker, victims []int32, want brok
 		}
 		var w brokers.Rejoin // a bystander keeps everything
 		if slices.Contains(victims, b.ID) {
-			w = want
+			w.NewPod = newPods
+			if newVolume != "" {
+				w.NewClaim = newVolume + "-" + b.Pod
+			}
 		}
 		for _, pr := range brokers.CompareIdentity(b, a, w) {
 			p = append(p, pr.String())
@@ -412,10 +430,13 @@ func errText(err error) []string {
 }
 
 // unavailabilityBound is the longest time without an ack the story
-// allows, and where that limit comes from: the config's
-// bounds.maxUnavailable when set; else by the kind of fault.
+// allows (0: none), and where that limit comes from: none for a story
+// that says why it is unbounded; the config's bounds.maxUnavailable when
+// set; else by the kind of fault.
 func unavailabilityBound(ctx context.Context, e *env, st story, snap []brokers.Broker) (time.Duration, string) {
 	switch {
+	case st.unbounded != "":
+		return 0, "not bounded: " + st.unbounded
 	case e.cfg.Bounds.MaxUnavailable.Duration > 0:
 		return e.cfg.Bounds.MaxUnavailable.Duration, "bounds.maxUnavailable in the config"
 	case st.graceful:

@@ -1,0 +1,363 @@
+package suites
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+
+	"github.com/kafkachaos/kafkachaos/brokers"
+	"github.com/kafkachaos/kafkachaos/chaos"
+	"github.com/kafkachaos/kafkachaos/kafkaadmin"
+	"github.com/kafkachaos/kafkachaos/manifests"
+	"github.com/kafkachaos/kafkachaos/report"
+)
+
+// Disk-loss specs: a broker, and a KRaft voter, come back with an empty
+// volume and the same node ID. The fault cannot be undone, so each runs on
+// a Kafka of its own, deployed on the local cluster for the spec and
+// deleted after it: nobody's data is lost there, and that is the run's
+// opt-in to data loss. (On an existing cluster they would need
+// target.allowDataLoss and a layout to match; they skip there.)
+//
+// What Kafka's design predicts:
+//   - a broker-only node on a new volume registers again with a new
+//     directory ID, fetches every replica it hosts from the leaders, and
+//     rejoins each ISR only once caught up (KIP-903); nothing acknowledged
+//     is lost, since every record was on at least min.insync.replicas
+//     brokers;
+//   - a voter of a static quorum (controller.quorum.voters) that comes back
+//     empty is still a voter: nothing checks its directory ID. It votes for
+//     any candidate, since every log is at least as long as its empty one.
+//     When the leader then dies, the third voter is elected with its vote,
+//     which is safe only if that voter holds every committed record; if it
+//     lagged, committed metadata is lost (KAFKA-14077; Kafka's operations
+//     guide says to wait before formatting a replaced controller disk).
+var _ = Describe("Disk loss", Label("disk-loss"), Serial, func() {
+	It("of a broker-only node (separate controllers): it fetches its replicas back, rejoins every ISR, no acknowledged record is lost", func(ctx SpecContext) {
+		e := diskLossKafka(ctx, "separate-controllers")
+		By(fmt.Sprintf("writing %d MiB of ballast into %s (6 partitions, RF 3): what the new volume must fetch back", ballastMiB, ballastTopic))
+		start := time.Now()
+		Expect(writeBallast(ctx, e, ballastTopic, ballastMiB<<20)).To(Succeed())
+		By(fmt.Sprintf("ballast written in %s", time.Since(start).Round(100*time.Millisecond)))
+		expectPassed(runStory(ctx, e, brokerDiskLossStory("disk-loss-broker")))
+	}, SpecTimeout(storyTimeout))
+
+	It("of a combined voter under a static quorum, then the quorum leader force-deleted as it comes back: committed metadata survives", func(ctx SpecContext) {
+		e := diskLossKafka(ctx, "combined")
+		s := sentinel{topic: "kafkachaos-sentinel", partitions: 3, records: 100}
+		By(fmt.Sprintf("committing metadata and records before the faults: topic %s, %d partitions, %s=%s, %d records with acks=all", s.topic, s.partitions, sentinelConfig, sentinelValue, s.records))
+		Expect(s.plant(ctx, e)).To(Succeed())
+		expectPassed(runStory(ctx, e, voterDiskLossStory("disk-loss-voter", s)))
+	}, SpecTimeout(storyTimeout))
+
+	// A finding (README) when committed metadata is lost: the KAFKA-14077
+	// shape, forced. The third voter is frozen while a topic is created,
+	// so the topic is committed on the leader and the victim alone; then
+	// the victim's disk goes and the leader freezes before the victim has
+	// fetched it back. The leader is frozen rather than force-deleted: a
+	// deleted leader's pod comes back in seconds with its full log and
+	// wins the election, a hung one stays out, as a hung node would.
+	It("of a combined voter under a static quorum, while the third voter lags and the leader hangs: committed metadata survives", func(ctx SpecContext) {
+		e := diskLossKafka(ctx, "combined")
+		expectPassed(runStory(ctx, e, laggingVoterDiskLossStory("disk-loss-voter-lagging")))
+	}, SpecTimeout(storyTimeout))
+})
+
+// Ballast of the broker disk-loss spec.
+const (
+	ballastTopic = "kafkachaos-ballast"
+	ballastMiB   = 256
+)
+
+// diskLossKafka is the Kafka a disk-loss spec destroys: on the local
+// cluster, manifests/kafka's layout in a namespace of the spec's own.
+func diskLossKafka(ctx SpecContext, layout string) *env {
+	GinkgoHelper()
+	if !suite.cfg.Local() {
+		Skip("disk loss runs on a Kafka of the spec's own on the local cluster; against an existing cluster it would destroy data that is not the suite's")
+	}
+	l, err := manifests.LayoutNamed(layout)
+	Expect(err).NotTo(HaveOccurred())
+	l = l.In("kafka-disk-loss")
+	objs, err := l.Objects()
+	Expect(err).NotTo(HaveOccurred())
+	return ownKafka(ctx, l, objs, "a disk loss cannot be undone: layout "+layout+", for this spec alone")
+}
+
+// diskLoss is the fault aimed at pod: the spec's own Kafka is the run's
+// opt-in to data loss (see the Describe above).
+func diskLoss(e *env, pod string, mode chaos.DiskLossMode) *chaos.DiskLoss {
+	return &chaos.DiskLoss{Target: e.faultTarget(), Exec: e.exec, Pod: pod, Mode: mode, AllowDataLoss: true}
+}
+
+// brokerDiskLossStory deletes a broker-only follower's claim and pod
+// together. The fault holds until the victim is in every ISR again; the
+// observations are the time that took against the bytes it fetched back,
+// and its log dir's identity before and after.
+func brokerDiskLossStory(label string) story {
+	topic := "kafkachaos-" + label
+	var metaBefore map[string]string
+	var c catchUp
+	var podBack time.Duration
+	return story{
+		label: label, hard: true, newPods: true, newVolume: "data",
+		pick: func(ctx context.Context, e *env, topic string, snap []brokers.Broker) ([]brokers.Broker, error) {
+			v, err := brokerOnlyFollower(ctx, e, topic, snap)
+			if err != nil {
+				return nil, err
+			}
+			By("refusing first without the opt-in to data loss: nothing may be touched")
+			refused := diskLoss(e, v[0].Pod, chaos.DiskLossClaim)
+			refused.AllowDataLoss = false
+			if err := refused.Inject(ctx); !errors.Is(err, chaos.ErrDataLossNotAllowed) {
+				return nil, fmt.Errorf("a disk loss without the opt-in: want a refusal, got %v", err)
+			}
+			metaBefore, err = metaProperties(ctx, e, v[0].Pod)
+			return v, err
+		},
+		fault: func(e *env, v []brokers.Broker) chaos.Fault { return diskLoss(e, v[0].Pod, chaos.DiskLossClaim) },
+		during: func(ctx context.Context, e *env, v []brokers.Broker) error {
+			injected := time.Now()
+			By(fmt.Sprintf("waiting until broker %d is back as a new Ready pod", v[0].ID))
+			if err := waitPodsBack(ctx, e, v, true); err != nil {
+				return err
+			}
+			podBack = time.Since(injected)
+			ref := otherBroker(ctx, e, v[0].ID)
+			By(fmt.Sprintf("waiting until broker %d holds all of %s (as broker %d does) and is in every ISR of it and of %s", v[0].ID, ballastTopic, ref, topic))
+			var err error
+			c, err = watchCatchUp(ctx, e, v[0].ID, ref, injected, ballastTopic, topic)
+			if err == nil && len(c.early) > 0 {
+				err = fmt.Errorf("broker %d rejoined ISRs before it had caught up (KIP-903 forbids it): %s", v[0].ID, strings.Join(c.early, "; "))
+			}
+			return err
+		},
+		finally: func(ctx context.Context, e *env, v []brokers.Broker, o *outcome) {
+			o.Observations = append(o.Observations, fmt.Sprintf("broker %d back as a Ready pod on a new volume %s after its claim and pod were deleted; caught up and in every ISR %s after them, with %d MiB of ballast fetched back (%.1f MiB/s from the pod's return); predicted: fenced after broker.session.timeout.ms, back in each ISR only once caught up (KIP-903)",
+				v[0].ID, podBack.Round(100*time.Millisecond), c.took.Round(100*time.Millisecond), c.bytes>>20, float64(c.bytes>>20)/max(c.took-podBack, time.Millisecond).Seconds()))
+			o.Observations = append(o.Observations, volumeIdentity(ctx, e, v[0], metaBefore, o))
+		},
+	}
+}
+
+// otherBroker is a broker other than id, to compare its replicas with.
+func otherBroker(ctx context.Context, e *env, id int32) int32 {
+	snap, err := e.snapshot(ctx)
+	if err == nil {
+		for _, b := range brokerIDs(snap) {
+			if b != id {
+				return b
+			}
+		}
+	}
+	return id
+}
+
+// volumeIdentity reads the victim's meta.properties again: Kafka formatted
+// the empty volume, so node.id and cluster.id must be the same and
+// directory.id new. A different node or cluster ID is an identity problem.
+func volumeIdentity(ctx context.Context, e *env, v brokers.Broker, before map[string]string, o *outcome) string {
+	after, err := metaProperties(ctx, e, v.Pod)
+	if err != nil {
+		o.Add(report.CheckIdentity, fmt.Sprintf("broker %d: meta.properties after the disk loss: %v", v.ID, err))
+		return "meta.properties after: " + err.Error()
+	}
+	for _, k := range []string{"node.id", "cluster.id"} {
+		if after[k] != before[k] {
+			o.Add(report.CheckIdentity, fmt.Sprintf("broker %d: %s in meta.properties: want %s, got %s", v.ID, k, before[k], after[k]))
+		}
+	}
+	return fmt.Sprintf("broker %d's log dir was formatted anew: directory.id %s -> %s (node.id %s, cluster.id %s)",
+		v.ID, before["directory.id"], after["directory.id"], after["node.id"], after["cluster.id"])
+}
+
+// brokerOnlyFollower picks a broker that runs no controller and does not
+// lead the workload topic's partition 0.
+func brokerOnlyFollower(ctx context.Context, e *env, topic string, snap []brokers.Broker) ([]brokers.Broker, error) {
+	leader, err := leaderOf(0)(ctx, e, topic, snap)
+	if err != nil {
+		return nil, err
+	}
+	for _, b := range snap {
+		if b.BrokerRole && !b.Controller && b.ID != leader[0].ID {
+			By(fmt.Sprintf("broker %d (%s) runs no controller and follows %s/0", b.ID, b.Pod, topic))
+			return []brokers.Broker{b}, nil
+		}
+	}
+	return nil, fmt.Errorf("no broker-only node other than the leader %d: the layout has none", leader[0].ID)
+}
+
+// voterFollower picks a voter that is not the quorum's leader; with
+// exclude, one that is not among those either.
+func voterFollower(ctx context.Context, e *env, snap []brokers.Broker, exclude ...int32) (brokers.Broker, int32, error) {
+	var leader int32
+	err := e.withKafka(func(cl *kafkaadmin.Client) (err error) {
+		leader, err = cl.ActiveController(ctx)
+		return err
+	})
+	if err != nil {
+		return brokers.Broker{}, -1, err
+	}
+	for _, b := range snap {
+		if b.Controller && b.ID != leader && !slices.Contains(exclude, b.ID) {
+			return b, leader, nil
+		}
+	}
+	return brokers.Broker{}, leader, fmt.Errorf("no voter other than the leader %d and %v", leader, exclude)
+}
+
+// voterDiskLossStory wipes a following voter's volume in place, then, as
+// soon as its JVM runs again (formatting, fetching the metadata log back),
+// force-deletes the quorum's leader. The third voter holds every committed
+// record, so the quorum it elects must keep them all.
+func voterDiskLossStory(label string, s sentinel) story {
+	var metaBefore map[string]string
+	var old, now kafkaadmin.Quorum
+	var elected time.Duration
+	var killedAt time.Time
+	return story{
+		// Two nodes are hit: no one timeout predicts the unavailability,
+		// which is bounded by the default for a fault of no known timing.
+		label: label,
+		pick: func(ctx context.Context, e *env, _ string, snap []brokers.Broker) ([]brokers.Broker, error) {
+			v, l, err := voterFollower(ctx, e, snap)
+			if err != nil {
+				return nil, err
+			}
+			By(fmt.Sprintf("voter %d (%s) follows the quorum leader %d", v.ID, v.Pod, l))
+			metaBefore, err = metaProperties(ctx, e, v.Pod)
+			return []brokers.Broker{v}, err
+		},
+		fault: func(e *env, v []brokers.Broker) chaos.Fault {
+			var restarts int32
+			return &sequence{name: fmt.Sprintf("disk loss of voter %d (wiped in place), then a force-delete of the quorum leader as it comes back", v[0].ID), steps: []step{
+				{what: fmt.Sprintf("wipe voter %d's volume in place and restart its container", v[0].ID), fault: func(ctx context.Context) (chaos.Fault, error) {
+					var err error
+					restarts, err = restartsOf(ctx, e, v[0].Pod)
+					return diskLoss(e, v[0].Pod, chaos.DiskLossWipe), err
+				}},
+				{what: fmt.Sprintf("waiting until voter %d's JVM runs again on the empty volume", v[0].ID), do: func(ctx context.Context) error {
+					return containerRestarted(ctx, e, v[0].Pod, restarts)
+				}},
+				{what: "force-deleting the quorum leader while the voter catches up", fault: func(ctx context.Context) (chaos.Fault, error) {
+					snap, err := e.snapshot(ctx)
+					if err != nil {
+						return nil, err
+					}
+					if old, err = quorumNow(ctx, e); err != nil {
+						return nil, err
+					}
+					b, ok := brokers.ByID(snap, old.LeaderID)
+					if !ok {
+						return nil, fmt.Errorf("no pod of quorum leader %d", old.LeaderID)
+					}
+					By(fmt.Sprintf("node %d leads the quorum at epoch %d", old.LeaderID, old.LeaderEpoch))
+					killedAt = time.Now()
+					return &chaos.PodDelete{Target: e.faultTarget(), Pod: b.Pod, Force: true}, nil
+				}},
+			}}
+		},
+		during: func(ctx context.Context, e *env, _ []brokers.Broker) (err error) {
+			By(fmt.Sprintf("waiting for a quorum leader past epoch %d", old.LeaderEpoch))
+			now, elected, err = quorumLeaderAfter(ctx, e, old.LeaderEpoch, -1, killedAt)
+			return err
+		},
+		finally: func(ctx context.Context, e *env, v []brokers.Broker, o *outcome) {
+			o.Observations = append(o.Observations, fmt.Sprintf("quorum leader %d (epoch %d) force-deleted as voter %d came back empty; node %d leads at epoch %d, seen %s after the kill; predicted: controller.quorum.fetch.timeout.ms (2 s) + an election, once one of the other two voters runs",
+				old.LeaderID, old.LeaderEpoch, v[0].ID, now.LeaderID, now.LeaderEpoch, elected.Round(100*time.Millisecond)),
+				volumeIdentity(ctx, e, v[0], metaBefore, o))
+			o.Add(report.CheckMetadata, s.problems(ctx, e)...)
+		},
+	}
+}
+
+// laggingVoterDiskLossStory forces the KAFKA-14077 shape: voter B frozen,
+// a topic committed on the leader A and the victim C, C's volume wiped, A
+// frozen, B resumed. B and C are a majority; C votes for B, whose log
+// lacks the topic. Then A is resumed and follows whoever leads.
+func laggingVoterDiskLossStory(label string) story {
+	var leader, lagging int32 = -1, -1
+	var old, now kafkaadmin.Quorum
+	var elected time.Duration
+	var s, primer sentinel
+	return story{
+		label: label,
+		unbounded: "the story holds the leader frozen and the third voter's volume empty until a new quorum leader is elected: " +
+			"every partition is unwritable for that long, by design; the spec is about the metadata",
+		pick: func(ctx context.Context, e *env, _ string, snap []brokers.Broker) ([]brokers.Broker, error) {
+			v, l, err := voterFollower(ctx, e, snap)
+			if err != nil {
+				return nil, err
+			}
+			b, _, err := voterFollower(ctx, e, snap, v.ID)
+			if err != nil {
+				return nil, err
+			}
+			leader, lagging = l, b.ID
+			By(fmt.Sprintf("leader %d, lagging voter %d, victim %d (%s)", leader, lagging, v.ID, v.Pod))
+			s = sentinel{topic: "kafkachaos-sentinel", partitions: 3, records: 100, replicas: []int32{leader, v.ID}}
+			primer = sentinel{topic: "kafkachaos-primer", partitions: 1, records: 1, replicas: []int32{leader, v.ID}}
+			return []brokers.Broker{v}, nil
+		},
+		fault: func(e *env, v []brokers.Broker) chaos.Fault {
+			pod := func(ctx context.Context, id int32) (string, error) {
+				snap, err := e.snapshot(ctx)
+				if err != nil {
+					return "", err
+				}
+				b, ok := brokers.ByID(snap, id)
+				if !ok {
+					return "", fmt.Errorf("no pod of node %d", id)
+				}
+				return b.Pod, nil
+			}
+			var pauseLagging, pauseLeader chaos.Fault
+			pause := func(id int32, f *chaos.Fault) func(context.Context) (chaos.Fault, error) {
+				return func(ctx context.Context) (chaos.Fault, error) {
+					p, err := pod(ctx, id)
+					*f = &chaos.Pause{Target: e.faultTarget(), Exec: e.exec, Pod: p}
+					return *f, err
+				}
+			}
+			var elected0 time.Time
+			return &sequence{name: fmt.Sprintf("voter %d frozen, a topic committed on %d and %d, voter %d's volume wiped, leader %d frozen, voter %d resumed",
+				lagging, leader, v[0].ID, v[0].ID, leader, lagging), steps: []step{
+				{what: "reading the quorum's epoch", do: func(ctx context.Context) (err error) {
+					old, err = quorumNow(ctx, e)
+					return err
+				}},
+				{what: fmt.Sprintf("freezing voter %d, so that it lags", lagging), fault: pause(lagging, &pauseLagging)},
+				// The frozen voter's last fetch may be answered with the next
+				// change, and the answer wait in its socket: a first topic
+				// takes that answer, so the sentinel is sure to be missing.
+				{what: fmt.Sprintf("committing topic %s, which the frozen voter's pending fetch may still take", primer.topic), do: func(ctx context.Context) error { return primer.plant(ctx, e) }},
+				{what: fmt.Sprintf("committing topic %s on nodes %d and %d only", s.topic, leader, v[0].ID), do: func(ctx context.Context) error { return s.plant(ctx, e) }},
+				{what: fmt.Sprintf("wiping voter %d's volume in place", v[0].ID), fault: func(context.Context) (chaos.Fault, error) {
+					return diskLoss(e, v[0].Pod, chaos.DiskLossWipe), nil
+				}},
+				{what: fmt.Sprintf("freezing the quorum leader %d before voter %d has fetched the topic back", leader, v[0].ID), fault: pause(leader, &pauseLeader)},
+				{what: fmt.Sprintf("resuming voter %d", lagging), do: func(ctx context.Context) error {
+					elected0 = time.Now()
+					return pauseLagging.Recover(ctx)
+				}},
+				{what: "waiting for the quorum to elect a leader without node " + fmt.Sprint(leader), do: func(ctx context.Context) (err error) {
+					now, elected, err = quorumLeaderAfter(ctx, e, old.LeaderEpoch, leader, elected0)
+					return err
+				}},
+				{what: fmt.Sprintf("resuming the old leader %d", leader), do: func(ctx context.Context) error { return pauseLeader.Recover(ctx) }},
+			}}
+		},
+		during: func(context.Context, *env, []brokers.Broker) error { return nil },
+		finally: func(ctx context.Context, e *env, v []brokers.Broker, o *outcome) {
+			o.Observations = append(o.Observations, fmt.Sprintf("node %d elected at epoch %d (was %d at %d), seen %s after voter %d resumed, while leader %d was frozen and voter %d's volume empty; predicted: %d is elected with %d's vote, and what only %d and %d held is lost (KAFKA-14077)",
+				now.LeaderID, now.LeaderEpoch, old.LeaderID, old.LeaderEpoch, elected.Round(100*time.Millisecond), lagging, leader, v[0].ID, lagging, v[0].ID, leader, v[0].ID))
+			o.Add(report.CheckMetadata, s.problems(ctx, e)...)
+		},
+	}
+}
