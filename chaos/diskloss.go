@@ -1,6 +1,7 @@
 package chaos
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -40,8 +41,9 @@ const (
 
 // Data keys of a disk-loss entry.
 const (
-	dataClaim = "claim"
-	dataPV    = "pv"
+	dataClaim  = "claim"
+	dataPV     = "pv"
+	dataPodUID = "podUID"
 )
 
 // DiskLoss takes a broker's persistent volume away: the broker comes back
@@ -59,7 +61,10 @@ type DiskLoss struct {
 	// Volume is the pod's PVC-backed volume to lose; empty means its only
 	// one.
 	Volume string
-	Mode   DiskLossMode
+	// Container is the container whose mount of the volume a wipe empties;
+	// empty means the first that mounts it whole.
+	Container string
+	Mode      DiskLossMode
 	// AllowDataLoss is the run's opt-in to destructive faults.
 	AllowDataLoss bool
 
@@ -96,7 +101,7 @@ func (f *DiskLoss) plan(v victim) string {
 		return fmt.Sprintf("%s, then in container %s of pod %s: SIGSTOP the Kafka JVM, delete everything under %s (claim %s), SIGKILL the JVM; the container restarts on the emptied volume. Not undoable",
 			entry, v.container, f.Pod, v.mountPath, v.claim)
 	}
-	return fmt.Sprintf("%s, then delete claim %s and force-delete pod %s; the StatefulSet recreates both, on a new empty volume. Not undoable",
+	return fmt.Sprintf("%s, then delete claim %s and force-delete pod %s (grace period 0: on a real node the old process may outlive its pod object for a moment); the StatefulSet recreates both, on a new empty volume. Not undoable",
 		entry, v.claim, f.Pod)
 }
 
@@ -125,7 +130,7 @@ func (f *DiskLoss) Inject(ctx context.Context) error {
 	}
 	e := Entry{Fault: KindDiskLoss, RunID: f.RunID, At: time.Now().UTC(),
 		Undo: "none: the data of claim " + v.claim + " is gone; Kafka must re-replicate it from the other replicas",
-		Data: map[string]string{dataPod: f.Pod, dataClaim: v.claim, dataPV: v.pv, dataMode: string(f.Mode)}}
+		Data: map[string]string{dataPod: f.Pod, dataPodUID: string(v.podUID), dataClaim: v.claim, dataPV: v.pv, dataMode: string(f.Mode)}}
 	err = retry.RetryOnConflict(retry.DefaultRetry, func() error {
 		s, err := f.Client.AppsV1().StatefulSets(f.Namespace).Get(ctx, v.statefulSet, metav1.GetOptions{})
 		if err != nil {
@@ -225,15 +230,25 @@ func (f *DiskLoss) find(ctx context.Context) (victim, error) {
 		return victim{}, fmt.Errorf("claim %s: %w", v.claim, err)
 	}
 	v.pv = c.Spec.VolumeName
+	if f.Mode == DiskLossClaim {
+		// Only a claim of the StatefulSet's templates comes back.
+		s, err := f.Client.AppsV1().StatefulSets(f.Namespace).Get(ctx, v.statefulSet, metav1.GetOptions{})
+		if err != nil {
+			return victim{}, fmt.Errorf("statefulset %s: %w", v.statefulSet, err)
+		}
+		if !slices.ContainsFunc(s.Spec.VolumeClaimTemplates, func(t corev1.PersistentVolumeClaim) bool { return t.Name+"-"+f.Pod == v.claim }) {
+			return victim{}, fmt.Errorf("claim %s is not one of statefulset %s's volumeClaimTemplates: deleted, it would not come back", v.claim, v.statefulSet)
+		}
+	}
 	for _, ct := range pod.Spec.Containers {
 		i := slices.IndexFunc(ct.VolumeMounts, func(m corev1.VolumeMount) bool { return m.Name == vol.Name && m.SubPath == "" })
-		if i >= 0 {
+		if i >= 0 && (f.Container == "" || f.Container == ct.Name) {
 			v.container, v.mountPath = ct.Name, ct.VolumeMounts[i].MountPath
 			break
 		}
 	}
 	if f.Mode == DiskLossWipe && v.container == "" {
-		return victim{}, fmt.Errorf("no container mounts volume %s whole: nothing to wipe it from", vol.Name)
+		return victim{}, fmt.Errorf("no container %s mounts volume %s whole: nothing to wipe it from", cmp.Or(f.Container, "of the pod"), vol.Name)
 	}
 	return v, nil
 }
@@ -262,7 +277,7 @@ func undoDiskLoss(ctx context.Context, cs kubernetes.Interface, ns string, e Ent
 		return what, nil
 	}
 	if err != nil {
-		return "", err
+		return "", fmt.Errorf("claim %s: %w", e.Data[dataClaim], err)
 	}
 	if c.DeletionTimestamp == nil || c.Spec.VolumeName != e.Data[dataPV] {
 		return what, nil // a new claim, or the old one in use again
@@ -271,8 +286,10 @@ func undoDiskLoss(ctx context.Context, cs kubernetes.Interface, ns string, e Ent
 	if dryRun {
 		return what, nil
 	}
-	if err := deleteClaimAndPod(ctx, cs, ns, e.Data[dataClaim], e.Data[dataPod], ""); err != nil {
-		return "", err
+	// Only the pod the fault hit: its replacement may already run.
+	err = deleteClaimAndPod(ctx, cs, ns, e.Data[dataClaim], e.Data[dataPod], types.UID(e.Data[dataPodUID]))
+	if apierrors.IsConflict(err) {
+		return what, nil
 	}
-	return what, nil
+	return what, err
 }

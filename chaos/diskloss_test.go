@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -31,8 +32,15 @@ func diskClaim() *corev1.PersistentVolumeClaim {
 		Spec: corev1.PersistentVolumeClaimSpec{VolumeName: "pv-1"}}
 }
 
+// diskSTS is StatefulSet kafka with the volume claim template "data".
+func diskSTS() *appsv1.StatefulSet {
+	s := testSTS("kafka", "kafka")
+	s.Spec.VolumeClaimTemplates = []corev1.PersistentVolumeClaim{{ObjectMeta: metav1.ObjectMeta{Name: "data"}}}
+	return s
+}
+
 func diskObjects(ns *corev1.Namespace) []runtime.Object {
-	return []runtime.Object{ns, testSTS("kafka", "kafka"), diskPod(), diskClaim()}
+	return []runtime.Object{ns, diskSTS(), diskPod(), diskClaim()}
 }
 
 // wipeExec records the disk-loss script's calls: container and argument.
@@ -66,6 +74,8 @@ func TestDiskLoss(t *testing.T) {
 		{name: "unknown mode", ns: allowedNS("kafka"), fault: DiskLoss{Pod: "kafka-1", Mode: "burn", AllowDataLoss: true}, wantErr: `mode "burn"`},
 		{name: "no such volume", ns: allowedNS("kafka"), fault: DiskLoss{Pod: "kafka-1", Volume: "logs", Mode: DiskLossClaim, AllowDataLoss: true},
 			wantErr: `no PVC volume "logs" (it has [data])`},
+		{name: "wipe from a container that does not mount it", ns: allowedNS("kafka"), fault: DiskLoss{Pod: "kafka-1", Container: "kafka", Mode: DiskLossWipe, AllowDataLoss: true},
+			wantErr: "no container kafka mounts volume data"},
 		{name: "claim", ns: allowedNS("kafka"), fault: DiskLoss{Pod: "kafka-1", Mode: DiskLossClaim, AllowDataLoss: true},
 			wantMutations: []string{"patch statefulsets kafka/kafka", "delete persistentvolumeclaims kafka/data-kafka-1", "delete pods kafka/kafka-1"}},
 		{name: "wipe", ns: allowedNS("kafka"), fault: DiskLoss{Pod: "kafka-1", Mode: DiskLossWipe, AllowDataLoss: true},
@@ -115,7 +125,7 @@ func TestDiskLoss(t *testing.T) {
 // A second disk loss on the same StatefulSet is refused until the first
 // one's entry is recovered; the refusal touches nothing.
 func TestDiskLossRefusesASecond(t *testing.T) {
-	sts := withLedger(t, testSTS("kafka", "kafka"), entry(KindDiskLoss, "r0"))
+	sts := withLedger(t, diskSTS(), entry(KindDiskLoss, "r0"))
 	cs := newClient(allowedNS("kafka"), sts, diskPod(), diskClaim())
 	f := &DiskLoss{Target: Target{Client: cs, Namespace: "kafka"}, Pod: "kafka-1", Mode: DiskLossClaim, AllowDataLoss: true}
 	if err := f.Inject(t.Context()); err == nil || !strings.Contains(err.Error(), "already carries a disk-loss entry") {
@@ -126,11 +136,24 @@ func TestDiskLossRefusesASecond(t *testing.T) {
 	}
 }
 
+// A claim that no volumeClaimTemplate makes would not come back: refused,
+// untouched.
+func TestDiskLossRefusesAClaimOfNoTemplate(t *testing.T) {
+	cs := newClient(allowedNS("kafka"), testSTS("kafka", "kafka"), diskPod(), diskClaim())
+	f := &DiskLoss{Target: Target{Client: cs, Namespace: "kafka"}, Pod: "kafka-1", Mode: DiskLossClaim, AllowDataLoss: true}
+	if err := f.Inject(t.Context()); err == nil || !strings.Contains(err.Error(), "not one of statefulset kafka's volumeClaimTemplates") {
+		t.Fatalf("error %v, want a refusal", err)
+	}
+	if got := mutations(cs); len(got) != 0 {
+		t.Errorf("mutations %q, want none", got)
+	}
+}
+
 // recover reports a disk loss as not undoable; a claim an interrupted
 // Inject left terminating under its pod has that pod deleted.
 func TestRecoverDiskLoss(t *testing.T) {
 	e := entry(KindDiskLoss, "r1")
-	e.Data = map[string]string{dataPod: "kafka-1", dataClaim: "data-kafka-1", dataPV: "pv-1", dataMode: string(DiskLossClaim)}
+	e.Data = map[string]string{dataPod: "kafka-1", dataPodUID: "uid-kafka-1", dataClaim: "data-kafka-1", dataPV: "pv-1", dataMode: string(DiskLossClaim)}
 	terminating := diskClaim()
 	now := metav1.Now()
 	terminating.DeletionTimestamp, terminating.Finalizers = &now, []string{"kubernetes.io/pvc-protection"}
@@ -147,7 +170,7 @@ func TestRecoverDiskLoss(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			cs := newClient(allowedNS("kafka"), withLedger(t, testSTS("kafka", "kafka"), e), diskPod(), tt.claim)
+			cs := newClient(allowedNS("kafka"), withLedger(t, diskSTS(), e), diskPod(), tt.claim)
 			lines, err := RecoverAll(t.Context(), cs, nil, []string{"kafka"}, "", false)
 			if err != nil {
 				t.Fatal(err)

@@ -18,11 +18,15 @@ const KindPause = "pause"
 
 // kafkaJVMs defines the shell function kafka_jvms, which prints the PIDs of
 // the Kafka JVMs of the container it runs in: processes whose executable is
-// java and whose command line runs kafka.Kafka. The JVM need not be PID 1.
-// Only processes in the container's own UTS namespace count, so on a node
-// whose pods share the host's PID namespace (the embedded local cluster) it
-// finds this broker and no other. (The executable check keeps the script's
-// own shell, whose command line holds these words, out.)
+// java and whose command line runs kafka.Kafka. Only processes in the
+// container's own UTS namespace count, so on a node whose pods share the
+// host's PID namespace (the embedded local cluster) it finds this broker
+// and no other. (The executable check keeps the script's own shell, whose
+// command line holds these words, out.) It sets $pids, and defines helpers:
+// refuse_init exits 4 when a JVM is the container's PID 1, whom the kernel
+// spares SIGSTOP and SIGKILL sent from inside its PID namespace (the signal
+// would be lost and kill would still succeed); state_of prints a PID's
+// state letter; wait_state waits up to 2 s for a PID to reach a state.
 const kafkaJVMs = `kafka_jvms() {
 self=$(readlink /proc/self/ns/uts)
 for d in /proc/[0-9]*; do
@@ -31,6 +35,22 @@ for d in /proc/[0-9]*; do
 	case " $(tr '\0' ' ' <"$d/cmdline" 2>/dev/null) " in *" kafka.Kafka "*) echo "${d#/proc/}" ;; esac
 done
 }
+refuse_init() {
+	for p in $pids; do
+		[ "$p" != 1 ] || { echo "the Kafka JVM is PID 1 of its container: the kernel ignores SIGSTOP and SIGKILL sent to it from inside the container; give the pod shareProcessNamespace: true" >&2; exit 4; }
+	done
+}
+state_of() { cut -d' ' -f3 "/proc/$1/stat" 2>/dev/null; }
+wait_state() {
+	i=0
+	while [ "$(state_of "$1")" != "$2" ] && [ $i -lt 20 ]; do sleep 0.1 2>/dev/null || sleep 1; i=$((i+1)); done
+	[ "$(state_of "$1")" = "$2" ]
+}
+wait_gone() {
+	i=0
+	while [ -e "/proc/$1" ] && [ "$(state_of "$1")" != Z ] && [ $i -lt 20 ]; do sleep 0.1 2>/dev/null || sleep 1; i=$((i+1)); done
+	[ ! -e "/proc/$1" ] || [ "$(state_of "$1")" = Z ]
+}
 pids=$(kafka_jvms)
 [ -n "$pids" ] || { echo "no Kafka JVM (java ... kafka.Kafka) in this container" >&2; exit 3; }
 `
@@ -38,15 +58,18 @@ pids=$(kafka_jvms)
 // signalJVM is the shell script Pause runs in the broker's container
 // through pods/exec: it sends signal $1 to the container's Kafka JVMs
 // (kafkaJVMs) and prints their PIDs; with $1 "state" it sends nothing and
-// prints each PID with its state letter from /proc (T: stopped).
+// prints each PID with its state letter from /proc (T: stopped). A SIGSTOP
+// that leaves a JVM running is an error (exit 5).
 const signalJVM = kafkaJVMs + `sig=$1
+[ "$sig" = state ] || refuse_init
 found=
 for p in $pids; do
 	if [ "$sig" = state ]; then
-		found="$found $p:$(cut -d' ' -f3 "/proc/$p/stat")"
-	else
-		kill -s "$sig" "$p" && found="$found $p"
+		found="$found $p:$(state_of "$p")"
+		continue
 	fi
+	kill -s "$sig" "$p" && found="$found $p"
+	[ "$sig" != STOP ] || wait_state "$p" T || { echo "JVM $p is $(state_of "$p") after SIGSTOP, not stopped (T)" >&2; exit 5; }
 done
 echo $found`
 
@@ -54,14 +77,25 @@ echo $found`
 // to empty the volume mounted at $1: it stops the Kafka JVMs (kafkaJVMs),
 // so that they write nothing more, deletes everything under $1, then kills
 // them, so that the container restarts on the empty volume, and prints
-// their PIDs. Once begun it ignores hang-ups and interrupts: a broken exec
-// stream must not leave the JVM stopped.
+// their PIDs. A JVM that does not stop is resumed and nothing is deleted
+// (exit 5); a failed delete still kills the JVMs (exit 6). Once begun it
+// ignores hang-ups and interrupts: a broken exec stream must not leave the
+// JVM stopped.
 const wipeVolume = `trap '' HUP INT TERM PIPE
 ` + kafkaJVMs + `dir=$1
 [ -d "$dir" ] || { echo "no directory $dir in this container" >&2; exit 3; }
+refuse_init
 kill -s STOP $pids
-find "$dir" -mindepth 1 -maxdepth 1 -exec rm -rf {} +
+for p in $pids; do
+	wait_state "$p" T || { kill -s CONT $pids; echo "JVM $p is $(state_of "$p") after SIGSTOP, not stopped (T): nothing deleted" >&2; exit 5; }
+done
+rm -rf -- "$dir"/* "$dir"/.[!.]* "$dir"/..?*
+rc=$?
 kill -s KILL $pids
+for p in $pids; do
+	wait_gone "$p" || echo "JVM $p is $(state_of "$p") 2 s after SIGKILL" >&2
+done
+[ $rc -eq 0 ] || { echo "deleting everything under $dir failed (exit $rc); the JVM was killed" >&2; exit 6; }
 echo $pids`
 
 // Pause freezes a broker: SIGSTOP to its JVM, found inside its container

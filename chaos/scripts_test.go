@@ -1,6 +1,8 @@
 package chaos
 
 import (
+	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -9,6 +11,7 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 )
 
 // TestJVMScripts runs the pause and disk-loss shell scripts for real, in a
@@ -123,5 +126,77 @@ func alive(t *testing.T, _ string, out string) {
 	t.Helper()
 	if !strings.HasSuffix(strings.TrimSpace(out), "alive") {
 		t.Errorf("the JVM did not survive: %s", out)
+	}
+}
+
+// A Kafka JVM that is its container's PID 1 (the image execs java, and the
+// pod has a PID namespace of its own) cannot be stopped or killed from
+// inside: the kernel drops the signals and kill still succeeds. The
+// scripts must refuse (exit 4) and leave the volume alone.
+func TestJVMScriptsRefusePID1(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("needs root for unshare and nsenter")
+	}
+	unshare, err1 := exec.LookPath("unshare")
+	nsenter, err2 := exec.LookPath("nsenter")
+	tail, err3 := exec.LookPath("tail")
+	if err := errors.Join(err1, err2, err3); err != nil {
+		t.Skip(err)
+	}
+	dir := t.TempDir()
+	java := filepath.Join(dir, "java")
+	raw, err := os.ReadFile(tail)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(java, raw, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	data := filepath.Join(dir, "data")
+	if err := os.MkdirAll(data, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(data, "meta.properties"), []byte("x"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	// The container: java as PID 1 of new PID, UTS and mount namespaces.
+	box := exec.Command(unshare, "--uts", "--pid", "--fork", "--mount-proc", java, "-f", "/dev/null", "kafka.Kafka")
+	if err := box.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = box.Process.Kill(); _ = box.Wait() })
+	var init string // the JVM's PID on the host
+	for range 50 {
+		b, _ := os.ReadFile(fmt.Sprintf("/proc/%d/task/%d/children", box.Process.Pid, box.Process.Pid))
+		if init = strings.TrimSpace(string(b)); init != "" {
+			break
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	if init == "" {
+		t.Fatal("the namespace's PID 1 did not start")
+	}
+	for _, tt := range []struct {
+		name   string
+		script string
+		arg    string
+	}{
+		{"stop", signalJVM, "STOP"},
+		{"wipe", wipeVolume, data},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			out, err := exec.Command(nsenter, "-t", init, "-p", "-u", "-m", "sh", "-c", tt.script, "script", tt.arg).CombinedOutput()
+			var ee *exec.ExitError
+			if !errors.As(err, &ee) || ee.ExitCode() != 4 || !strings.Contains(string(out), "PID 1") {
+				t.Errorf("want exit 4 naming PID 1, got %v: %s", err, out)
+			}
+			if _, err := os.Stat(filepath.Join(data, "meta.properties")); err != nil {
+				t.Errorf("the volume was touched: %v", err)
+			}
+			state, _ := os.ReadFile("/proc/" + init + "/stat")
+			if f := strings.Fields(string(state)); len(f) < 3 || f[2] == "T" {
+				t.Errorf("the JVM's state: %q", state)
+			}
+		})
 	}
 }

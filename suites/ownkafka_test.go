@@ -40,6 +40,7 @@ func ownKafka(ctx SpecContext, l manifests.Layout, objs []*unstructured.Unstruct
 	own := *suite
 	own.namespace, own.bootstrap = l.Namespace, l.Bootstrap()
 	own.cfg.Target.StatefulSet = l.StatefulSet
+	own.own = true
 	snap, err := own.snapshot(ctx)
 	Expect(err).NotTo(HaveOccurred())
 	Expect(waitHealthy(ctx, &own, brokerIDs(snap))).To(Succeed(), "Kafka of "+l.Name+" in "+l.Namespace+" healthy")

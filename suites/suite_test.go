@@ -72,6 +72,9 @@ type env struct {
 	kgoOpts   []kgo.Opt // how the suite's clients reach the brokers
 	runID     string
 	local     *localcluster.Cluster // nil on an existing cluster
+	// own marks a Kafka a spec deployed for itself (ownKafka): nobody's
+	// data is on it, so losing it is the spec's to decide.
+	own bool
 }
 
 var suite *env
