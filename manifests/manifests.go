@@ -30,7 +30,8 @@ type Layout struct {
 }
 
 // In returns the layout deployed in namespace ns instead of its own: Apply
-// renames the file's Namespace and puts every namespaced object in ns. The
+// renames the file's Namespace and moves every object of that namespace
+// (all of the file's namespaced objects) to ns. The
 // layouts' manifests name their peers through $(POD_NAMESPACE), so a copy
 // in another namespace is a cluster of its own.
 func (l Layout) In(ns string) Layout {
