@@ -106,6 +106,8 @@ type specView struct {
 	Errors                            []cell
 	Checks                            []checkRow
 	Recovery                          []cell
+	// Limits and Observations are the spec's, as report.json has them.
+	Limits, Observations []string
 }
 
 // summaryRow holds a spec's figures for the summary table; "-" when the
@@ -148,6 +150,7 @@ func newSpecView(n int, s Spec) specView {
 		v.Checks = append(v.Checks, checkRow{c.Name, c.Problems})
 	}
 	v.Recovery = recoveryCells(s.Recovery)
+	v.Limits, v.Observations = s.Limits, s.Observations
 	r := s.SteadyState
 	if r == nil {
 		return v

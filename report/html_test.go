@@ -142,6 +142,25 @@ func TestWriteHTMLEscapes(t *testing.T) {
 	}
 }
 
+// A spec's observations and the sources of its limits are on the page,
+// escaped.
+func TestWriteHTMLObservations(t *testing.T) {
+	spec := Spec{
+		Spec: "disk loss", Passed: true, SteadyState: testReport(),
+		Observations: []string{"broker 1 caught up 14.7s after the fault", "<b>x</b>"},
+		Limits:       []string{"maxUnavailable 14s: a hard fault"},
+	}
+	out := render(t, []Spec{spec})
+	for _, want := range []string{"Observed", "broker 1 caught up 14.7s after the fault", "&lt;b&gt;x&lt;/b&gt;", "maxUnavailable 14s: a hard fault"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("page lacks %q", want)
+		}
+	}
+	if out := render(t, []Spec{{Spec: "plain", Passed: true}}); strings.Contains(out, "Observed") {
+		t.Error("a spec without observations has an Observed section")
+	}
+}
+
 func TestWriteHTMLFailedEarly(t *testing.T) {
 	spec := Spec{
 		Spec:          "a broker pod is deleted",
