@@ -262,6 +262,42 @@ func quorumNow(ctx context.Context, e *env) (kafkaadmin.Quorum, error) {
 	return q, err
 }
 
+// quorumHighWatermark is the metadata log's high watermark, asked until
+// answered: a question that lands on a frozen broker gets no answer.
+func quorumHighWatermark(ctx context.Context, e *env) (int64, error) {
+	var hw int64
+	err := InterceptGomegaFailure(func() {
+		Eventually(ctx, func(ctx context.Context) error {
+			qctx, cancel := context.WithTimeout(ctx, leaderTimeout)
+			defer cancel()
+			q, err := quorumNow(qctx, e)
+			hw = q.HighWatermark
+			return err
+		}).WithTimeout(electionTimeout).WithPolling(electionPoll).Should(Succeed(), "the metadata log's high watermark")
+	})
+	return hw, err
+}
+
+// voterReached waits until voter id's metadata log ends at or past offset.
+func voterReached(ctx context.Context, e *env, id int32, offset int64) error {
+	return InterceptGomegaFailure(func() {
+		Eventually(ctx, func(ctx context.Context) error {
+			qctx, cancel := context.WithTimeout(ctx, leaderTimeout)
+			defer cancel()
+			q, err := quorumNow(qctx, e)
+			if err != nil {
+				return err
+			}
+			for _, r := range q.Voters {
+				if r.ID == id && r.LogEndOffset >= offset {
+					return nil
+				}
+			}
+			return fmt.Errorf("voter %d has not reached offset %d: voters %+v", id, offset, q.Voters)
+		}).WithTimeout(restartTimeout).WithPolling(electionPoll).Should(Succeed(), fmt.Sprintf("voter %d at offset %d", id, offset))
+	})
+}
+
 // sentinel is metadata and data a spec commits before its faults, to see
 // whether they survive them: a topic with its partitions, one topic config
 // and some records.
