@@ -33,6 +33,8 @@ const (
 	electionPoll     = 500 * time.Millisecond
 	restartTimeout   = 3 * time.Minute
 	sentinelReadTime = 30 * time.Second
+	createTry        = 15 * time.Second
+	createTimeout    = 2 * time.Minute
 )
 
 // client returns a Kafka client of the suite's own for e's brokers, with
@@ -314,8 +316,11 @@ type sentinel struct {
 // is no default, so it cannot survive by chance.
 const sentinelConfig, sentinelValue = "retention.ms", "86400123"
 
-// plant creates the topic and writes the records with acks=all.
-func (s sentinel) plant(ctx context.Context, e *env) error {
+// plant creates the topic and writes the records with acks=all. With via
+// >= 0 the creation is sent to that broker (which forwards it to the
+// controller), so that it cannot land on a frozen one; it is retried until
+// createTimeout, and a topic that an earlier try created counts.
+func (s sentinel) plant(ctx context.Context, e *env, via int32) error {
 	cl, err := e.client(kgo.DefaultProduceTopic(s.topic), kgo.RequiredAcks(kgo.AllISRAcks()))
 	if err != nil {
 		return err
@@ -335,12 +340,29 @@ func (s sentinel) plant(ctx context.Context, e *env) error {
 	c := kmsg.NewCreateTopicsRequestTopicConfig()
 	c.Name, c.Value = sentinelConfig, kmsg.StringPtr(sentinelValue)
 	t.Configs = append(t.Configs, c)
-	req.Topics, req.TimeoutMillis = append(req.Topics, t), 30000
-	resp, err := req.RequestWith(ctx, cl)
+	req.Topics, req.TimeoutMillis = append(req.Topics, t), 10000
+	err = InterceptGomegaFailure(func() {
+		Eventually(ctx, func(ctx context.Context) error {
+			rctx, cancel := context.WithTimeout(ctx, createTry)
+			defer cancel()
+			var resp kmsg.Response
+			var err error
+			if via >= 0 {
+				resp, err = cl.Broker(int(via)).Request(rctx, req)
+			} else {
+				resp, err = cl.Request(rctx, req)
+			}
+			if err != nil {
+				return err
+			}
+			err = kerr.ErrorForCode(resp.(*kmsg.CreateTopicsResponse).Topics[0].ErrorCode)
+			if errors.Is(err, kerr.TopicAlreadyExists) {
+				return nil
+			}
+			return err
+		}).WithTimeout(createTimeout).WithPolling(time.Second).Should(Succeed(), "topic "+s.topic+" created")
+	})
 	if err != nil {
-		return fmt.Errorf("create %s: %w", s.topic, err)
-	}
-	if err := kerr.ErrorForCode(resp.Topics[0].ErrorCode); err != nil {
 		return fmt.Errorf("create %s: %w", s.topic, err)
 	}
 	var rs []*kgo.Record

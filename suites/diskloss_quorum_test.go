@@ -191,9 +191,9 @@ func laggingVoterDiskLossStory(label string, waitForVictim bool) story {
 				// The frozen voter's last fetch may be answered with the next
 				// change, and the answer wait in its socket: a first topic
 				// takes that answer, so the sentinel is sure to be missing.
-				{what: fmt.Sprintf("committing topic %s, which the frozen voter's pending fetch may still take", primer.topic), do: func(ctx context.Context) error { return primer.plant(ctx, e) }},
+				{what: fmt.Sprintf("committing topic %s, which the frozen voter's pending fetch may still take", primer.topic), do: func(ctx context.Context) error { return primer.plant(ctx, e, leader) }},
 				{what: fmt.Sprintf("committing topic %s on nodes %d and %d only", s.topic, leader, v[0].ID), do: func(ctx context.Context) (err error) {
-					if err := s.plant(ctx, e); err != nil {
+					if err := s.plant(ctx, e, leader); err != nil {
 						return err
 					}
 					hw, err = quorumHighWatermark(ctx, e)

@@ -51,7 +51,7 @@ var _ = Describe("Disk loss", Label("disk-loss"), Serial, func() {
 		e := diskLossKafka(ctx, "combined")
 		s := sentinel{topic: "kafkachaos-sentinel", partitions: 3, records: 100}
 		By(fmt.Sprintf("committing metadata and records before the faults: topic %s, %d partitions, %s=%s, %d records with acks=all", s.topic, s.partitions, sentinelConfig, sentinelValue, s.records))
-		Expect(s.plant(ctx, e)).To(Succeed())
+		Expect(s.plant(ctx, e, -1)).To(Succeed())
 		expectPassed(runStory(ctx, e, voterDiskLossStory("disk-loss-voter", s)))
 	}, SpecTimeout(storyTimeout))
 
