@@ -160,11 +160,11 @@ func TestJVMScriptsRefusePID1(t *testing.T) {
 		t.Fatal(err)
 	}
 	// The container: java as PID 1 of new PID, UTS and mount namespaces.
-	box := exec.Command(unshare, "--uts", "--pid", "--fork", "--mount-proc", java, "-f", "/dev/null", "kafka.Kafka")
+	box := exec.Command(unshare, "--uts", "--pid", "--fork", "--mount-proc", "--kill-child", java, "-f", "/dev/null", "kafka.Kafka")
 	if err := box.Start(); err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { _ = box.Process.Kill(); _ = box.Wait() })
+	t.Cleanup(func() { _ = box.Process.Signal(syscall.SIGTERM); _ = box.Wait() })
 	var init string // the JVM's PID on the host
 	for range 50 {
 		b, _ := os.ReadFile(fmt.Sprintf("/proc/%d/task/%d/children", box.Process.Pid, box.Process.Pid))
@@ -176,6 +176,12 @@ func TestJVMScriptsRefusePID1(t *testing.T) {
 	if init == "" {
 		t.Fatal("the namespace's PID 1 did not start")
 	}
+	// Killed whatever becomes of unshare: it must not outlive the test.
+	t.Cleanup(func() {
+		if pid, err := strconv.Atoi(init); err == nil {
+			_ = syscall.Kill(pid, syscall.SIGKILL)
+		}
+	})
 	for _, tt := range []struct {
 		name   string
 		script string
