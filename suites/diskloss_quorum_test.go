@@ -95,7 +95,7 @@ func voterDiskLossStory(label string, s sentinel) story {
 			if elected == 0 {
 				o.Observations = append(o.Observations, "no new quorum leader seen (see the fault check)")
 			} else {
-				o.Observations = append(o.Observations, fmt.Sprintf("quorum leader %d (epoch %d) force-deleted as voter %d came back empty; node %d leads at epoch %d, seen %s after the kill; predicted: controller.quorum.fetch.timeout.ms (2 s) + an election, once one of the other two voters runs",
+				o.Observations = append(o.Observations, fmt.Sprintf("quorum leader %d (epoch %d) force-deleted as voter %d came back empty; node %d leads at epoch %d, first named by DescribeQuorum %s after the kill (an upper bound: the question goes through a broker to the controller it knows); predicted: controller.quorum.fetch.timeout.ms (2 s) + an election, once one of the other two voters runs",
 					old.LeaderID, old.LeaderEpoch, v[0].ID, now.LeaderID, now.LeaderEpoch, elected.Round(100*time.Millisecond)))
 			}
 			o.Observations = append(o.Observations, volumeIdentity(ctx, e, v[0], metaBefore, o))
@@ -253,7 +253,7 @@ func laggingVoterDiskLossStory(label string, waitForVictim bool) story {
 			if waitForVictim {
 				predicted = fmt.Sprintf("%d's log is the longer, so %d does not vote for %d; %d is elected, nothing is lost", v[0].ID, v[0].ID, lagging, v[0].ID)
 			}
-			o.Observations = append(o.Observations, fmt.Sprintf("node %d elected at epoch %d (was %d at %d), seen %s after voter %d resumed, while leader %d was frozen; predicted: %s",
+			o.Observations = append(o.Observations, fmt.Sprintf("node %d elected at epoch %d (was %d at %d), first named by DescribeQuorum %s after voter %d resumed, while leader %d was frozen (an upper bound, by up to a request timeout: a broker forwards the question to the controller it knows, the frozen one; the controllers' logs time the election itself); predicted: %s",
 				now.LeaderID, now.LeaderEpoch, old.LeaderID, old.LeaderEpoch, elected.Round(100*time.Millisecond), lagging, leader, predicted))
 			o.Add(report.CheckMetadata, s.problems(ctx, e)...)
 		},
