@@ -3,6 +3,8 @@ package suites
 import (
 	"context"
 	"fmt"
+	"slices"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -60,8 +62,10 @@ func milestone(tl timeline.Timeline, since time.Time, cond func(kafkaadmin.State
 }
 
 // killSeen returns what a pod kill's timeline lacks: the victim broker
-// fenced (or gone) and a partition's leader moving off it, both between
-// the fault's mark and the after phase's.
+// taken out by the controller (seen fenced or gone, or dropped from an
+// ISR: a replacement pod that registers as the session runs out is fenced
+// for less than the 0.5 s between two looks) and a partition's leader
+// moving off it, both between the fault's mark and the after phase's.
 func killSeen(o outcome) []string {
 	if o.SteadyState == nil || len(o.Victims) == 0 {
 		return []string{"no steady-state report or no victim"}
@@ -82,7 +86,8 @@ func killSeen(o outcome) []string {
 			continue
 		}
 		switch {
-		case (e.Kind == timeline.BrokerFenced || e.Kind == timeline.BrokerGone) && e.Subject == "broker "+victim:
+		case (e.Kind == timeline.BrokerFenced || e.Kind == timeline.BrokerGone) && e.Subject == "broker "+victim,
+			e.Kind == timeline.ISRShrunk && slices.Contains(idList(e.From), victim) && !slices.Contains(idList(e.To), victim):
 			fenced = true
 		case e.Kind == timeline.LeaderChanged && e.From == victim:
 			moved = true
@@ -90,13 +95,16 @@ func killSeen(o outcome) []string {
 	}
 	var missing []string
 	if !fenced {
-		missing = append(missing, fmt.Sprintf("broker %s was not seen fenced between %s and %s", victim, from.Format(time.TimeOnly), to.Format(time.TimeOnly)))
+		missing = append(missing, fmt.Sprintf("broker %s was not seen fenced, gone or dropped from an ISR between %s and %s", victim, from.Format(time.TimeOnly), to.Format(time.TimeOnly)))
 	}
 	if !moved {
 		missing = append(missing, fmt.Sprintf("no leadership was seen moving off broker %s", victim))
 	}
 	return missing
 }
+
+// idList splits an event's "[0 1 2]" into its IDs.
+func idList(s string) []string { return strings.Fields(strings.Trim(s, "[]")) }
 
 func TestKillSeen(t *testing.T) {
 	t0 := time.Date(2026, 12, 4, 12, 0, 0, 0, time.UTC)
@@ -105,6 +113,9 @@ func TestKillSeen(t *testing.T) {
 		{Phase: steadystate.PhaseFault, At: at(10)}, {Phase: steadystate.PhaseRecovery, At: at(20)}, {Phase: steadystate.PhaseAfter, At: at(25)}}}}
 	fenced := timeline.Event{At: at(19), Lane: timeline.LaneKafka, Kind: timeline.BrokerFenced, Subject: "broker 2"}
 	moved := timeline.Event{At: at(19), Lane: timeline.LaneKafka, Kind: timeline.LeaderChanged, Subject: "partition 0", From: "2", To: "0"}
+	shrunk := timeline.Event{At: at(19), Lane: timeline.LaneKafka, Kind: timeline.ISRShrunk, Subject: "partition 0", From: "[0 1 2]", To: "[0 1]"}
+	otherShrunk := shrunk
+	otherShrunk.To = "[1 2]"
 	early := moved
 	early.At = at(5)
 	tests := []struct {
@@ -113,6 +124,8 @@ func TestKillSeen(t *testing.T) {
 		missing int
 	}{
 		{"both seen", []timeline.Event{fenced, moved}, 0},
+		{"dropped from an ISR, fenced between two looks", []timeline.Event{shrunk, moved}, 0},
+		{"another broker dropped from an ISR", []timeline.Event{otherShrunk, moved}, 1},
 		{"no fencing", []timeline.Event{moved}, 1},
 		{"the move before the kill", []timeline.Event{fenced, early}, 1},
 		{"nothing", nil, 2},
