@@ -37,12 +37,6 @@ const (
 	createTimeout    = 2 * time.Minute
 )
 
-// client returns a Kafka client of the suite's own for e's brokers, with
-// opts; closing it is the caller's job.
-func (e *env) client(opts ...kgo.Opt) (*kgo.Client, error) {
-	return kgo.NewClient(append(append([]kgo.Opt{kgo.SeedBrokers(e.bootstrap...)}, e.kgoOpts...), opts...)...)
-}
-
 // writeBallast creates topic (6 partitions, replication factor 3) and
 // writes size bytes of incompressible records into it with acks=all, so
 // that a broker that lost its disk has that much to fetch back.

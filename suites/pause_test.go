@@ -163,7 +163,7 @@ const probeTimeout = 2 * time.Second
 // pauseHeld returns nil when broker id does not answer ApiVersions within
 // probeTimeout while another broker answers it.
 func pauseHeld(ctx context.Context, e *env, id int32) error {
-	cl, err := kgo.NewClient(append([]kgo.Opt{kgo.SeedBrokers(e.bootstrap...), kgo.RequestTimeoutOverhead(probeTimeout)}, e.kgoOpts...)...)
+	cl, err := e.client(kgo.RequestTimeoutOverhead(probeTimeout))
 	if err != nil {
 		return err
 	}

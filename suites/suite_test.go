@@ -299,10 +299,16 @@ func newRunID() string {
 	return time.Now().UTC().Format("20060102T150405Z") + "-" + hex.EncodeToString(b)
 }
 
+// client returns a Kafka client of the suite's own for e's brokers, with
+// opts; closing it is the caller's job.
+func (e *env) client(opts ...kgo.Opt) (*kgo.Client, error) {
+	return kgo.NewClient(append(append([]kgo.Opt{kgo.SeedBrokers(e.bootstrap...)}, e.kgoOpts...), opts...)...)
+}
+
 // withKafka runs fn with a Kafka client of the suite's own, for admin
 // requests, and closes it after.
 func (e *env) withKafka(fn func(*kafkaadmin.Client) error) error {
-	cl, err := kgo.NewClient(append([]kgo.Opt{kgo.SeedBrokers(e.bootstrap...)}, e.kgoOpts...)...)
+	cl, err := e.client()
 	if err != nil {
 		return err
 	}

@@ -9,7 +9,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/kafkachaos/kafkachaos/kafkaadmin"
 	"github.com/kafkachaos/kafkachaos/report"
@@ -27,7 +26,7 @@ const lookTimeout = 2 * time.Second
 // the API's watch. stop ends it and returns what it saw; it may be called
 // again (a DeferCleanup ends a story that failed half-way).
 func watchTimeline(ctx context.Context, e *env, topic string) (stop func() timeline.Timeline, err error) {
-	cl, err := kgo.NewClient(append([]kgo.Opt{kgo.SeedBrokers(e.bootstrap...)}, e.kgoOpts...)...)
+	cl, err := e.client()
 	if err != nil {
 		return nil, err
 	}
