@@ -9,7 +9,6 @@ import (
 	"testing"
 	"time"
 
-
 	"github.com/kafkachaos/kafkachaos/kafkaadmin"
 	"github.com/kafkachaos/kafkachaos/report"
 	"github.com/kafkachaos/kafkachaos/steadystate"
