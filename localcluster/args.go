@@ -107,12 +107,16 @@ func schedulerArgs(cp controlPlane) []string {
 }
 
 // agentArgs returns the arguments of the kafkachaos binary that runs the
-// node agent: its state dir, how many nodes, the Kafka jars if known, and
+// node agent: its state dir, how many nodes, the pinned Kafka jars and the
+// Kafka cache if known, and
 // each extra image mapping (in the map's order).
 func (c *Cluster) agentArgs() []string {
 	args := []string{"cluster", "agent", "--state-dir", c.dir, "--nodes", strconv.Itoa(c.nodes)}
 	if c.kafkaLibs != "" {
 		args = append(args, "--kafka-libs", c.kafkaLibs)
+	}
+	if c.kafkaCache != "" {
+		args = append(args, "--kafka-cache", c.kafkaCache)
 	}
 	for repo, prog := range c.images {
 		args = append(args, "--image", repo+"="+prog)

@@ -79,12 +79,24 @@ func WithImage(repo, program string) Option {
 	}
 }
 
-// WithKafkaLibs sets the Kafka jars that apache/kafka pods run, overriding
-// the default: the repository's fetched distribution, if found.
+// WithKafkaLibs pins the Kafka jars that every apache/kafka pod runs,
+// whatever its image tag. Without it a pod runs the fetched jars of the
+// version its tag names, from the Kafka cache (WithKafkaCache).
 func WithKafkaLibs(dir string) Option {
 	return func(c *Cluster) {
 		if dir != "" {
 			c.kafkaLibs = dir
+		}
+	}
+}
+
+// WithKafkaCache sets the directory of fetched Kafka versions
+// (<dir>/<version>/libs) that apache/kafka pods run by their image tag,
+// overriding the default: the repository's .cache/kafka, if found.
+func WithKafkaCache(dir string) Option {
+	return func(c *Cluster) {
+		if dir != "" {
+			c.kafkaCache = dir
 		}
 	}
 }
@@ -96,13 +108,14 @@ func WithLogf(logf func(format string, args ...any)) Option {
 
 // Cluster is the embedded local Kubernetes cluster.
 type Cluster struct {
-	dir       string
-	binDir    string
-	nodes     int
-	agentBin  string
-	images    map[string]string
-	kafkaLibs string
-	logf      func(string, ...any)
+	dir        string
+	binDir     string
+	nodes      int
+	agentBin   string
+	images     map[string]string
+	kafkaLibs  string
+	kafkaCache string
+	logf       func(string, ...any)
 }
 
 // New returns the cluster whose state lives in the state dir. It starts
@@ -115,10 +128,8 @@ func New(opts ...Option) (*Cluster, error) {
 	if c.nodes < 1 || c.nodes > 32 {
 		return nil, fmt.Errorf("localcluster: %d nodes: want 1 to 32", c.nodes)
 	}
-	if c.kafkaLibs == "" {
-		if d, err := kafkadist.Find(kafkadist.DefaultVersion); err == nil {
-			c.kafkaLibs = d.LibsDir
-		}
+	if c.kafkaCache == "" {
+		c.kafkaCache = kafkadist.CacheDir()
 	}
 	if c.agentBin == "" {
 		self, err := os.Executable()
@@ -164,6 +175,10 @@ func (c *Cluster) daemons() []daemon {
 
 // Images returns the extra image mappings given with WithImage.
 func (c *Cluster) Images() map[string]string { return c.images }
+
+// KafkaCache returns the directory of fetched Kafka versions that
+// apache/kafka pods run by tag ("" if none was found).
+func (c *Cluster) KafkaCache() string { return c.kafkaCache }
 
 // Nodes is how many nodes the agent registers.
 func (c *Cluster) Nodes() int { return c.nodes }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"embed"
 	"fmt"
+	"strings"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/client-go/kubernetes"
@@ -27,6 +28,38 @@ type Layout struct {
 	Pods        int    // pods the layout runs (brokers and controllers)
 
 	fileNamespace string // the namespace the file names; In moves it
+	kafkaVersion  string // the apache/kafka tag to run; "" for the file's
+}
+
+// KafkaImage is the official Kafka image, which every layout runs.
+const KafkaImage = "apache/kafka"
+
+// WithKafkaVersion returns the layout running Kafka version (an
+// apache/kafka tag) instead of the file's: Objects retags every container
+// of the KafkaImage. "" keeps the file's.
+func (l Layout) WithKafkaVersion(version string) Layout {
+	l.kafkaVersion = version
+	return l
+}
+
+// KafkaVersion returns the Kafka version the layout runs: the one
+// WithKafkaVersion set, or the tag of the file's first KafkaImage container.
+func (l Layout) KafkaVersion() (string, error) {
+	if l.kafkaVersion != "" {
+		return l.kafkaVersion, nil
+	}
+	objs, err := l.Objects()
+	if err != nil {
+		return "", err
+	}
+	for _, o := range objs {
+		for _, c := range containers(o) {
+			if repo, tag, _ := strings.Cut(c["image"].(string), ":"); repo == KafkaImage {
+				return tag, nil
+			}
+		}
+	}
+	return "", fmt.Errorf("manifests: layout %s runs no %s container", l.Name, KafkaImage)
 }
 
 // In returns the layout deployed in namespace ns instead of its own: Apply
@@ -105,6 +138,13 @@ func (l Layout) Objects() ([]*unstructured.Unstructured, error) {
 	if err != nil {
 		return nil, err
 	}
+	if l.kafkaVersion != "" {
+		for _, o := range objs {
+			if err := retagKafka(o, l.kafkaVersion); err != nil {
+				return nil, err
+			}
+		}
+	}
 	if l.fileNamespace == "" || l.fileNamespace == l.Namespace {
 		return objs, nil
 	}
@@ -129,6 +169,47 @@ func (l Layout) ReadyPods(ctx context.Context, cs kubernetes.Interface) (string,
 func (l Layout) WaitReady(ctx context.Context, cs kubernetes.Interface, w kube.Wait) error {
 	if err := kube.WaitPodsReady(ctx, cs, l.Namespace, l.Pods, w); err != nil {
 		return fmt.Errorf("layout %s: %w", l.Name, err)
+	}
+	return nil
+}
+
+// containers returns the pod template's containers and init containers of
+// a workload object (none for other kinds), as maps that edits change.
+func containers(o *unstructured.Unstructured) []map[string]any {
+	var out []map[string]any
+	for _, field := range []string{"containers", "initContainers"} {
+		cs, _, _ := unstructured.NestedSlice(o.Object, "spec", "template", "spec", field)
+		for _, c := range cs {
+			if m, ok := c.(map[string]any); ok {
+				if _, ok := m["image"].(string); ok {
+					out = append(out, m)
+				}
+			}
+		}
+	}
+	return out
+}
+
+// retagKafka sets the tag of o's KafkaImage containers to version.
+func retagKafka(o *unstructured.Unstructured, version string) error {
+	for _, field := range []string{"containers", "initContainers"} {
+		cs, found, err := unstructured.NestedSlice(o.Object, "spec", "template", "spec", field)
+		if err != nil || !found {
+			continue
+		}
+		for _, c := range cs {
+			m, ok := c.(map[string]any)
+			if !ok {
+				continue
+			}
+			image, _ := m["image"].(string)
+			if repo, _, _ := strings.Cut(image, ":"); repo == KafkaImage {
+				m["image"] = KafkaImage + ":" + version
+			}
+		}
+		if err := unstructured.SetNestedSlice(o.Object, cs, "spec", "template", "spec", field); err != nil {
+			return fmt.Errorf("manifests: retag %s %s: %w", o.GetKind(), o.GetName(), err)
+		}
 	}
 	return nil
 }

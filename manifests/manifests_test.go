@@ -1,8 +1,10 @@
 package manifests
 
 import (
+	"strings"
 	"testing"
 
+	"github.com/kafkachaos/kafkachaos/internal/kafkadist"
 	"github.com/kafkachaos/kafkachaos/internal/kube"
 )
 
@@ -84,6 +86,42 @@ func TestLayoutIn(t *testing.T) {
 			}
 			if again := moved.In("kafka-other"); again.fileNamespace != l.Namespace {
 				t.Errorf("a second move lost the file's namespace: %q", again.fileNamespace)
+			}
+		})
+	}
+}
+
+// Every layout runs the Kafka that `make kafka-dist` fetches by default,
+// and WithKafkaVersion retags every Kafka container, in any namespace.
+func TestLayoutKafkaVersion(t *testing.T) {
+	for _, l := range Layouts() {
+		t.Run(l.Name, func(t *testing.T) {
+			v, err := l.KafkaVersion()
+			if err != nil || v != kafkadist.DefaultVersion {
+				t.Fatalf("KafkaVersion() = %q, %v; want %s", v, err, kafkadist.DefaultVersion)
+			}
+			moved := l.In("elsewhere").WithKafkaVersion("4.3.2")
+			if v, _ := moved.KafkaVersion(); v != "4.3.2" {
+				t.Errorf("KafkaVersion() after WithKafkaVersion = %q", v)
+			}
+			objs, err := moved.Objects()
+			if err != nil {
+				t.Fatal(err)
+			}
+			kafka := 0
+			for _, o := range objs {
+				for _, c := range containers(o) {
+					image := c["image"].(string)
+					if strings.HasPrefix(image, KafkaImage+":") {
+						kafka++
+						if image != KafkaImage+":4.3.2" {
+							t.Errorf("%s %s: image %s", o.GetKind(), o.GetName(), image)
+						}
+					}
+				}
+			}
+			if kafka == 0 {
+				t.Errorf("no %s container retagged", KafkaImage)
 			}
 		})
 	}

@@ -12,6 +12,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/kafkachaos/kafkachaos/brokers"
+	"github.com/kafkachaos/kafkachaos/internal/kafkadist"
 	"github.com/kafkachaos/kafkachaos/kafkasec"
 	"github.com/kafkachaos/kafkachaos/manifests"
 )
@@ -27,6 +28,7 @@ type Config struct {
 	SteadyState SteadyStateConfig `json:"steadyState"`
 	Timing      TimingConfig      `json:"timing"`
 	Bounds      BoundsConfig      `json:"bounds"`
+	Upgrade     UpgradeConfig     `json:"upgrade"`
 	// DryRun prints each spec's plan and changes nothing.
 	DryRun bool `json:"dryRun,omitempty"`
 	// RunID tags the ledger entries of this run; default: random.
@@ -46,6 +48,10 @@ type TargetConfig struct {
 	// Layout of manifests/kafka deployed on the local cluster. Default
 	// "combined".
 	Layout string `json:"layout,omitempty"`
+	// KafkaVersion the layout runs on the local cluster (its apache/kafka
+	// image tag), fetched first with make kafka-dist KAFKA_VERSION=...
+	// Default: the manifest's (kafkadist.DefaultVersion).
+	KafkaVersion string `json:"kafkaVersion,omitempty"`
 	// Namespace of Kafka. Default: the layout's namespace.
 	Namespace string `json:"namespace,omitempty"`
 	// Flavor of the deployment: statefulset, strimzi, koperator, or empty
@@ -78,6 +84,20 @@ type TargetConfig struct {
 	// undone (disk loss). They also need the namespace's opt-in.
 	AllowDataLoss bool `json:"allowDataLoss,omitempty"`
 }
+
+// UpgradeConfig is the upgrade spec's pair of versions.
+type UpgradeConfig struct {
+	// From is the Kafka version the upgrade spec deploys and upgrades from.
+	// Default DefaultUpgradeFrom.
+	From string `json:"from,omitempty"`
+	// To is the version it rolls to. Default: target.kafkaVersion, or the
+	// manifest's.
+	To string `json:"to,omitempty"`
+}
+
+// DefaultUpgradeFrom is the upgrade spec's default starting version: the
+// last release of the line before kafkadist.DefaultVersion's.
+const DefaultUpgradeFrom = "4.3.2"
 
 // SteadyStateConfig shapes the load that runs during every fault.
 type SteadyStateConfig struct {
@@ -145,6 +165,7 @@ type flagValues struct {
 	config                                string
 	kubeconfig, context, stateDir, binary string
 	layout, namespace, flavor, selector   string
+	kafkaVersion, upgradeFrom             string
 	statefulSet, bootstrap, runID         string
 	commandConfig                         string
 	rate                                  int
@@ -159,6 +180,8 @@ func registerFlags(fs *flag.FlagSet) *flagValues {
 	fs.StringVar(&f.context, "kafkachaos.context", "", "kubeconfig context")
 	fs.BoolVar(&f.inCluster, "kafkachaos.in-cluster", false, "use the pod's ServiceAccount (the suite running in a pod) instead of a kubeconfig")
 	fs.StringVar(&f.layout, "kafkachaos.layout", "", "manifests/kafka layout on the local cluster: combined or separate-controllers")
+	fs.StringVar(&f.kafkaVersion, "kafkachaos.kafka-version", "", "Kafka version the local cluster's layout runs (its apache/kafka tag; make kafka-dist KAFKA_VERSION=... first)")
+	fs.StringVar(&f.upgradeFrom, "kafkachaos.upgrade-from", "", "Kafka version the upgrade spec starts from (default "+DefaultUpgradeFrom+")")
 	fs.StringVar(&f.namespace, "kafkachaos.namespace", "", "Kafka's namespace (must carry kafkachaos.io/allow-disruption=true)")
 	fs.StringVar(&f.flavor, "kafkachaos.flavor", "", "statefulset, strimzi or koperator; empty detects it")
 	fs.StringVar(&f.selector, "kafkachaos.selector", "", "label selector of the broker pods")
@@ -195,6 +218,8 @@ func (f *flagValues) load() (Config, error) {
 	set(&c.Target.Kubeconfig, f.kubeconfig)
 	set(&c.Target.Context, f.context)
 	set(&c.Target.Layout, f.layout)
+	set(&c.Target.KafkaVersion, f.kafkaVersion)
+	set(&c.Upgrade.From, f.upgradeFrom)
 	set(&c.Target.Namespace, f.namespace)
 	set(&c.Target.Flavor, f.flavor)
 	set(&c.Target.Selector, f.selector)
@@ -245,7 +270,28 @@ func (c Config) withDefaults() (Config, error) {
 		if c.Target.Security != (kafkasec.Settings{}) {
 			return bad("target.security needs a kubeconfig: the local cluster's Kafka listens in PLAINTEXT")
 		}
+		if c.Target.KafkaVersion == "" {
+			if c.Target.KafkaVersion, err = layout.KafkaVersion(); err != nil {
+				return bad("target.layout: %v", err)
+			}
+		}
+		if c.Upgrade.From == "" {
+			c.Upgrade.From = DefaultUpgradeFrom
+		}
+		if c.Upgrade.To == "" {
+			c.Upgrade.To = c.Target.KafkaVersion
+		}
+		for _, v := range []struct{ name, version string }{
+			{"target.kafkaVersion", c.Target.KafkaVersion}, {"upgrade.from", c.Upgrade.From}, {"upgrade.to", c.Upgrade.To},
+		} {
+			if _, err := kafkadist.LineOf(v.version); err != nil {
+				return bad("%s: %v", v.name, err)
+			}
+		}
 	} else {
+		if c.Target.KafkaVersion != "" || c.Upgrade != (UpgradeConfig{}) {
+			return bad("target.kafkaVersion and upgrade need the local cluster: on an existing cluster the suite deploys no Kafka of its own")
+		}
 		if c.Target.StateDir != "" {
 			return bad("target.stateDir (the local cluster) and an existing cluster (target.kubeconfig or target.inCluster) exclude each other")
 		}

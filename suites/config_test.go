@@ -17,6 +17,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 
 	"github.com/kafkachaos/kafkachaos/brokers"
+	"github.com/kafkachaos/kafkachaos/internal/kafkadist"
 	"github.com/kafkachaos/kafkachaos/internal/kube"
 	"github.com/kafkachaos/kafkachaos/loadagent"
 	"github.com/kafkachaos/kafkachaos/manifests"
@@ -87,6 +88,19 @@ func TestConfigLoad(t *testing.T) {
 		{name: "missing file", flags: flagValues{config: filepath.Join(dir, "nope.yaml")}, wantErr: "nope.yaml"},
 		{name: "unknown field", flags: flagValues{config: write("typo.yaml", "steadyStat: {rate: 5}\n")}, wantErr: "steadyStat"},
 		{name: "unknown layout", flags: flagValues{layout: "zookeeper"}, wantErr: "target.layout"},
+		{name: "versions default to the manifest's", check: func(t *testing.T, c Config) {
+			if c.Target.KafkaVersion != kafkadist.DefaultVersion || c.Upgrade.From != DefaultUpgradeFrom || c.Upgrade.To != kafkadist.DefaultVersion {
+				t.Errorf("versions: %s, upgrade %+v", c.Target.KafkaVersion, c.Upgrade)
+			}
+		}},
+		{name: "Kafka version flag", flags: flagValues{kafkaVersion: "3.9.2", upgradeFrom: "4.0.1"}, check: func(t *testing.T, c Config) {
+			if c.Target.KafkaVersion != "3.9.2" || c.Upgrade.From != "4.0.1" || c.Upgrade.To != "3.9.2" {
+				t.Errorf("versions: %s, upgrade %+v", c.Target.KafkaVersion, c.Upgrade)
+			}
+		}},
+		{name: "unknown Kafka line", flags: flagValues{kafkaVersion: "3.6.0"}, wantErr: "target.kafkaVersion"},
+		{name: "not a Kafka version", flags: flagValues{upgradeFrom: "latest"}, wantErr: "upgrade.from"},
+		{name: "Kafka version on an existing cluster", flags: flagValues{config: existing, kafkaVersion: "4.4.0"}, wantErr: "need the local cluster"},
 		{name: "unknown flavor", flags: flagValues{flavor: "confluent"}, wantErr: "target.flavor"},
 		{name: "kubeconfig without namespace", flags: flagValues{kubeconfig: kubeconfig, bootstrap: "a:9092"}, wantErr: "target.namespace is required"},
 		{name: "in-cluster", flags: flagValues{inCluster: true, namespace: "k", bootstrap: "a:9092"}, check: func(t *testing.T, c Config) {

@@ -91,7 +91,7 @@ func diskLossKafka(ctx SpecContext, layout string) *env {
 	}
 	l, err := manifests.LayoutNamed(layout)
 	Expect(err).NotTo(HaveOccurred())
-	l = l.In("kafka-disk-loss")
+	l = l.In("kafka-disk-loss").WithKafkaVersion(suite.cfg.Target.KafkaVersion)
 	objs, err := l.Objects()
 	Expect(err).NotTo(HaveOccurred())
 	return ownKafka(ctx, l, objs, "a disk loss cannot be undone: layout "+layout+", for this spec alone")

@@ -170,8 +170,8 @@ var _ = BeforeSuite(func(ctx SpecContext) {
 func bringUpLocal(ctx context.Context, e *env) {
 	layout, err := manifests.LayoutNamed(e.cfg.Target.Layout)
 	Expect(err).NotTo(HaveOccurred())
-	_, err = kafkadist.Find(kafkadist.DefaultVersion)
-	Expect(err).NotTo(HaveOccurred(), "apache/kafka pods need the Kafka jars: run make kafka-dist")
+	layout = layout.WithKafkaVersion(e.cfg.Target.KafkaVersion)
+	expectKafkaJars(e.cfg.Target.KafkaVersion)
 	state, keep := e.cfg.Target.StateDir, e.cfg.Target.StateDir != ""
 	if !keep {
 		state, err = os.MkdirTemp("", "kafkachaos-suite-")
@@ -207,7 +207,7 @@ func bringUpLocal(ctx context.Context, e *env) {
 	e.admin, err = c.Clientset()
 	Expect(err).NotTo(HaveOccurred())
 
-	By("deploying Kafka from manifests/kafka (" + layout.Name + ")")
+	By("deploying Kafka " + e.cfg.Target.KafkaVersion + " from manifests/kafka (" + layout.Name + ")")
 	_, err = layout.Apply(ctx, e.rest)
 	Expect(err).NotTo(HaveOccurred())
 	// Only readiness the running node agent reported counts: a kept
@@ -223,6 +223,17 @@ func bringUpLocal(ctx context.Context, e *env) {
 	e.csConfig, err = serviceAccountConfig(ctx, e.admin, e.rest, e.namespace)
 	Expect(err).NotTo(HaveOccurred())
 	e.cs, err = kubernetes.NewForConfig(e.csConfig)
+	Expect(err).NotTo(HaveOccurred())
+}
+
+// expectKafkaJars fails at once, before a long wait for pods that cannot
+// start, when version's jars are not fetched: the message names the make
+// command that fetches them.
+func expectKafkaJars(version string) {
+	GinkgoHelper()
+	cache := kafkadist.CacheDir()
+	Expect(cache).NotTo(BeEmpty(), "apache/kafka:%s pods need the Kafka jars: run %s", version, kafkadist.FetchCommand(version))
+	_, err := kafkadist.InCache(cache, version)
 	Expect(err).NotTo(HaveOccurred())
 }
 

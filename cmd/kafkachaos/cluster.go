@@ -23,7 +23,7 @@ import (
 func newClusterCmd(ctx context.Context) *cobra.Command {
 	var stateDir string
 	var nodes int
-	var kafkaLibs string
+	var kafkaLibs, kafkaCache string
 	var images map[string]string
 	cmd := &cobra.Command{
 		Use:   "cluster",
@@ -43,13 +43,14 @@ its pods to be Ready.`,
 	}
 	cmd.PersistentFlags().StringVar(&stateDir, "state-dir", "", "cluster state directory (default $HOME/.kafkachaos/local)")
 	cmd.PersistentFlags().StringToStringVar(&images, "image", nil, "map an image repository to a host program the nodes run for it (repo=/path), repeatable")
-	cmd.PersistentFlags().StringVar(&kafkaLibs, "kafka-libs", "", "Kafka jars that apache/kafka pods run (default: the repository's .cache/kafka/<version>/libs)")
+	cmd.PersistentFlags().StringVar(&kafkaLibs, "kafka-libs", "", "Kafka jars that every apache/kafka pod runs, whatever its tag (default: each pod runs the version its tag names, from --kafka-cache)")
+	cmd.PersistentFlags().StringVar(&kafkaCache, "kafka-cache", "", "fetched Kafka versions, <dir>/<version>/libs, that apache/kafka pods run by tag (default: the repository's .cache/kafka)")
 	cmd.PersistentFlags().IntVar(&nodes, "nodes", 3, "nodes the node agent registers (zones zone-a, zone-b, zone-c in turn)")
 	newCluster := func(cmd *cobra.Command) (*localcluster.Cluster, error) {
 		if nodes < 1 || nodes > 32 {
 			return nil, usageError{fmt.Errorf("--nodes %d: want 1 to 32", nodes)}
 		}
-		opts := []localcluster.Option{localcluster.WithStateDir(stateDir), localcluster.WithNodes(nodes), localcluster.WithKafkaLibs(kafkaLibs)}
+		opts := []localcluster.Option{localcluster.WithStateDir(stateDir), localcluster.WithNodes(nodes), localcluster.WithKafkaLibs(kafkaLibs), localcluster.WithKafkaCache(kafkaCache)}
 		for repo, prog := range images {
 			opts = append(opts, localcluster.WithImage(repo, prog))
 		}
@@ -58,7 +59,7 @@ its pods to be Ready.`,
 		}))...)
 	}
 
-	var kafka string
+	var kafka, kafkaVersion string
 	up := &cobra.Command{
 		Use:   "up",
 		Short: "Start the cluster and deploy Kafka (idempotent); print the kubeconfig path",
@@ -70,7 +71,8 @@ its pods to be Ready.`,
 				if err != nil {
 					return usageError{fmt.Errorf("--kafka: %w, or none", err)}
 				}
-				if err := checkKafkaLibs(kafkaLibs); err != nil {
+				l = l.WithKafkaVersion(kafkaVersion)
+				if err := checkKafkaJars(l, kafkaLibs, kafkaCache); err != nil {
 					return usageError{err}
 				}
 				layout = &l
@@ -95,6 +97,7 @@ its pods to be Ready.`,
 		},
 	}
 	up.Flags().StringVar(&kafka, "kafka", "combined", "Kafka layout to deploy from manifests/kafka: combined, separate-controllers, or none")
+	up.Flags().StringVar(&kafkaVersion, "kafka-version", "", "Kafka version the layout runs, as its apache/kafka image tag (default: the manifest's, "+kafkadist.DefaultVersion+"); fetch it first with make kafka-dist KAFKA_VERSION=...")
 	var purge bool
 	down := &cobra.Command{
 		Use:   "down",
@@ -151,7 +154,8 @@ its pods to be Ready.`,
 			}
 			ctx, stop := signal.NotifyContext(ctx, syscall.SIGTERM, os.Interrupt)
 			defer stop()
-			return nodeagent.Run(ctx, nodeagent.Config{Client: cs, Nodes: c.Nodes(), StateDir: c.StateDir(), Ports: ports, Images: c.Images(), KafkaLibs: kafkaLibs})
+			return nodeagent.Run(ctx, nodeagent.Config{Client: cs, Nodes: c.Nodes(), StateDir: c.StateDir(), Ports: ports, Images: c.Images(),
+				KafkaLibs: kafkaLibs, KafkaCache: c.KafkaCache()})
 		},
 	}
 	var hostname, scratch string
@@ -176,17 +180,18 @@ its pods to be Ready.`,
 	podExec.Flags().StringVar(&hostname, "hostname", "", "the pod's hostname")
 	podExec.Flags().StringVar(&scratch, "scratch", "", "directory for overlay layers")
 	podExec.Flags().StringArrayVar(&mounts, "mount", nil, "volume mount SRC:DST[:ro]")
-	var libs string
+	var libs, version string
 	kafkaRun := &cobra.Command{
-		Use:    "kafka-run --libs DIR",
+		Use:    "kafka-run --libs DIR [--version X.Y.Z]",
 		Short:  "Launch Kafka inside a pod as the apache/kafka image does (the node agent runs it)",
 		Hidden: true,
 		Args:   noArgs,
 		RunE: func(*cobra.Command, []string) error {
-			return nodeagent.KafkaRun(libs, os.Environ())
+			return nodeagent.KafkaRun(libs, version, os.Environ())
 		},
 	}
 	kafkaRun.Flags().StringVar(&libs, "libs", "", "directory of the Kafka jars")
+	kafkaRun.Flags().StringVar(&version, "version", "", "the jars' Kafka version (default: the one their fetch recorded)")
 	cmd.AddCommand(up, down, status, agentCmd, podExec, kafkaRun)
 	return cmd
 }
@@ -199,17 +204,28 @@ const (
 	kafkaProgress     = 10 * time.Second
 )
 
-// checkKafkaLibs fails early, before anything starts, when apache/kafka
-// pods would have no jars to run.
-func checkKafkaLibs(dir string) error {
-	if dir != "" {
-		if _, err := os.Stat(dir); err != nil {
+// checkKafkaJars fails early, before anything starts, when the layout's
+// apache/kafka pods would have no jars to run: pinned jars (--kafka-libs)
+// that are not there, or a version that is not in the cache.
+func checkKafkaJars(l manifests.Layout, libs, cache string) error {
+	if libs != "" {
+		if _, err := kafkadist.OpenLibs(libs); err != nil {
 			return fmt.Errorf("--kafka-libs: %w", err)
 		}
 		return nil
 	}
-	if _, err := kafkadist.Find(kafkadist.DefaultVersion); err != nil {
-		return fmt.Errorf("no Kafka jars for the apache/kafka pods (%w): run make kafka-dist, pass --kafka-libs, or --kafka=none", err)
+	version, err := l.KafkaVersion()
+	if err != nil {
+		return err
+	}
+	if cache == "" {
+		cache = kafkadist.CacheDir()
+	}
+	if cache == "" {
+		return fmt.Errorf("no Kafka jars for the apache/kafka:%s pods: run `%s` at the repository root, pass --kafka-cache, or --kafka=none", version, kafkadist.FetchCommand(version))
+	}
+	if _, err := kafkadist.InCache(cache, version); err != nil {
+		return fmt.Errorf("--kafka-version: %w", err)
 	}
 	return nil
 }

@@ -48,8 +48,12 @@ type Config struct {
 	Ports []int
 	// Images maps more image repositories (no tag) to host programs.
 	Images map[string]string
-	// KafkaLibs holds the Kafka jars that apache/kafka images run.
+	// KafkaLibs, if set, holds the Kafka jars that every apache/kafka image
+	// runs, whatever its tag.
 	KafkaLibs string
+	// KafkaCache holds fetched Kafka versions (<dir>/<version>/libs); an
+	// apache/kafka image runs the version its tag names.
+	KafkaCache string
 }
 
 // Zones are the nodes' topology.kubernetes.io/zone labels, in turn.
@@ -105,7 +109,7 @@ func Run(ctx context.Context, cfg Config) error {
 		name := NodeName(i)
 		prov := &provider{
 			client: cfg.Client, node: name, ipam: ip, hosts: hosts,
-			rt:     runtimes{self: cfg.Self, kafkaLibs: cfg.KafkaLibs, extra: cfg.Images},
+			rt:     runtimes{self: cfg.Self, kafkaLibs: cfg.KafkaLibs, kafkaCache: cfg.KafkaCache, extra: cfg.Images},
 			podDir: filepath.Join(cfg.StateDir, "pods"), pods: map[string]*podRun{},
 			cgroups: policies.Cgroups(), policiesChanged: policies.Kick,
 		}

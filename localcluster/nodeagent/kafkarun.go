@@ -16,8 +16,20 @@ import (
 // renders the KAFKA_* env into server.properties with the image's own rules
 // (kafkaconfig), binds listeners given without a host to the pod's IP (pods
 // share the host's network, each on its own loopback IP), formats storage
-// on first start only, and execs the JVM from the fetched jars.
-func KafkaRun(libs string, environ []string) error {
+// on first start only, and execs the JVM from the fetched jars of version
+// (read from the jars' fetch mark when ""), with its line's logging config.
+func KafkaRun(libs, version string, environ []string) error {
+	if version == "" {
+		d, err := kafkadist.OpenLibs(libs)
+		if err != nil {
+			return fmt.Errorf("kafka-run: %w", err)
+		}
+		version = d.Version
+	}
+	line, err := kafkadist.LineOf(version)
+	if err != nil {
+		return fmt.Errorf("kafka-run: %w", err)
+	}
 	env := map[string]string{}
 	for _, kv := range environ {
 		if k, v, ok := strings.Cut(kv, "="); ok {
@@ -43,8 +55,9 @@ func KafkaRun(libs string, environ []string) error {
 	if err := os.WriteFile(propsPath, []byte(props.String()), 0o644); err != nil {
 		return fmt.Errorf("kafka-run: %w", err)
 	}
-	log4j := filepath.Join(dir, "log4j2.properties")
-	if err := os.WriteFile(log4j, []byte(kafkadist.BrokerLog4j2()), 0o644); err != nil {
+	logging := line.BrokerLogging()
+	log4j := filepath.Join(dir, logging.File)
+	if err := os.WriteFile(log4j, []byte(logging.Content), 0o644); err != nil {
 		return fmt.Errorf("kafka-run: %w", err)
 	}
 	java, err := exec.LookPath("java")
@@ -52,7 +65,7 @@ func KafkaRun(libs string, environ []string) error {
 		return fmt.Errorf("kafka-run: java not found: %w", err)
 	}
 	cp := filepath.Join(libs, "*")
-	logOpt := "-Dlog4j2.configurationFile=" + log4j
+	logOpt := logging.JVMOption(log4j)
 
 	// Format on first start only, as the image does: a log dir that holds
 	// meta.properties keeps its identity.

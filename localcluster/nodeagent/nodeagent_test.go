@@ -4,11 +4,13 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"strings"
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/kafkachaos/kafkachaos/internal/kafkadist"
 	"github.com/kafkachaos/kafkachaos/loadagent"
 )
 
@@ -109,33 +111,59 @@ func TestHostsAndResolver(t *testing.T) {
 }
 
 func TestRuntimeLookup(t *testing.T) {
-	rt := runtimes{self: "/bin/kafkachaos", kafkaLibs: "/libs", extra: map[string]string{"example/sleep": "/bin/sleep"}}
+	cache := t.TempDir()
+	for _, v := range []string{"4.3.2", kafkadist.DefaultVersion} {
+		libs := filepath.Join(cache, v, "libs")
+		if err := os.MkdirAll(libs, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(libs, ".complete"), []byte("kafka.version="+v+"\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	byTag := runtimes{self: "/bin/kafkachaos", kafkaCache: cache, extra: map[string]string{"example/sleep": "/bin/sleep"}}
+	pinned := runtimes{self: "/bin/kafkachaos", kafkaLibs: "/libs"}
+	none := runtimes{self: "/bin/kafkachaos"}
 	tests := []struct {
+		name     string
+		rt       runtimes
 		image    string
 		wantPath string
-		wantWhy  bool
+		wantArgs string // the Kafka launcher's --libs and --version
+		wantWhy  string // part of the waiting message; "" if it runs
 	}{
-		{"ghcr.io/kafkachaos/kafkachaos:v1", "/bin/kafkachaos", false},
-		{"apache/kafka:4.4.0", "/bin/kafkachaos", false},
-		{"example/sleep:1", "/bin/sleep", false},
-		{"busybox:1.36", "", true},
+		{"own image", byTag, "ghcr.io/kafkachaos/kafkachaos:v1", "/bin/kafkachaos", "", ""},
+		{"kafka by tag", byTag, "apache/kafka:4.3.2", "/bin/kafkachaos", "--libs " + filepath.Join(cache, "4.3.2", "libs") + " --version 4.3.2", ""},
+		{"kafka latest", byTag, "docker.io/apache/kafka:latest", "/bin/kafkachaos", "--version " + kafkadist.DefaultVersion, ""},
+		{"kafka no tag", byTag, "apache/kafka", "/bin/kafkachaos", "--version " + kafkadist.DefaultVersion, ""},
+		{"kafka not fetched", byTag, "apache/kafka:4.2.0", "", "", "make kafka-dist KAFKA_VERSION=4.2.0"},
+		{"kafka unknown line", byTag, "apache/kafka:3.6.1", "", "", "known lines are 4.x and 3.9.x"},
+		{"kafka odd tag", byTag, "apache/kafka:4.4.0-rc1", "", "", "want a release version"},
+		{"kafka pinned", pinned, "apache/kafka:4.2.0", "/bin/kafkachaos", "--libs /libs", ""},
+		{"kafka without cache", none, "apache/kafka:4.4.0", "", "", "make kafka-dist KAFKA_VERSION=4.4.0"},
+		{"host program", byTag, "example/sleep:1", "/bin/sleep", "", ""},
+		{"unknown image", byTag, "busybox:1.36", "", "", "no local runtime"},
 	}
 	for _, tt := range tests {
-		r, why := rt.lookup(tt.image)
-		if (why != "") != tt.wantWhy {
-			t.Errorf("%s: why %q", tt.image, why)
-			continue
-		}
-		if r == nil {
-			continue
-		}
-		path, _, err := r.command(corev1.Container{Image: tt.image})
-		if err != nil || path != tt.wantPath {
-			t.Errorf("%s: command %q, %v; want %q", tt.image, path, err, tt.wantPath)
-		}
-	}
-	if _, why := (runtimes{self: "/x"}).lookup("apache/kafka:4.4.0"); why == "" {
-		t.Errorf("apache/kafka without jars must say why it cannot run")
+		t.Run(tt.name, func(t *testing.T) {
+			r, why := tt.rt.lookup(tt.image)
+			if tt.wantWhy != "" {
+				if !strings.Contains(why, tt.wantWhy) {
+					t.Fatalf("why %q; want it to say %q", why, tt.wantWhy)
+				}
+				return
+			}
+			if why != "" {
+				t.Fatalf("why %q", why)
+			}
+			path, args, err := r.command(corev1.Container{Image: tt.image})
+			if err != nil || path != tt.wantPath {
+				t.Fatalf("command %q, %v; want %q", path, err, tt.wantPath)
+			}
+			if !strings.Contains(strings.Join(args, " "), tt.wantArgs) {
+				t.Errorf("args %q; want %q in them", args, tt.wantArgs)
+			}
+		})
 	}
 }
 

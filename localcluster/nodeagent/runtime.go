@@ -19,9 +19,10 @@ type runtime interface {
 
 // runtimes maps image repositories (without tag) to local runtimes.
 type runtimes struct {
-	self      string            // path of the kafkachaos binary
-	kafkaLibs string            // the Maven-fetched Kafka jars; "" if none
-	extra     map[string]string // image repository -> host program
+	self       string            // path of the kafkachaos binary
+	kafkaLibs  string            // jars every apache/kafka image runs, whatever its tag; "" to go by the tag
+	kafkaCache string            // the fetched versions (.cache/kafka), by tag; "" if none
+	extra      map[string]string // image repository -> host program
 }
 
 // errNoRuntime is the waiting reason of a container whose image has no
@@ -31,22 +32,13 @@ const errNoRuntime = "ErrImagePull"
 // lookup returns the runtime for image, or a message saying why there is
 // none.
 func (r runtimes) lookup(image string) (runtime, string) {
-	repo := image
-	if i := strings.LastIndex(repo, "@"); i >= 0 {
-		repo = repo[:i]
-	}
-	if i := strings.LastIndex(repo, ":"); i > strings.LastIndex(repo, "/") {
-		repo = repo[:i]
-	}
+	repo, tag := splitImage(image)
 	switch repo {
 	case AgentImage, "kafkachaos/kafkachaos":
 		return selfRuntime{path: r.self}, ""
 	}
-	if repo == "apache/kafka" || repo == "docker.io/apache/kafka" {
-		if r.kafkaLibs == "" {
-			return nil, fmt.Sprintf("image %q needs the Kafka jars: run `make kafka-dist`, then `kafkachaos cluster up` from the repository", image)
-		}
-		return kafkaRuntime{self: r.self, libs: r.kafkaLibs}, ""
+	if kafkaImage(repo) {
+		return r.kafkaLookup(image, tag)
 	}
 	if path, ok := r.extra[repo]; ok {
 		return hostRuntime{path: path}, ""
@@ -80,14 +72,4 @@ func (h hostRuntime) command(c corev1.Container) (string, []string, error) {
 		args = append(append([]string(nil), c.Command[1:]...), args...)
 	}
 	return h.path, args, nil
-}
-
-// kafkaRuntime runs Apache Kafka as the official apache/kafka image does:
-// `kafkachaos cluster kafka-run` renders KAFKA_* env into server.properties,
-// formats storage on first start, and execs the JVM. The container's
-// command and args are ignored, as the image's entrypoint would not take them.
-type kafkaRuntime struct{ self, libs string }
-
-func (k kafkaRuntime) command(corev1.Container) (string, []string, error) {
-	return k.self, []string{"cluster", "kafka-run", "--libs", k.libs}, nil
 }

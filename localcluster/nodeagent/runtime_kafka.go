@@ -1,0 +1,62 @@
+package nodeagent
+
+import (
+	"fmt"
+	"strings"
+
+	corev1 "k8s.io/api/core/v1"
+
+	"github.com/kafkachaos/kafkachaos/internal/kafkadist"
+)
+
+// kafkaImage reports whether repo (no tag) is the official Kafka image.
+func kafkaImage(repo string) bool {
+	return repo == "apache/kafka" || repo == "docker.io/apache/kafka"
+}
+
+// kafkaLookup returns the runtime of an apache/kafka image with tag: the
+// pinned jars if the agent was given some (--kafka-libs), otherwise the
+// fetched jars of the version the tag names, from the cache. A version
+// that is not fetched, or of no known line, gets a message naming the
+// command that fetches it, as a waiting reason.
+func (r runtimes) kafkaLookup(image, tag string) (runtime, string) {
+	if r.kafkaLibs != "" {
+		return kafkaRuntime{self: r.self, libs: r.kafkaLibs}, ""
+	}
+	version := kafkadist.VersionOfTag(tag)
+	if r.kafkaCache == "" {
+		return nil, fmt.Sprintf("image %q needs the Kafka %s jars: run `%s`, then `kafkachaos cluster up` from the repository", image, version, kafkadist.FetchCommand(version))
+	}
+	d, err := kafkadist.InCache(r.kafkaCache, version)
+	if err != nil {
+		return nil, fmt.Sprintf("image %q: %v", image, err)
+	}
+	return kafkaRuntime{self: r.self, libs: d.LibsDir, version: d.Version}, ""
+}
+
+// kafkaRuntime runs Apache Kafka as the official apache/kafka image does:
+// `kafkachaos cluster kafka-run` renders KAFKA_* env into server.properties,
+// formats storage on first start, and execs the JVM. The container's
+// command and args are ignored, as the image's entrypoint would not take them.
+type kafkaRuntime struct{ self, libs, version string }
+
+func (k kafkaRuntime) command(corev1.Container) (string, []string, error) {
+	args := []string{"cluster", "kafka-run", "--libs", k.libs}
+	if k.version != "" {
+		args = append(args, "--version", k.version)
+	}
+	return k.self, args, nil
+}
+
+// splitImage returns an image's repository and tag ("" if none); a digest
+// is dropped.
+func splitImage(image string) (repo, tag string) {
+	repo = image
+	if i := strings.LastIndex(repo, "@"); i >= 0 {
+		repo = repo[:i]
+	}
+	if i := strings.LastIndex(repo, ":"); i > strings.LastIndex(repo, "/") {
+		repo, tag = repo[:i], repo[i+1:]
+	}
+	return repo, tag
+}
