@@ -128,7 +128,7 @@ func (f *ConfigChange) Inject(ctx context.Context) error {
 		}
 		return patch(ctx, f.Client, f.Namespace, f.StatefulSet, "statefulsets", map[string]any{
 			"metadata": md,
-			"spec":     envPatch(c.Name, map[string]any{"name": f.Env, "value": f.Value, "valueFrom": nil}),
+			"spec":     containersPatch(map[string]map[string]any{c.Name: {"env": []any{map[string]any{"name": f.Env, "value": f.Value, "valueFrom": nil}}}}),
 		})
 	})
 	if err != nil {
@@ -179,14 +179,6 @@ func undoConfigChange(s *appsv1.StatefulSet, e Entry) (string, map[string]any, e
 		el["valueFrom"] = &from
 	}
 	return fmt.Sprintf("restore env %s in container %s (%s)", describeEnv(&prev), name, e), el, nil
-}
-
-// envPatch is the spec part of a strategic merge patch that merges env
-// element el into container c (containers and env merge by name).
-func envPatch(c string, el map[string]any) map[string]any {
-	return map[string]any{"template": map[string]any{"spec": map[string]any{
-		"containers": []any{map[string]any{"name": c, "env": []any{el}}},
-	}}}
 }
 
 // container finds container name in s's pod template; "" is the first.

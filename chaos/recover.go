@@ -155,6 +155,13 @@ func recoverStatefulSet(ctx context.Context, cs kubernetes.Interface, ns, name s
 		var kept []Entry
 		var did []string
 		spec := map[string]any{}
+		fields := map[string]map[string]any{} // container -> fields to patch
+		field := func(c string) map[string]any {
+			if fields[c] == nil {
+				fields[c] = map[string]any{}
+			}
+			return fields[c]
+		}
 		var claims []corev1.PersistentVolumeClaim
 		for _, e := range es {
 			if !match(e) {
@@ -171,7 +178,15 @@ func recoverStatefulSet(ctx context.Context, cs kubernetes.Interface, ns, name s
 				}
 				did = append(did, what)
 				if el != nil {
-					maps.Copy(spec, envPatch(e.Data[dataContainer], el))
+					f := field(e.Data[dataContainer])
+					env, _ := f["env"].([]any)
+					f["env"] = append(env, el)
+				}
+			case KindUpgrade:
+				what, image := undoUpgrade(s, e)
+				did = append(did, what)
+				if image != "" {
+					field(e.Data[dataContainer])["image"] = image
 				}
 			case KindDiskLoss:
 				what, err := undoDiskLoss(ctx, cs, ns, e, dryRun)
@@ -196,6 +211,9 @@ func recoverStatefulSet(ctx context.Context, cs kubernetes.Interface, ns, name s
 		}
 		if len(kept) == len(es) {
 			return nil
+		}
+		if len(fields) > 0 {
+			maps.Copy(spec, containersPatch(fields))
 		}
 		line = summary(fmt.Sprintf("statefulset %s/%s", ns, name), did, dryRun)
 		if dryRun {
