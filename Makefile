@@ -1,6 +1,8 @@
 # kafkachaos: make chaos runs the main job, make test runs the tests.
 SHELL         := /bin/bash
 KAFKA_VERSION ?= 4.4.0
+# The version the upgrade spec starts from (it rolls to KAFKA_VERSION).
+UPGRADE_FROM  ?= 4.3.2
 GO            ?= go
 GOTESTFLAGS   ?=
 BIN           := bin/kafkachaos
@@ -21,13 +23,22 @@ build:
 # The exit code is the verdict. LABELS picks other specs (a Ginkgo label
 # filter); ARGS passes suite flags, e.g.
 #   make chaos LABELS=gameday ARGS='-kafkachaos.config=my.yaml'
+# KAFKA_VERSION=X.Y.Z (and UPGRADE_FROM) given to make are fetched and
+# passed to the suite: make chaos KAFKA_VERSION=3.9.2 runs the gate on 3.9.2.
 REPORTS := $(CURDIR)/reports
 LABELS  ?= gate
 ARGS    ?=
+SUITE_VERSIONS :=
+ifneq ($(origin KAFKA_VERSION),file)
+SUITE_VERSIONS += -kafkachaos.kafka-version=$(KAFKA_VERSION)
+endif
+ifneq ($(origin UPGRADE_FROM),file)
+SUITE_VERSIONS += -kafkachaos.upgrade-from=$(UPGRADE_FROM)
+endif
 chaos: prereqs setup
 	@mkdir -p $(REPORTS)
 	KAFKACHAOS_REPORT_DIR=$(REPORTS) $(GO) test -count=1 -timeout 190m ./suites/ -run TestSuites -v -ginkgo.v -ginkgo.timeout=180m \
-	  -ginkgo.label-filter='$(LABELS)' \
+	  -ginkgo.label-filter='$(LABELS)' $(SUITE_VERSIONS) \
 	  -ginkgo.junit-report=$(REPORTS)/junit.xml -ginkgo.json-report=$(REPORTS)/ginkgo.json $(ARGS)
 
 # The tests: unit tests against kfake and client-go fakes (in parallel), then
@@ -74,9 +85,11 @@ prereqs-test:
 setup:
 	@$(MAKE) --no-print-directory -j2 kafka-dist k8s-bin
 
-# Apache Kafka's jars, fetched from Maven Central into .cache/kafka/<version>.
+# Apache Kafka's jars, fetched from Maven Central into .cache/kafka/<version>:
+# the version the suite runs and the one its upgrade spec starts from.
 kafka-dist:
 	bash scripts/fetch-kafka.sh $(KAFKA_VERSION)
+	bash scripts/fetch-kafka.sh $(UPGRADE_FROM)
 
 # etcd, kube-apiserver, kube-controller-manager and kube-scheduler, built
 # once into .cache/k8s/<version>/bin (about 13 minutes cold, a no-op when

@@ -62,3 +62,58 @@ func answerAPIVersions(c *kfake.Cluster, vs *kversion.Versions) {
 		return resp, nil, true
 	})
 }
+
+func TestFeatures(t *testing.T) {
+	tests := []struct {
+		name      string
+		supported int16 // the brokers' highest metadata.version; 0: no features at all
+		finalized int16
+		want      Features
+	}{
+		{"Kafka 4.3 at its own level", 27, 27, Features{Version: "v4.3", MaxMetadataVersion: 27, MetadataVersion: 27, Epoch: 7}},
+		{"Kafka 4.4 at 4.3's level", 29, 27, Features{Version: "v4.4", MaxMetadataVersion: 29, MetadataVersion: 27, Epoch: 7}},
+		{"no features", 0, 0, Features{Version: "v4.4", Epoch: 7}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c, cl := fakeCluster(t, 3, 1)
+			vs := kversion.V4_4_0()
+			if tt.want.Version == "v4.3" {
+				vs = kversion.V4_3_0()
+			}
+			c.ControlKey(int16(kmsg.ApiVersions), func(kreq kmsg.Request) (kmsg.Response, error, bool) {
+				c.KeepControl()
+				resp := kreq.ResponseKind().(*kmsg.ApiVersionsResponse)
+				vs.EachMaxKeyVersion(func(k, v int16) {
+					key := kmsg.NewApiVersionsResponseApiKey()
+					key.ApiKey, key.MaxVersion = k, v
+					resp.ApiKeys = append(resp.ApiKeys, key)
+				})
+				resp.FinalizedFeaturesEpoch = 7
+				if tt.supported > 0 {
+					s := kmsg.NewApiVersionsResponseSupportedFeature()
+					s.Name, s.MinVersion, s.MaxVersion = MetadataVersionFeature, 7, tt.supported
+					other := kmsg.NewApiVersionsResponseSupportedFeature()
+					other.Name, other.MaxVersion = "kraft.version", 1
+					resp.SupportedFeatures = append(resp.SupportedFeatures, other, s)
+					f := kmsg.NewApiVersionsResponseFinalizedFeature()
+					f.Name, f.MinVersionLevel, f.MaxVersionLevel = MetadataVersionFeature, tt.finalized, tt.finalized
+					resp.FinalizedFeatures = append(resp.FinalizedFeatures, f)
+				}
+				return resp, nil, true
+			})
+			got, err := cl.Features(t.Context())
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(got) != 3 {
+				t.Fatalf("features of %d brokers, want 3", len(got))
+			}
+			for id, f := range got {
+				if f != tt.want {
+					t.Errorf("broker %d: %+v, want %+v", id, f, tt.want)
+				}
+			}
+		})
+	}
+}

@@ -279,10 +279,15 @@ func brokerPods(_ context.Context, _ *env, _ string, snap []brokers.Broker) ([]b
 
 // waitRollout waits until the StatefulSet has rolled every pod.
 func waitRollout(ctx context.Context, e *env, _ []brokers.Broker) error {
-	By("waiting until StatefulSet " + e.cfg.Target.StatefulSet + " has rolled every pod, one by one")
+	return waitRolledOut(ctx, e, e.cfg.Target.StatefulSet)
+}
+
+// waitRolledOut waits until StatefulSet name has rolled every pod.
+func waitRolledOut(ctx context.Context, e *env, name string) error {
+	By("waiting until StatefulSet " + name + " has rolled every pod, one by one")
 	return InterceptGomegaFailure(func() {
 		Eventually(ctx, func(ctx context.Context) error {
-			seen, done, err := chaos.RolloutDone(ctx, e.cs, e.namespace, e.cfg.Target.StatefulSet)
+			seen, done, err := chaos.RolloutDone(ctx, e.cs, e.namespace, name)
 			if err != nil || done {
 				return err
 			}

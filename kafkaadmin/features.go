@@ -1,0 +1,74 @@
+package kafkaadmin
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/twmb/franz-go/pkg/kadm"
+)
+
+// MetadataVersionFeature is the KRaft feature whose level says which
+// metadata records the cluster writes (metadata.version, KIP-778): an
+// upgraded cluster runs at its old level until it is raised.
+const MetadataVersionFeature = "metadata.version"
+
+// Features is what one broker says of itself and of the cluster's
+// feature levels (KIP-584) in its ApiVersions answer.
+type Features struct {
+	// Version is the broker's Kafka version as guessed from its API
+	// versions (see KafkaVersions).
+	Version string
+	// MaxMetadataVersion is the highest metadata.version level the
+	// broker's software supports (its release's latest production level);
+	// 0 if it did not say.
+	MaxMetadataVersion int16
+	// MetadataVersion is the finalized metadata.version level the broker
+	// knows; 0 if none.
+	MetadataVersion int16
+	// Epoch is the epoch of the finalized features it knows.
+	Epoch int64
+}
+
+// Features asks every broker for its ApiVersions: its version, the
+// metadata.version levels its software supports, and the finalized level
+// it knows, by node ID. A broker that did not answer is left out.
+func (c *Client) Features(ctx context.Context) (map[int32]Features, error) {
+	vs, err := c.adm.ApiVersions(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("kafkaadmin: features: %w", err)
+	}
+	out := make(map[int32]Features, len(vs))
+	for id, v := range vs {
+		if v.Err != nil || v.Raw() == nil {
+			continue
+		}
+		raw := v.Raw()
+		f := Features{Version: v.VersionGuess(), Epoch: raw.FinalizedFeaturesEpoch}
+		for _, s := range raw.SupportedFeatures {
+			if s.Name == MetadataVersionFeature {
+				f.MaxMetadataVersion = s.MaxVersion
+			}
+		}
+		for _, s := range raw.FinalizedFeatures {
+			if s.Name == MetadataVersionFeature {
+				f.MetadataVersion = s.MaxVersionLevel
+			}
+		}
+		out[id] = f
+	}
+	return out, nil
+}
+
+// UpgradeMetadataVersion raises the finalized metadata.version to level, as
+// kafka-features upgrade --metadata does. It cannot be undone: a lower
+// level needs an unsafe downgrade that Kafka refuses for most levels.
+func (c *Client) UpgradeMetadataVersion(ctx context.Context, level int16) error {
+	res, err := c.adm.UpdateFeatures(ctx, false, kadm.FeatureUpdate{Feature: MetadataVersionFeature, MaxVersionLevel: level, UpgradeType: 1})
+	if err == nil {
+		err = res.Error()
+	}
+	if err != nil {
+		return fmt.Errorf("kafkaadmin: raise %s to level %d: %w", MetadataVersionFeature, level, err)
+	}
+	return nil
+}

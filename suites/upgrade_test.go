@@ -1,0 +1,252 @@
+package suites
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/kafkachaos/kafkachaos/brokers"
+	"github.com/kafkachaos/kafkachaos/chaos"
+	"github.com/kafkachaos/kafkachaos/kafkaadmin"
+	"github.com/kafkachaos/kafkachaos/manifests"
+)
+
+// featuresTimeout bounds the wait for every broker to learn a raised
+// metadata.version from the metadata log.
+const (
+	featuresTimeout = 2 * time.Minute
+	featuresPoll    = time.Second
+)
+
+var _ = Describe("Kafka is upgraded under load", Label("upgrade"), Serial, func() {
+	It("rolls every node to the new version one by one, then raises metadata.version, with no acknowledged record lost", func(ctx SpecContext) {
+		from, to := suite.cfg.Upgrade.From, suite.cfg.Upgrade.To
+		if from == to {
+			Skip("upgrade.from and upgrade.to are both " + from)
+		}
+		if suite.cfg.DryRun || !suite.cfg.Local() {
+			Skip("the upgrade runs on a Kafka of the spec's own, deployed at upgrade.from on the local cluster")
+		}
+		By("checking that the jars of Kafka " + from + " and " + to + " are fetched")
+		expectKafkaJars(from)
+		expectKafkaJars(to)
+		l, err := manifests.LayoutNamed(suite.cfg.Target.Layout)
+		Expect(err).NotTo(HaveOccurred())
+		l = l.In("kafka-upgrade").WithKafkaVersion(from)
+		objs, err := l.Objects()
+		Expect(err).NotTo(HaveOccurred())
+		e := ownKafka(ctx, l, objs, "an upgrade starts from Kafka "+from+", on a Kafka of the spec's own")
+
+		By("reading what every node runs before the upgrade: the version its log names, the feature levels it answers with")
+		before, err := nodeVersions(ctx, e)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(versionProblems(before, from, nil)).To(BeEmpty())
+
+		image := manifests.KafkaImage + ":" + to
+		var ups []*chaos.Upgrade
+		var observed []string
+		o := runStory(ctx, e, story{
+			label:    "upgrade",
+			graceful: true,
+			pick:     statefulSetPods,
+			fault: func(e *env, _ []brokers.Broker) chaos.Fault {
+				ups = []*chaos.Upgrade{{Target: e.faultTarget(), StatefulSet: e.cfg.Target.StatefulSet, Image: image}}
+				return ups[0]
+			},
+			during: func(ctx context.Context, e *env, v []brokers.Broker) error {
+				if err := waitRollout(ctx, e, v); err != nil {
+					return err
+				}
+				if err := upgradeOthers(ctx, e, image, &ups); err != nil {
+					return err
+				}
+				By("checking that every node now runs Kafka " + to + ", in a new pod")
+				after, err := nodeVersions(ctx, e)
+				if err != nil {
+					return err
+				}
+				if p := versionProblems(after, to, before); len(p) > 0 {
+					return fmt.Errorf("after the roll: %s", strings.Join(p, "; "))
+				}
+				By("committing the upgrade: the new images stay, and recovery no longer rolls them back")
+				for _, up := range ups {
+					if err := up.Commit(ctx); err != nil {
+						return err
+					}
+				}
+				ob, err := raiseMetadataVersion(ctx, e, after)
+				observed = append(observed, ob)
+				return err
+			},
+			newPods: true,
+			finally: func(_ context.Context, _ *env, _ []brokers.Broker, o *outcome) {
+				o.Observations = append(o.Observations, fmt.Sprintf("Kafka %s to %s: every node rolled to %s one by one, under load", from, to, image))
+				o.Observations = append(o.Observations, observed...)
+			},
+		})
+		expectPassed(o)
+	}, SpecTimeout(storyTimeout))
+})
+
+// nodeVersion is what one Kafka node runs.
+type nodeVersion struct {
+	pod, uid string
+	// running is the version its log names (brokers.RunningVersion).
+	running string
+	// features is what it answers with, for brokers (controllers answer
+	// no client); nil for a controller-only node.
+	features *kafkaadmin.Features
+}
+
+// nodeVersions reads what every node of e's Kafka runs, by node ID.
+func nodeVersions(ctx context.Context, e *env) (map[int32]nodeVersion, error) {
+	snap, err := e.snapshot(ctx)
+	if err != nil {
+		return nil, err
+	}
+	var fs map[int32]kafkaadmin.Features
+	if err := e.withKafka(func(cl *kafkaadmin.Client) (err error) {
+		fs, err = cl.Features(ctx)
+		return err
+	}); err != nil {
+		return nil, err
+	}
+	out := map[int32]nodeVersion{}
+	for _, b := range snap {
+		pod, err := e.cs.CoreV1().Pods(e.namespace).Get(ctx, b.Pod, metav1.GetOptions{})
+		if err != nil {
+			return nil, err
+		}
+		v, err := brokers.RunningVersion(ctx, e.cs, e.namespace, b.Pod, "")
+		if err != nil {
+			return nil, err
+		}
+		n := nodeVersion{pod: b.Pod, uid: string(pod.UID), running: v}
+		if f, ok := fs[b.ID]; ok {
+			n.features = &f
+		} else if b.BrokerRole {
+			return nil, fmt.Errorf("broker %d (%s) did not answer ApiVersions", b.ID, b.Pod)
+		}
+		out[b.ID] = n
+	}
+	return out, nil
+}
+
+// versionProblems checks that every node runs version; with before, also
+// that each is a new pod, and that no broker's software supports a lower
+// metadata.version than it did.
+func versionProblems(nodes map[int32]nodeVersion, version string, before map[int32]nodeVersion) []string {
+	var p []string
+	for id, n := range nodes {
+		if n.running != version {
+			p = append(p, fmt.Sprintf("node %d (%s) runs Kafka %s, not %s", id, n.pod, n.running, version))
+		}
+		b, ok := before[id]
+		if before == nil {
+			continue
+		}
+		switch {
+		case !ok:
+			p = append(p, fmt.Sprintf("node %d (%s) was not there before", id, n.pod))
+		case b.uid == n.uid:
+			p = append(p, fmt.Sprintf("node %d: pod %s was not replaced (UID %s)", id, n.pod, n.uid))
+		case b.features != nil && n.features != nil && n.features.MaxMetadataVersion < b.features.MaxMetadataVersion:
+			p = append(p, fmt.Sprintf("broker %d supports metadata.version up to level %d, below the %d of before", id, n.features.MaxMetadataVersion, b.features.MaxMetadataVersion))
+		}
+	}
+	slices.Sort(p)
+	return p
+}
+
+// raiseMetadataVersion raises metadata.version to the highest level every
+// broker supports, as kafka-features upgrade does, and waits until every
+// broker knows it; it says what it did.
+func raiseMetadataVersion(ctx context.Context, e *env, nodes map[int32]nodeVersion) (string, error) {
+	var level, was int16 = -1, -1
+	for _, n := range nodes {
+		if n.features == nil {
+			continue
+		}
+		if level < 0 || n.features.MaxMetadataVersion < level {
+			level = n.features.MaxMetadataVersion
+		}
+		was = max(was, n.features.MetadataVersion)
+	}
+	if level <= 0 {
+		return "", fmt.Errorf("no broker said which metadata.version it supports: %+v", nodes)
+	}
+	if level <= was {
+		return fmt.Sprintf("metadata.version stays at level %d: the new version supports nothing higher", was), nil
+	}
+	By(fmt.Sprintf("raising metadata.version from level %d to %d, the highest every broker supports", was, level))
+	start := time.Now()
+	if err := e.withKafka(func(cl *kafkaadmin.Client) error { return cl.UpgradeMetadataVersion(ctx, level) }); err != nil {
+		return "", err
+	}
+	var seen map[int32]kafkaadmin.Features
+	err := InterceptGomegaFailure(func() {
+		Eventually(ctx, func(ctx context.Context) error {
+			return e.withKafka(func(cl *kafkaadmin.Client) (err error) {
+				if seen, err = cl.Features(ctx); err != nil {
+					return err
+				}
+				for id, f := range seen {
+					if f.MetadataVersion != level {
+						return fmt.Errorf("broker %d knows metadata.version level %d", id, f.MetadataVersion)
+					}
+				}
+				return nil
+			})
+		}).WithTimeout(featuresTimeout).WithPolling(featuresPoll).Should(Succeed(), "every broker at the raised metadata.version")
+	})
+	if err != nil {
+		return "", err
+	}
+	return fmt.Sprintf("metadata.version raised from level %d to %d under load; every broker knew it %s after the request",
+		was, level, time.Since(start).Round(100*time.Millisecond)), nil
+}
+
+// upgradeOthers upgrades the layout's other StatefulSets that run Kafka
+// (the controllers of separate-controllers) to image, one after the other,
+// each rolled out before the next, and appends their faults to ups; each
+// is recovered at the end of the spec unless committed.
+func upgradeOthers(ctx context.Context, e *env, image string, ups *[]*chaos.Upgrade) error {
+	list, err := e.cs.AppsV1().StatefulSets(e.namespace).List(ctx, metav1.ListOptions{})
+	if err != nil {
+		return err
+	}
+	for _, s := range list.Items {
+		if s.Name == e.cfg.Target.StatefulSet || !runsKafka(s.Spec.Template.Spec.Containers) {
+			continue
+		}
+		up := &chaos.Upgrade{Target: e.faultTarget(), StatefulSet: s.Name, Image: image}
+		By("upgrading StatefulSet " + s.Name + " too: " + up.Name())
+		err := up.Inject(ctx)
+		DeferCleanup(up.Recover, NodeTimeout(faultRecoverTime))
+		if err != nil {
+			return err
+		}
+		*ups = append(*ups, up)
+		if err := waitRolledOut(ctx, e, s.Name); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// runsKafka reports whether a container of cs runs the Kafka image.
+func runsKafka(cs []corev1.Container) bool {
+	for _, c := range cs {
+		if repo, _, _ := strings.Cut(c.Image, ":"); repo == manifests.KafkaImage {
+			return true
+		}
+	}
+	return false
+}
