@@ -45,14 +45,15 @@ chaos: prereqs setup
 # the packages that run real components (Kafka JVMs, the Kubernetes control
 # plane, Chromium rendering the HTML report) one package at a time, so a
 # 2-core machine is not oversubscribed, then the suite's gate, negative,
-# rbac, agents, 5 s pause, 10 s peers-only partition and broker disk-loss specs end to end on the local cluster (acting as
+# rbac, agents, 5 s pause, 10 s peers-only partition, broker disk-loss and
+# upgrade specs end to end on the local cluster (acting as
 # manifests/rbac's ServiceAccount).
 REAL_PKGS := ./internal/localkafka/ ./localcluster/... ./suites/interrupt/ ./report/
 test: prereqs-test lint setup
 	$(GO) test -count=1 -short -timeout 20m $(GOTESTFLAGS) ./...
 	$(GO) test -count=1 -p 1 -timeout 60m $(GOTESTFLAGS) $(REAL_PKGS)
 	KAFKACHAOS_REPORT_DIR=$(REPORTS)/test $(GO) test -count=1 -timeout 60m $(GOTESTFLAGS) ./suites/ \
-	  -ginkgo.label-filter='gate || negative || rbac || agents || pause-short || peers-only || disk-loss-broker' -ginkgo.v -ginkgo.timeout=50m
+	  -ginkgo.label-filter='gate || negative || rbac || agents || pause-short || peers-only || disk-loss-broker || (upgrade && !upgrade-rollback)' -ginkgo.v -ginkgo.timeout=50m
 
 # Only the fast tests (no real brokers needed).
 unit:

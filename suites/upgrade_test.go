@@ -27,73 +27,153 @@ const (
 
 var _ = Describe("Kafka is upgraded under load", Label("upgrade"), Serial, func() {
 	It("rolls every node to the new version one by one, then raises metadata.version, with no acknowledged record lost", func(ctx SpecContext) {
-		from, to := suite.cfg.Upgrade.From, suite.cfg.Upgrade.To
-		if from == to {
-			Skip("upgrade.from and upgrade.to are both " + from)
-		}
-		if suite.cfg.DryRun || !suite.cfg.Local() {
-			Skip("the upgrade runs on a Kafka of the spec's own, deployed at upgrade.from on the local cluster")
-		}
-		By("checking that the jars of Kafka " + from + " and " + to + " are fetched")
-		expectKafkaJars(from)
-		expectKafkaJars(to)
-		l, err := manifests.LayoutNamed(suite.cfg.Target.Layout)
-		Expect(err).NotTo(HaveOccurred())
-		l = l.In("kafka-upgrade").WithKafkaVersion(from)
-		objs, err := l.Objects()
-		Expect(err).NotTo(HaveOccurred())
-		e := ownKafka(ctx, l, objs, "an upgrade starts from Kafka "+from+", on a Kafka of the spec's own")
+		expectPassed(runStory(ctx, upgradeKafka(ctx), upgradeStory(true)))
+	}, SpecTimeout(storyTimeout))
 
-		By("reading what every node runs before the upgrade: the version its log names, the feature levels it answers with")
-		before, err := nodeVersions(ctx, e)
-		Expect(err).NotTo(HaveOccurred())
-		Expect(versionProblems(before, from, nil)).To(BeEmpty())
-
-		image := manifests.KafkaImage + ":" + to
-		var ups []*chaos.Upgrade
-		var observed []string
-		o := runStory(ctx, e, story{
-			label:    "upgrade",
-			graceful: true,
-			pick:     statefulSetPods,
-			fault: func(e *env, _ []brokers.Broker) chaos.Fault {
-				ups = []*chaos.Upgrade{{Target: e.faultTarget(), StatefulSet: e.cfg.Target.StatefulSet, Image: image}}
-				return ups[0]
-			},
-			during: func(ctx context.Context, e *env, v []brokers.Broker) error {
-				if err := waitRollout(ctx, e, v); err != nil {
-					return err
-				}
-				if err := upgradeOthers(ctx, e, image, &ups); err != nil {
-					return err
-				}
-				By("checking that every node now runs Kafka " + to + ", in a new pod")
-				after, err := nodeVersions(ctx, e)
-				if err != nil {
-					return err
-				}
-				if p := versionProblems(after, to, before); len(p) > 0 {
-					return fmt.Errorf("after the roll: %s", strings.Join(p, "; "))
-				}
-				By("committing the upgrade: the new images stay, and recovery no longer rolls them back")
-				for _, up := range ups {
-					if err := up.Commit(ctx); err != nil {
-						return err
-					}
-				}
-				ob, err := raiseMetadataVersion(ctx, e, after)
-				observed = append(observed, ob)
-				return err
-			},
-			newPods: true,
-			finally: func(_ context.Context, _ *env, _ []brokers.Broker, o *outcome) {
-				o.Observations = append(o.Observations, fmt.Sprintf("Kafka %s to %s: every node rolled to %s one by one, under load", from, to, image))
-				o.Observations = append(o.Observations, observed...)
-			},
-		})
-		expectPassed(o)
+	It("rolls every node to the new version and back again before metadata.version is raised, with no acknowledged record lost", Label("upgrade-rollback"), func(ctx SpecContext) {
+		expectPassed(runStory(ctx, upgradeKafka(ctx), upgradeStory(false)))
 	}, SpecTimeout(storyTimeout))
 })
+
+// upgradeKafka deploys the Kafka an upgrade spec upgrades: the target
+// layout at upgrade.from, in a namespace of its own.
+func upgradeKafka(ctx SpecContext) *env {
+	GinkgoHelper()
+	from, to := suite.cfg.Upgrade.From, suite.cfg.Upgrade.To
+	if from == to {
+		Skip("upgrade.from and upgrade.to are both " + from)
+	}
+	if suite.cfg.DryRun || !suite.cfg.Local() {
+		Skip("the upgrade runs on a Kafka of the spec's own, deployed at upgrade.from on the local cluster")
+	}
+	By("checking that the jars of Kafka " + from + " and " + to + " are fetched")
+	expectKafkaJars(from)
+	expectKafkaJars(to)
+	l, err := manifests.LayoutNamed(suite.cfg.Target.Layout)
+	Expect(err).NotTo(HaveOccurred())
+	l = l.In("kafka-upgrade").WithKafkaVersion(from)
+	objs, err := l.Objects()
+	Expect(err).NotTo(HaveOccurred())
+	return ownKafka(ctx, l, objs, "an upgrade starts from Kafka "+from+", on a Kafka of the spec's own")
+}
+
+// upgradeStory rolls every Kafka node from upgrade.from to upgrade.to
+// under load and checks each runs the new version in a new pod. keep: the
+// upgrade is committed and metadata.version raised while the load runs;
+// else the nodes are rolled back to upgrade.from (the fault's Recover), as
+// an operator does when an upgrade goes wrong, and each must run the old
+// version again at the old metadata.version.
+func upgradeStory(keep bool) story {
+	from, to := suite.cfg.Upgrade.From, suite.cfg.Upgrade.To
+	image := manifests.KafkaImage + ":" + to
+	var before map[int32]nodeVersion
+	var ups []*chaos.Upgrade
+	var observed []string
+	st := story{
+		label:    "upgrade",
+		graceful: true,
+		pick: func(ctx context.Context, e *env, topic string, snap []brokers.Broker) ([]brokers.Broker, error) {
+			By("reading what every node runs before the upgrade: the version its log names, the feature levels it answers with")
+			var err error
+			if before, err = nodeVersions(ctx, e); err != nil {
+				return nil, err
+			}
+			if p := versionProblems(before, from, nil); len(p) > 0 {
+				return nil, fmt.Errorf("before the upgrade: %s", strings.Join(p, "; "))
+			}
+			return statefulSetPods(ctx, e, topic, snap)
+		},
+		fault: func(e *env, _ []brokers.Broker) chaos.Fault {
+			ups = []*chaos.Upgrade{{Target: e.faultTarget(), StatefulSet: e.cfg.Target.StatefulSet, Image: image}}
+			return ups[0]
+		},
+		during: func(ctx context.Context, e *env, v []brokers.Broker) error {
+			if err := waitRollout(ctx, e, v); err != nil {
+				return err
+			}
+			if err := upgradeOthers(ctx, e, image, &ups); err != nil {
+				return err
+			}
+			By("checking that every node now runs Kafka " + to + ", in a new pod")
+			after, err := nodeVersions(ctx, e)
+			if err != nil {
+				return err
+			}
+			if p := versionProblems(after, to, before); len(p) > 0 {
+				return fmt.Errorf("after the roll: %s", strings.Join(p, "; "))
+			}
+			if !keep {
+				return nil
+			}
+			By("committing the upgrade: the new images stay, and recovery no longer rolls them back")
+			for _, up := range ups {
+				if err := up.Commit(ctx); err != nil {
+					return err
+				}
+			}
+			ob, err := raiseMetadataVersion(ctx, e, after)
+			observed = append(observed, ob)
+			return err
+		},
+		newPods: true,
+		finally: func(_ context.Context, _ *env, _ []brokers.Broker, o *outcome) {
+			what := "every node rolled to " + image + " one by one, under load"
+			if !keep {
+				what += ", then back to " + from + " before metadata.version was raised"
+			}
+			o.Observations = append(o.Observations, fmt.Sprintf("Kafka %s to %s: %s", from, to, what))
+			o.Observations = append(o.Observations, observed...)
+		},
+	}
+	if !keep {
+		st.label = "upgrade-rollback"
+		st.settle = func(ctx context.Context, e *env, v []brokers.Broker) error {
+			for _, up := range ups[1:] { // the brokers' StatefulSet was rolled back by Recover
+				if err := up.Recover(ctx); err != nil {
+					return err
+				}
+				if err := waitRolledOut(ctx, e, up.StatefulSet); err != nil {
+					return err
+				}
+			}
+			if err := waitRollout(ctx, e, v); err != nil {
+				return err
+			}
+			By("checking that every node runs Kafka " + from + " again, in a new pod, at the metadata.version of before")
+			back, err := nodeVersions(ctx, e)
+			if err != nil {
+				return err
+			}
+			p := versionProblems(back, from, nil)
+			for id, n := range back {
+				if b, ok := before[id]; ok && n.uid == b.uid {
+					p = append(p, fmt.Sprintf("node %d: pod %s was never replaced", id, n.pod))
+				}
+				if b, ok := before[id]; ok && b.features != nil && n.features != nil && n.features.MetadataVersion != b.features.MetadataVersion {
+					p = append(p, fmt.Sprintf("broker %d knows metadata.version level %d, not the %d of before", id, n.features.MetadataVersion, b.features.MetadataVersion))
+				}
+			}
+			if len(p) > 0 {
+				return fmt.Errorf("after the rollback: %s", strings.Join(p, "; "))
+			}
+			observed = append(observed, fmt.Sprintf("rolled back to %s at metadata.version level %d", from, metadataVersionOf(back)))
+			return nil
+		}
+	}
+	return st
+}
+
+// metadataVersionOf returns the finalized metadata.version a broker of
+// nodes knows (the highest, if they differ).
+func metadataVersionOf(nodes map[int32]nodeVersion) int16 {
+	var v int16
+	for _, n := range nodes {
+		if n.features != nil {
+			v = max(v, n.features.MetadataVersion)
+		}
+	}
+	return v
+}
 
 // nodeVersion is what one Kafka node runs.
 type nodeVersion struct {
