@@ -7,7 +7,7 @@ GO            ?= go
 GOTESTFLAGS   ?=
 BIN           := bin/kafkachaos
 
-.PHONY: all build chaos test unit lint bench bench-perf kafka-dist k8s-bin setup prereqs prereqs-test clean kind-up kind-chaos kind-down
+.PHONY: all build chaos test fuzz unit lint bench bench-perf kafka-dist k8s-bin setup prereqs prereqs-test clean kind-up kind-chaos kind-down
 
 all: build
 
@@ -51,9 +51,21 @@ chaos: prereqs setup
 REAL_PKGS := ./internal/localkafka/ ./localcluster/... ./suites/interrupt/ ./report/
 test: prereqs-test lint setup
 	$(GO) test -count=1 -short -timeout 20m $(GOTESTFLAGS) ./...
+	@$(MAKE) --no-print-directory fuzz
 	$(GO) test -count=1 -p 1 -timeout 60m $(GOTESTFLAGS) $(REAL_PKGS)
 	KAFKACHAOS_REPORT_DIR=$(REPORTS)/test $(GO) test -count=1 -timeout 60m $(GOTESTFLAGS) ./suites/ \
 	  -ginkgo.label-filter='gate || negative || rbac || agents || pause-short || peers-only || disk-loss-broker || (upgrade && !upgrade-rollback)' -ginkgo.v -ginkgo.timeout=50m
+
+# The fuzz tests of what the suite reads from users and agents, each for
+# FUZZTIME (their committed seeds also run in every go test). Minimizing a
+# new input is bounded, or one large input eats the whole budget.
+FUZZTIME ?= 10s
+FUZZ := FuzzConfigLoad:./suites/ FuzzRead:./internal/properties/ FuzzDecode:./report/ FuzzMergeAgentJSON:./steadystate/
+fuzz:
+	@set -e; for f in $(FUZZ); do \
+	  echo "fuzzing $${f%%:*} in $${f#*:} for $(FUZZTIME)"; \
+	  $(GO) test -run '^$$' -fuzz "^$${f%%:*}$$" -fuzztime $(FUZZTIME) -fuzzminimizetime 200x "$${f#*:}"; \
+	done
 
 # Only the fast tests (no real brokers needed).
 unit:

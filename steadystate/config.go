@@ -4,6 +4,8 @@ import (
 	"crypto/tls"
 	"errors"
 	"fmt"
+	"net"
+	"strconv"
 	"strings"
 	"time"
 
@@ -121,6 +123,14 @@ const (
 	DefaultProduceTimeout    = 2 * time.Minute
 )
 
+// WithDefaults returns c with zero values replaced by defaults, as New
+// fills them: Validate judges a config after this.
+func (c Config) WithDefaults() Config { return c.withDefaults() }
+
+// MaxPartitions bounds the workload topic's partitions: a load test's topic,
+// not a cluster's limit.
+const MaxPartitions = 10000
+
 // withDefaults returns c with zero values replaced by defaults.
 func (c Config) withDefaults() Config {
 	if c.Topic == "" {
@@ -157,6 +167,19 @@ func (c Config) withDefaults() Config {
 	return c
 }
 
+// CheckAddress checks that addr is host:port with a port from 1 to 65535,
+// without resolving the host.
+func CheckAddress(addr string) error {
+	host, port, err := net.SplitHostPort(addr)
+	if err != nil || host == "" {
+		return fmt.Errorf("%q is not host:port", addr)
+	}
+	if n, err := strconv.Atoi(port); err != nil || n < 1 || n > 65535 {
+		return fmt.Errorf("%q: port %q is not a number from 1 to 65535", addr, port)
+	}
+	return nil
+}
+
 // Validate reports the first problem with c (after defaults), wrapping
 // ErrInvalidConfig.
 func (c Config) Validate() error {
@@ -167,8 +190,8 @@ func (c Config) Validate() error {
 		return bad("bootstrap is empty: give at least one host:port")
 	}
 	for _, b := range c.Bootstrap {
-		if i := strings.LastIndex(b, ":"); i <= 0 || i == len(b)-1 {
-			return bad("bootstrap address %q is not host:port", b)
+		if err := CheckAddress(b); err != nil {
+			return bad("bootstrap address %w", err)
 		}
 	}
 	switch {
@@ -180,8 +203,8 @@ func (c Config) Validate() error {
 		return bad("record size %d is too small to carry the %d-byte header", c.RecordSize, HeaderSize)
 	case c.RecordSize > 1<<20:
 		return bad("record size %d is over 1 MiB, Kafka's default message.max.bytes", c.RecordSize)
-	case c.Partitions < 1:
-		return bad("partitions %d: need at least 1", c.Partitions)
+	case c.Partitions < 1 || c.Partitions > MaxPartitions:
+		return bad("partitions %d: need 1 to %d", c.Partitions, MaxPartitions)
 	case c.ReplicationFactor < 1:
 		return bad("replication factor %d: need at least 1", c.ReplicationFactor)
 	case c.MinInsyncReplicas < 1 || c.MinInsyncReplicas > int(c.ReplicationFactor):

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"time"
 )
 
 // ErrCannotMerge is wrapped by Merge's errors about measurements that do not
@@ -47,6 +48,9 @@ func Merge(ms []Measurements, marks []Mark, h Hypothesis) (*Report, error) {
 }
 
 // checkMergeable reports why ms cannot be merged, if they cannot.
+// MaxLoad is the longest load that measurements may span, together.
+const MaxLoad = 7 * 24 * time.Hour
+
 func checkMergeable(ms []Measurements) error {
 	bad := func(format string, a ...any) error {
 		return fmt.Errorf("%w: "+format, append([]any{ErrCannotMerge}, a...)...)
@@ -69,6 +73,11 @@ func checkMergeable(ms []Measurements) error {
 			return bad("measurements %d have %d producers", i, m.Producers)
 		case m.Start.IsZero() || m.LoadEnd.Before(m.Start) || m.End.Before(m.LoadEnd):
 			return bad("measurements %d have no valid start %s, load end %s and end %s", i, m.Start, m.LoadEnd, m.End)
+		case m.LoadEnd.Sub(m.Start) > MaxLoad || m.LoadEnd.Sub(f.Start).Abs() > MaxLoad || m.Start.Sub(f.Start).Abs() > MaxLoad:
+			// The report has a row per second of load: a clock gone wrong
+			// must not make it allocate one per second of a century.
+			return bad("measurements %d span %s to %s, and measurements 0 start at %s: more than the %s a run may last",
+				i, m.Start, m.LoadEnd, f.Start, MaxLoad)
 		}
 		for _, s := range m.Seconds {
 			for metric, h := range s.Latency {

@@ -15,6 +15,7 @@ import (
 	"github.com/kafkachaos/kafkachaos/internal/kafkadist"
 	"github.com/kafkachaos/kafkachaos/kafkasec"
 	"github.com/kafkachaos/kafkachaos/manifests"
+	"github.com/kafkachaos/kafkachaos/steadystate"
 )
 
 // ErrBadConfig wraps every configuration problem.
@@ -327,6 +328,17 @@ func (c Config) withDefaults() (Config, error) {
 	}
 	if c.SteadyState.Rate < 0 {
 		return bad("steadyState.rate %d: the suites need a bounded rate", c.SteadyState.Rate)
+	}
+	// The load's own rules, checked now rather than once the cluster is up;
+	// on the local cluster the suite knows the brokers' addresses itself.
+	bootstrap := c.Target.Bootstrap
+	if len(bootstrap) == 0 {
+		bootstrap = []string{"local-cluster:9092"}
+	}
+	load := steadystate.Config{Bootstrap: bootstrap, Rate: c.SteadyState.Rate, Partitions: c.SteadyState.Partitions,
+		RecordSize: c.SteadyState.RecordSize, Producers: c.SteadyState.Producers, RequestTimeout: c.SteadyState.RequestTimeout.Duration}
+	if err := load.WithDefaults().Validate(); err != nil {
+		return bad("steadyState: %v", err)
 	}
 	defaultDuration(&c.Timing.Warmup, DefaultWarmup)
 	defaultDuration(&c.Timing.Baseline, DefaultBaseline)

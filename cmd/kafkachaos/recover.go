@@ -3,8 +3,10 @@ package main
 import (
 	"context"
 	"fmt"
+	"strings"
 
 	"github.com/spf13/cobra"
+	"k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/client-go/kubernetes"
 
 	"github.com/kafkachaos/kafkachaos/chaos"
@@ -26,6 +28,14 @@ through pods/exec), deletes a partition's NetworkPolicy, and drops the
 records. Run it after a suite was killed before it could recover.`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			if cmd.Flags().Changed("namespace") && len(namespaces) == 0 {
+				return usageError{fmt.Errorf("--namespace is empty: name a namespace, or leave the flag out to scan all")}
+			}
+			for _, ns := range namespaces {
+				if errs := validation.IsDNS1123Label(ns); len(errs) > 0 {
+					return usageError{fmt.Errorf("--namespace %q: %s", ns, strings.Join(errs, "; "))}
+				}
+			}
 			cfg, err := loadRESTConfig(kubeconfig, kubeContext)
 			if err != nil {
 				return err

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf16"
+	"unicode/utf8"
 )
 
 // Read parses a .properties file as java.util.Properties.load does:
@@ -16,7 +17,8 @@ import (
 // white space, and the escapes \t, \n, \r, \f and \uXXXX (any other escaped
 // character stands for itself). A key given twice keeps its last value.
 // The input is read as UTF-8, where Java reads ISO 8859-1; the two agree
-// on ASCII, which is all that WriteTo writes.
+// on ASCII, which is all that WriteTo writes. A line that is not valid
+// UTF-8 is an error.
 func Read(r io.Reader) (Properties, error) {
 	m := map[string]string{}
 	sc := bufio.NewScanner(r)
@@ -24,6 +26,9 @@ func Read(r io.Reader) (Properties, error) {
 	var logical strings.Builder
 	continuing := false
 	for n := 1; sc.Scan(); n++ {
+		if !utf8.Valid(sc.Bytes()) {
+			return Properties{}, fmt.Errorf("properties: line %d is not UTF-8 text", n)
+		}
 		line := strings.TrimLeft(sc.Text(), " \t\f")
 		if !continuing && (line == "" || line[0] == '#' || line[0] == '!') {
 			continue
