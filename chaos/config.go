@@ -79,7 +79,7 @@ func (f *ConfigChange) Inject(ctx context.Context) error {
 		}
 		cur := envVar(c, f.Env)
 		if f.DryRun {
-			now := "absent"
+			now := "no " + f.Env
 			if cur != nil {
 				now = describeEnv(cur)
 			}

@@ -65,6 +65,10 @@ func apiserverArgs(cp controlPlane) []string {
 		"--authorization-mode", "Node,RBAC",
 		"--allow-privileged=true",
 		"--profiling=false",
+		"--audit-policy-file", filepath.Join(cp.stateDir, auditPolicyFile),
+		"--audit-log-path", filepath.Join(cp.stateDir, auditLogFile),
+		"--audit-log-maxsize", "100", // MiB, then one old file is kept
+		"--audit-log-maxbackup", "1",
 	}
 }
 

@@ -55,6 +55,10 @@ func TestDaemonArgs(t *testing.T) {
 				"--authorization-mode", "Node,RBAC",
 				"--allow-privileged=true",
 				"--profiling=false",
+				"--audit-policy-file", "/state/audit-policy.yaml",
+				"--audit-log-path", "/state/audit.log",
+				"--audit-log-maxsize", "100",
+				"--audit-log-maxbackup", "1",
 			},
 		},
 		{

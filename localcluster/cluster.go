@@ -242,6 +242,9 @@ func (c *Cluster) Up(ctx context.Context) error {
 	if err := c.writeKubeconfig(p); err != nil {
 		return err
 	}
+	if err := c.writeAuditPolicy(); err != nil {
+		return err
+	}
 
 	if err := c.ensureRunning(c.etcd(), bins.etcd, etcdArgs(cp),
 		"starting etcd on %s:%d", host, p.EtcdClient); err != nil {

@@ -96,13 +96,15 @@ var _ = BeforeSuite(func(ctx SpecContext) {
 	}
 	suite = e
 	By(fmt.Sprintf("run %s: namespace %s, %d records/s", e.runID, e.namespace, cfg.SteadyState.Rate))
-	if cfg.DryRun && cfg.Local() {
+	switch {
+	case cfg.DryRun && cfg.Local() && cfg.Target.StateDir == "":
 		By("dry-run: would bring up the embedded local cluster and deploy manifests/kafka (" + cfg.Target.Layout + ")")
 		return
-	}
-	if cfg.Local() {
+	case cfg.DryRun && cfg.Local():
+		attachDryRun(ctx, e)
+	case cfg.Local():
 		bringUpLocal(ctx, e)
-	} else {
+	default:
 		rc, err := existingCluster(cfg.Target)
 		Expect(err).NotTo(HaveOccurred())
 		e.rest = rc
@@ -201,11 +203,7 @@ func bringUpLocal(ctx context.Context, e *env) {
 
 	By("bringing up the embedded local cluster (control plane, 3 nodes) in " + state)
 	Expect(c.Up(ctx)).To(Succeed())
-	e.local = c
-	e.rest, err = c.RESTConfig()
-	Expect(err).NotTo(HaveOccurred())
-	e.admin, err = c.Clientset()
-	Expect(err).NotTo(HaveOccurred())
+	attach(e, c)
 
 	By("deploying Kafka " + e.cfg.Target.KafkaVersion + " from manifests/kafka (" + layout.Name + ")")
 	_, err = layout.Apply(ctx, e.rest)
@@ -216,10 +214,52 @@ func bringUpLocal(ctx context.Context, e *env) {
 	Expect(err).NotTo(HaveOccurred())
 	Expect(layout.WaitReady(ctx, e.admin, kube.Wait{Timeout: kafkaReadyTimeout, Poll: healthPoll, Since: since})).To(Succeed())
 	e.bootstrap = layout.Bootstrap()
-	e.kgoOpts = []kgo.Opt{kgo.Dialer(nodeagent.Resolver{Path: filepath.Join(state, nodeagent.HostsPath)}.DialContext)}
 
 	By("granting manifests/rbac in " + e.namespace + " and acting as its ServiceAccount from here on")
 	Expect(grantRBAC(ctx, e, e.namespace)).To(Succeed())
+	actAsServiceAccount(ctx, e)
+}
+
+// attachDryRun is a dry run's local cluster: the one running in
+// target.stateDir, used as it is. Nothing is started, deployed or granted;
+// the one write is the TokenRequest that lets the suite act as its
+// ServiceAccount, which creates no object.
+func attachDryRun(ctx context.Context, e *env) {
+	c, err := localcluster.New(localcluster.WithStateDir(e.cfg.Target.StateDir))
+	Expect(err).NotTo(HaveOccurred())
+	for _, st := range c.Status() {
+		Expect(st.Running).To(BeTrue(), "a dry run uses the local cluster in %s as it is, and its %s is not running: bring it up with kafkachaos cluster up --state-dir %s, or run without -kafkachaos.dry-run",
+			e.cfg.Target.StateDir, st.Name, e.cfg.Target.StateDir)
+	}
+	attach(e, c)
+	layout, err := manifests.LayoutNamed(e.cfg.Target.Layout)
+	Expect(err).NotTo(HaveOccurred())
+	seen, n, err := layout.ReadyPods(ctx, e.admin)
+	Expect(err).NotTo(HaveOccurred())
+	Expect(n).To(Equal(layout.Pods), "a dry run deploys nothing: Kafka (%s) must run in %s already (%s)", layout.Name, layout.Namespace, seen)
+	e.bootstrap = layout.Bootstrap()
+	_, err = e.admin.CoreV1().ServiceAccounts(e.namespace).Get(ctx, manifests.ServiceAccount, metav1.GetOptions{})
+	Expect(err).NotTo(HaveOccurred(), "a dry run grants nothing: manifests/rbac must be granted in %s already (run once without -kafkachaos.dry-run)", e.namespace)
+	By("dry-run: acting as the ServiceAccount of manifests/rbac on the running local cluster in " + e.cfg.Target.StateDir)
+	actAsServiceAccount(ctx, e)
+}
+
+// attach points e at local cluster c as its admin, and its Kafka clients at
+// the cluster's names through the node agent's hosts file.
+func attach(e *env, c *localcluster.Cluster) {
+	var err error
+	e.local = c
+	e.rest, err = c.RESTConfig()
+	Expect(err).NotTo(HaveOccurred())
+	e.admin, err = c.Clientset()
+	Expect(err).NotTo(HaveOccurred())
+	e.kgoOpts = []kgo.Opt{kgo.Dialer(nodeagent.Resolver{Path: filepath.Join(c.StateDir(), nodeagent.HostsPath)}.DialContext)}
+}
+
+// actAsServiceAccount makes e's clients act as manifests/rbac's
+// ServiceAccount in e's namespace.
+func actAsServiceAccount(ctx context.Context, e *env) {
+	var err error
 	e.csConfig, err = serviceAccountConfig(ctx, e.admin, e.rest, e.namespace)
 	Expect(err).NotTo(HaveOccurred())
 	e.cs, err = kubernetes.NewForConfig(e.csConfig)

@@ -1,4 +1,6 @@
-// Package interrupt checks, end to end, that a suite run interrupted with
-// SIGINT in the middle of a node drain leaves no fault behind, and that
-// kafkachaos recover cleans up after one killed with SIGKILL.
+// Package interrupt runs the suite as a process against one kept local
+// cluster, end to end: interrupted with SIGINT while a fault holds, it must
+// leave no fault behind; killed with SIGKILL, kafkachaos recover must clean
+// up after it; and the API server's audit log must show that a dry run, and
+// a run against a namespace that does not opt in, change nothing.
 package interrupt

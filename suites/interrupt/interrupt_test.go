@@ -46,6 +46,8 @@ const (
 // broker (SIGINT must resume it; after SIGKILL it stays stopped until
 // kafkachaos recover sends SIGCONT); then a SIGKILL while a peers-only
 // partition holds (its NetworkPolicy stays until kafkachaos recover).
+// Last, the API server's audit log proves that a dry run and a run against
+// a namespace that does not opt in change nothing (audit_test.go).
 func TestInterruptedFaultsLeaveNothing(t *testing.T) {
 	if testing.Short() {
 		t.Skip("-short: runs the suite on a local cluster")
@@ -219,6 +221,8 @@ func TestInterruptedFaultsLeaveNothing(t *testing.T) {
 			t.Errorf("second recover printed %q, want nothing to recover", out)
 		}
 	})
+
+	auditSuiteRuns(ctx, t, c, root, suite, env, state, bin)
 }
 
 // partitionPolicies lists the partition fault's NetworkPolicies.
