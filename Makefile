@@ -7,7 +7,7 @@ GO            ?= go
 GOTESTFLAGS   ?=
 BIN           := bin/kafkachaos
 
-.PHONY: all build chaos test fuzz unit lint bench bench-perf kafka-dist k8s-bin setup prereqs prereqs-test clean kind-up kind-chaos kind-down
+.PHONY: all build chaos test fuzz soak-interrupts unit lint bench bench-perf kafka-dist k8s-bin setup prereqs prereqs-test clean kind-up kind-chaos kind-down
 
 all: build
 
@@ -66,6 +66,14 @@ fuzz:
 	  echo "fuzzing $${f%%:*} in $${f#*:} for $(FUZZTIME)"; \
 	  $(GO) test -run '^$$' -fuzz "^$${f%%:*}$$" -fuzztime $(FUZZTIME) -fuzzminimizetime 200x "$${f#*:}"; \
 	done
+
+# SIGINT at N random moments of random faults on one local cluster, each
+# followed by the check that the cluster is restored (make test tries 3);
+# SEED=... replays a run's choices.
+N ?= 50
+soak-interrupts: prereqs setup
+	KAFKACHAOS_INTERRUPT_POINTS=$(N) $(if $(SEED),KAFKACHAOS_INTERRUPT_SEED=$(SEED)) \
+	  $(GO) test -count=1 -timeout 0 -v ./suites/interrupt/ -run 'TestInterruptedFaultsLeaveNothing/point'
 
 # Only the fast tests (no real brokers needed).
 unit:

@@ -46,8 +46,9 @@ const (
 // broker (SIGINT must resume it; after SIGKILL it stays stopped until
 // kafkachaos recover sends SIGCONT); then a SIGKILL while a peers-only
 // partition holds (its NetworkPolicy stays until kafkachaos recover).
-// Last, the API server's audit log proves that a dry run and a run against
-// a namespace that does not opt in change nothing (audit_test.go).
+// Then the API server's audit log proves that a dry run and a run against
+// a namespace that does not opt in change nothing (audit_test.go). Last,
+// SIGINT at random moments of random faults (random_test.go).
 func TestInterruptedFaultsLeaveNothing(t *testing.T) {
 	if testing.Short() {
 		t.Skip("-short: runs the suite on a local cluster")
@@ -60,7 +61,8 @@ func TestInterruptedFaultsLeaveNothing(t *testing.T) {
 		t.Fatal(err)
 	}
 	state := t.TempDir()
-	ctx, cancel := context.WithTimeout(t.Context(), buildTimeout+5*(drainTimeout+exitTimeout))
+	points := interruptPoints(t)
+	ctx, cancel := context.WithTimeout(t.Context(), buildTimeout+5*(drainTimeout+exitTimeout)+time.Duration(points)*pointTimeout)
 	defer cancel()
 	bin := filepath.Join(state, "kafkachaos")
 	suite := filepath.Join(state, "suites.test")
@@ -223,6 +225,7 @@ func TestInterruptedFaultsLeaveNothing(t *testing.T) {
 	})
 
 	auditSuiteRuns(ctx, t, c, root, suite, env, state, bin)
+	interruptAtRandom(ctx, t, c, root, suite, env, state, bin, points)
 }
 
 // partitionPolicies lists the partition fault's NetworkPolicies.
