@@ -29,10 +29,10 @@ REPORTS := $(CURDIR)/reports
 LABELS  ?= gate
 ARGS    ?=
 SUITE_VERSIONS :=
-ifneq ($(origin KAFKA_VERSION),file)
+ifeq ($(origin KAFKA_VERSION),command line)
 SUITE_VERSIONS += -kafkachaos.kafka-version=$(KAFKA_VERSION)
 endif
-ifneq ($(origin UPGRADE_FROM),file)
+ifeq ($(origin UPGRADE_FROM),command line)
 SUITE_VERSIONS += -kafkachaos.upgrade-from=$(UPGRADE_FROM)
 endif
 chaos: prereqs setup

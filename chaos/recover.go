@@ -20,8 +20,11 @@ import (
 // for entries of run runID ("" = any run), undoes each (uncordons a node we
 // cordoned, restores the env var of a config change, drops a restart entry,
 // scales a scaled-out StatefulSet back and deletes the claims its added
-// pods got, resumes a paused broker's JVM through exec, deletes a
-// partition's NetworkPolicy), removes the entries, and returns one line per
+// pods got, rolls an uncommitted upgrade back to the previous image, which
+// is a binary downgrade, safe only while metadata.version was not raised,
+// and the upgrade specs commit before they raise it; resumes a paused
+// broker's JVM through exec, deletes a partition's NetworkPolicy; reports
+// a disk loss as not undoable), removes the entries, and returns one line per
 // object it recovered. With dryRun it only lists them. Entries of
 // kinds it does not know are kept. It goes on past an object it cannot
 // recover and returns the errors together; a paused broker without an exec

@@ -130,7 +130,9 @@ func (f *Upgrade) Commit(ctx context.Context) error {
 		f.say("dry-run: commit %s: drop its ledger entry, keep the image", f.Name())
 		return nil
 	}
+	committed := false
 	err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
+		committed = false
 		s, err := f.Client.AppsV1().StatefulSets(f.Namespace).Get(ctx, f.StatefulSet, metav1.GetOptions{})
 		if err != nil {
 			return err
@@ -152,12 +154,17 @@ func (f *Upgrade) Commit(ctx context.Context) error {
 		if err != nil {
 			return err
 		}
+		committed = true
 		return patch(ctx, f.Client, f.Namespace, f.StatefulSet, "statefulsets", map[string]any{"metadata": md})
 	})
-	if err != nil {
+	switch {
+	case err != nil:
 		return fmt.Errorf("chaos: commit %s: %w", f.Name(), err)
+	case committed:
+		f.say("%s: committed; the ledger no longer rolls it back", f.Name())
+	default:
+		f.say("%s: no ledger entry to commit", f.Name())
 	}
-	f.say("%s: committed; the ledger no longer rolls it back", f.Name())
 	return nil
 }
 

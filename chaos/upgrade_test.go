@@ -91,7 +91,11 @@ func TestUpgrade(t *testing.T) {
 				if err := f.Inject(t.Context()); err != nil {
 					return err
 				}
+				before := len(mutations(cs))
 				recoverAll(t, cs, []string{"kafka"}, "", false, []string{"recovered statefulset kafka/kafka"})
+				if m := mutations(cs)[before:]; len(m) != 1 {
+					t.Errorf("recovery made %d changes, want one patch: %v", len(m), m)
+				}
 				return nil
 			}},
 		{name: "config change survives the upgrade's recovery", wantImage: "apache/kafka", wantEnv: true, wantLeft: 1,

@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"time"
 )
 
@@ -94,9 +95,28 @@ func (e AuditEvent) String() string {
 }
 
 // ReadAudit returns the completed requests (stage ResponseComplete or
-// Panic) of an audit log by user, at or after since, in the log's order. A
-// log that does not exist yet holds none.
+// Panic) of an audit log by user, at or after since, in the log's order:
+// its rotated backups (audit-<time>.log, oldest first) first. A log that
+// does not exist yet holds none.
 func ReadAudit(path, user string, since time.Time) ([]AuditEvent, error) {
+	backups, err := filepath.Glob(strings.TrimSuffix(path, filepath.Ext(path)) + "-*" + filepath.Ext(path))
+	if err != nil {
+		return nil, fmt.Errorf("localcluster: audit log: %w", err)
+	}
+	slices.Sort(backups) // their names end in the rotation's time
+	var out []AuditEvent
+	for _, p := range append(backups, path) {
+		es, err := readAuditFile(p, user, since)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, es...)
+	}
+	return out, nil
+}
+
+// readAuditFile is ReadAudit of one file.
+func readAuditFile(path, user string, since time.Time) ([]AuditEvent, error) {
 	f, err := os.Open(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil

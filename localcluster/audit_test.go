@@ -59,7 +59,19 @@ func TestReadAudit(t *testing.T) {
 	if got := es[1].String(); got != "2026-12-05T01:01:03Z patch statefulsets kafka/kafka by "+sa+": 200" {
 		t.Errorf("String() = %q", got)
 	}
-	if es, err := ReadAudit(filepath.Join(t.TempDir(), "none"), sa, time.Time{}); err != nil || es != nil {
+	if es, err := ReadAudit(filepath.Join(t.TempDir(), "none.log"), sa, time.Time{}); err != nil || es != nil {
 		t.Errorf("a missing log: %v, %v", es, err)
+	}
+	// A rotated backup is read first.
+	lines := strings.SplitAfter(auditLines, "\n")
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "audit-2026-12-05T01-01-01.000.log"), []byte(lines[0]), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "audit.log"), []byte(strings.Join(lines[1:], "")), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if es, err := ReadAudit(filepath.Join(dir, "audit.log"), sa, time.Time{}); err != nil || len(es) != 2 || es[0].Verb != "get" {
+		t.Errorf("with a backup: %v, %v; want the backup's get, then the patch", es, err)
 	}
 }

@@ -79,28 +79,6 @@ func WithImage(repo, program string) Option {
 	}
 }
 
-// WithKafkaLibs pins the Kafka jars that every apache/kafka pod runs,
-// whatever its image tag. Without it a pod runs the fetched jars of the
-// version its tag names, from the Kafka cache (WithKafkaCache).
-func WithKafkaLibs(dir string) Option {
-	return func(c *Cluster) {
-		if dir != "" {
-			c.kafkaLibs = dir
-		}
-	}
-}
-
-// WithKafkaCache sets the directory of fetched Kafka versions
-// (<dir>/<version>/libs) that apache/kafka pods run by their image tag,
-// overriding the default: the repository's .cache/kafka, if found.
-func WithKafkaCache(dir string) Option {
-	return func(c *Cluster) {
-		if dir != "" {
-			c.kafkaCache = dir
-		}
-	}
-}
-
 // WithLogf sets where progress lines go, overriding the default of none.
 func WithLogf(logf func(format string, args ...any)) Option {
 	return func(c *Cluster) { c.logf = logf }
@@ -175,10 +153,6 @@ func (c *Cluster) daemons() []daemon {
 
 // Images returns the extra image mappings given with WithImage.
 func (c *Cluster) Images() map[string]string { return c.images }
-
-// KafkaCache returns the directory of fetched Kafka versions that
-// apache/kafka pods run by tag ("" if none was found).
-func (c *Cluster) KafkaCache() string { return c.kafkaCache }
 
 // Nodes is how many nodes the agent registers.
 func (c *Cluster) Nodes() int { return c.nodes }

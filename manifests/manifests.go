@@ -10,6 +10,7 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 
+	"github.com/kafkachaos/kafkachaos/internal/kafkadist"
 	"github.com/kafkachaos/kafkachaos/internal/kube"
 )
 
@@ -34,6 +35,20 @@ type Layout struct {
 // KafkaImage is the official Kafka image, which every layout runs.
 const KafkaImage = "apache/kafka"
 
+// KafkaTag reports whether image is the KafkaImage (also as
+// docker.io/apache/kafka, with or without a digest) and returns its tag, ""
+// for none.
+func KafkaTag(image string) (tag string, ok bool) {
+	repo := image
+	if i := strings.LastIndex(repo, "@"); i >= 0 {
+		repo = repo[:i]
+	}
+	if i := strings.LastIndex(repo, ":"); i > strings.LastIndex(repo, "/") {
+		repo, tag = repo[:i], repo[i+1:]
+	}
+	return tag, repo == KafkaImage || repo == "docker.io/"+KafkaImage
+}
+
 // WithKafkaVersion returns the layout running Kafka version (an
 // apache/kafka tag) instead of the file's: Objects retags every container
 // of the KafkaImage. "" keeps the file's.
@@ -43,7 +58,8 @@ func (l Layout) WithKafkaVersion(version string) Layout {
 }
 
 // KafkaVersion returns the Kafka version the layout runs: the one
-// WithKafkaVersion set, or the tag of the file's first KafkaImage container.
+// WithKafkaVersion set, or the version the tag of the file's first
+// KafkaImage container names (kafkadist.VersionOfTag).
 func (l Layout) KafkaVersion() (string, error) {
 	if l.kafkaVersion != "" {
 		return l.kafkaVersion, nil
@@ -54,8 +70,8 @@ func (l Layout) KafkaVersion() (string, error) {
 	}
 	for _, o := range objs {
 		for _, c := range containers(o) {
-			if repo, tag, _ := strings.Cut(c["image"].(string), ":"); repo == KafkaImage {
-				return tag, nil
+			if tag, ok := KafkaTag(c["image"].(string)); ok {
+				return kafkadist.VersionOfTag(tag), nil
 			}
 		}
 	}
@@ -203,7 +219,7 @@ func retagKafka(o *unstructured.Unstructured, version string) error {
 				continue
 			}
 			image, _ := m["image"].(string)
-			if repo, _, _ := strings.Cut(image, ":"); repo == KafkaImage {
+			if _, ok := KafkaTag(image); ok {
 				m["image"] = KafkaImage + ":" + version
 			}
 		}

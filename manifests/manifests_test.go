@@ -126,3 +126,22 @@ func TestLayoutKafkaVersion(t *testing.T) {
 		})
 	}
 }
+
+func TestKafkaTag(t *testing.T) {
+	for _, tt := range []struct {
+		image, tag string
+		ok         bool
+	}{
+		{"apache/kafka:4.4.0", "4.4.0", true},
+		{"docker.io/apache/kafka:3.9.2", "3.9.2", true},
+		{"apache/kafka", "", true},
+		{"apache/kafka:4.4.0@sha256:abc", "4.4.0", true},
+		{"bitnami/kafka:4.0", "4.0", false},
+		{"registry:5000/apache/kafka:4.4.0", "4.4.0", false},
+	} {
+		tag, ok := KafkaTag(tt.image)
+		if tag != tt.tag || ok != tt.ok {
+			t.Errorf("KafkaTag(%q) = %q, %v; want %q, %v", tt.image, tag, ok, tt.tag, tt.ok)
+		}
+	}
+}

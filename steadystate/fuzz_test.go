@@ -2,6 +2,7 @@ package steadystate
 
 import (
 	"encoding/json"
+	"math"
 	"testing"
 	"time"
 )
@@ -29,7 +30,15 @@ func FuzzMergeAgentJSON(f *testing.F) {
 		if err := json.Unmarshal(raw, &m); err != nil {
 			return
 		}
-		rep, err := Merge([]Measurements{m, m}, nil, Hypothesis{All: Bounds{MaxUnavailable: time.Second}})
+		// A second agent's measurements, with the producer IDs after m's,
+		// so the merge gets past the overlap check to the report's rows.
+		next := uint64(m.ProducerBase) + uint64(max(m.Producers, 0))
+		if next > math.MaxUint32 {
+			return
+		}
+		m2 := m
+		m2.ProducerBase = uint32(next)
+		rep, err := Merge([]Measurements{m, m2}, nil, Hypothesis{All: Bounds{MaxUnavailable: time.Second}})
 		if err == nil && rep == nil {
 			t.Fatal("Merge returned neither a report nor an error")
 		}

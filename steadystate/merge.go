@@ -47,10 +47,11 @@ func Merge(ms []Measurements, marks []Mark, h Hypothesis) (*Report, error) {
 	return buildReport(ms, marks, h), nil
 }
 
-// checkMergeable reports why ms cannot be merged, if they cannot.
-// MaxLoad is the longest load that measurements may span, together.
+// MaxLoad is the longest load that one runner's measurements may span; the
+// runners of one merge must also start within MaxLoad of each other.
 const MaxLoad = 7 * 24 * time.Hour
 
+// checkMergeable reports why ms cannot be merged, if they cannot.
 func checkMergeable(ms []Measurements) error {
 	bad := func(format string, a ...any) error {
 		return fmt.Errorf("%w: "+format, append([]any{ErrCannotMerge}, a...)...)

@@ -276,7 +276,8 @@ func (c Config) withDefaults() (Config, error) {
 				return bad("target.layout: %v", err)
 			}
 		}
-		if c.Upgrade.From == "" {
+		fromGiven := c.Upgrade.From != ""
+		if !fromGiven {
 			c.Upgrade.From = DefaultUpgradeFrom
 		}
 		if c.Upgrade.To == "" {
@@ -288,6 +289,9 @@ func (c Config) withDefaults() (Config, error) {
 			if _, err := kafkadist.LineOf(v.version); err != nil {
 				return bad("%s: %v", v.name, err)
 			}
+		}
+		if fromGiven && kafkadist.CompareVersions(c.Upgrade.From, c.Upgrade.To) > 0 {
+			return bad("upgrade.from %s is newer than upgrade.to %s: the upgrade specs roll forward, then (upgrade-rollback) back", c.Upgrade.From, c.Upgrade.To)
 		}
 	} else {
 		if c.Target.KafkaVersion != "" || c.Upgrade != (UpgradeConfig{}) {

@@ -93,12 +93,18 @@ func TestConfigLoad(t *testing.T) {
 				t.Errorf("versions: %s, upgrade %+v", c.Target.KafkaVersion, c.Upgrade)
 			}
 		}},
-		{name: "Kafka version flag", flags: flagValues{kafkaVersion: "3.9.2", upgradeFrom: "4.0.1"}, check: func(t *testing.T, c Config) {
-			if c.Target.KafkaVersion != "3.9.2" || c.Upgrade.From != "4.0.1" || c.Upgrade.To != "3.9.2" {
+		{name: "Kafka version flag", flags: flagValues{kafkaVersion: "4.1.0", upgradeFrom: "3.9.2"}, check: func(t *testing.T, c Config) {
+			if c.Target.KafkaVersion != "4.1.0" || c.Upgrade.From != "3.9.2" || c.Upgrade.To != "4.1.0" {
 				t.Errorf("versions: %s, upgrade %+v", c.Target.KafkaVersion, c.Upgrade)
 			}
 		}},
 		{name: "unknown Kafka line", flags: flagValues{kafkaVersion: "3.6.0"}, wantErr: "target.kafkaVersion"},
+		{name: "upgrade backwards", flags: flagValues{kafkaVersion: "3.9.2", upgradeFrom: "4.3.2"}, wantErr: "upgrade.from 4.3.2 is newer than upgrade.to 3.9.2"},
+		{name: "an older target with the default upgrade.from", flags: flagValues{kafkaVersion: "3.9.2"}, check: func(t *testing.T, c Config) {
+			if c.Upgrade.From != DefaultUpgradeFrom || c.Upgrade.To != "3.9.2" {
+				t.Errorf("upgrade %+v", c.Upgrade)
+			}
+		}},
 		{name: "not a Kafka version", flags: flagValues{upgradeFrom: "latest"}, wantErr: "upgrade.from"},
 		{name: "Kafka version on an existing cluster", flags: flagValues{config: existing, kafkaVersion: "4.4.0"}, wantErr: "need the local cluster"},
 		{name: "unknown flavor", flags: flagValues{flavor: "confluent"}, wantErr: "target.flavor"},

@@ -7,9 +7,6 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"os"
-	"os/exec"
-	"path/filepath"
 	"sort"
 	"strings"
 	"testing"
@@ -28,11 +25,9 @@ import (
 
 	"github.com/kafkachaos/kafkachaos/brokers"
 	"github.com/kafkachaos/kafkachaos/chaos"
-	"github.com/kafkachaos/kafkachaos/internal/kafkadist"
 	"github.com/kafkachaos/kafkachaos/internal/kube"
 	"github.com/kafkachaos/kafkachaos/kafkaadmin"
 	"github.com/kafkachaos/kafkachaos/localcluster"
-	"github.com/kafkachaos/kafkachaos/localcluster/nodeagent"
 	"github.com/kafkachaos/kafkachaos/manifests"
 )
 
@@ -165,117 +160,6 @@ var _ = BeforeSuite(func(ctx SpecContext) {
 		Expect(left).To(BeEmpty(), "faults the specs did not recover themselves")
 	}, NodeTimeout(cleanupTimeout))
 }, NodeTimeout(clusterUpTimeout+kafkaReadyTimeout+healthTimeout))
-
-// bringUpLocal starts the embedded cluster (in a temporary state dir,
-// taken down at the end, unless target.stateDir names one to use and keep)
-// and deploys Kafka.
-func bringUpLocal(ctx context.Context, e *env) {
-	layout, err := manifests.LayoutNamed(e.cfg.Target.Layout)
-	Expect(err).NotTo(HaveOccurred())
-	layout = layout.WithKafkaVersion(e.cfg.Target.KafkaVersion)
-	expectKafkaJars(e.cfg.Target.KafkaVersion)
-	state, keep := e.cfg.Target.StateDir, e.cfg.Target.StateDir != ""
-	if !keep {
-		state, err = os.MkdirTemp("", "kafkachaos-suite-")
-		Expect(err).NotTo(HaveOccurred())
-		DeferCleanup(os.RemoveAll, state)
-	}
-	bin := e.cfg.Target.Binary
-	if bin == "" {
-		// In the state dir, so a cluster left running keeps its agent's
-		// program; a kept cluster's existing one is reused as it is.
-		bin = filepath.Join(state, "kafkachaos")
-		if _, err := os.Stat(bin); err != nil || !keep {
-			By("building the kafkachaos binary the node agent runs")
-			out, err := exec.CommandContext(ctx, "go", "build", "-o", bin, "../cmd/kafkachaos").CombinedOutput()
-			Expect(err).NotTo(HaveOccurred(), "go build: %s", out)
-		}
-	}
-	c, err := localcluster.New(localcluster.WithStateDir(state), localcluster.WithAgentBinary(bin),
-		localcluster.WithLogf(func(f string, a ...any) { GinkgoWriter.Printf(f+"\n", a...) }))
-	Expect(err).NotTo(HaveOccurred())
-	if !keep {
-		DeferCleanup(func(ctx SpecContext) {
-			By("taking the local cluster down and deleting its state")
-			Expect(c.Down(ctx, true)).To(Succeed())
-		}, NodeTimeout(clusterDownTimeout))
-	}
-
-	By("bringing up the embedded local cluster (control plane, 3 nodes) in " + state)
-	Expect(c.Up(ctx)).To(Succeed())
-	attach(e, c)
-
-	By("deploying Kafka " + e.cfg.Target.KafkaVersion + " from manifests/kafka (" + layout.Name + ")")
-	_, err = layout.Apply(ctx, e.rest)
-	Expect(err).NotTo(HaveOccurred())
-	// Only readiness the running node agent reported counts: a kept
-	// cluster brought up again still has its old Ready conditions in etcd.
-	since, err := c.NodeAgentStarted()
-	Expect(err).NotTo(HaveOccurred())
-	Expect(layout.WaitReady(ctx, e.admin, kube.Wait{Timeout: kafkaReadyTimeout, Poll: healthPoll, Since: since})).To(Succeed())
-	e.bootstrap = layout.Bootstrap()
-
-	By("granting manifests/rbac in " + e.namespace + " and acting as its ServiceAccount from here on")
-	Expect(grantRBAC(ctx, e, e.namespace)).To(Succeed())
-	actAsServiceAccount(ctx, e)
-}
-
-// attachDryRun is a dry run's local cluster: the one running in
-// target.stateDir, used as it is. Nothing is started, deployed or granted;
-// the one write is the TokenRequest that lets the suite act as its
-// ServiceAccount, which creates no object.
-func attachDryRun(ctx context.Context, e *env) {
-	c, err := localcluster.New(localcluster.WithStateDir(e.cfg.Target.StateDir))
-	Expect(err).NotTo(HaveOccurred())
-	for _, st := range c.Status() {
-		Expect(st.Running).To(BeTrue(), "a dry run uses the local cluster in %s as it is, and its %s is not running: bring it up with kafkachaos cluster up --state-dir %s, or run without -kafkachaos.dry-run",
-			e.cfg.Target.StateDir, st.Name, e.cfg.Target.StateDir)
-	}
-	attach(e, c)
-	layout, err := manifests.LayoutNamed(e.cfg.Target.Layout)
-	Expect(err).NotTo(HaveOccurred())
-	seen, n, err := layout.ReadyPods(ctx, e.admin)
-	Expect(err).NotTo(HaveOccurred())
-	Expect(n).To(Equal(layout.Pods), "a dry run deploys nothing: Kafka (%s) must run in %s already (%s)", layout.Name, layout.Namespace, seen)
-	e.bootstrap = layout.Bootstrap()
-	_, err = e.admin.CoreV1().ServiceAccounts(e.namespace).Get(ctx, manifests.ServiceAccount, metav1.GetOptions{})
-	Expect(err).NotTo(HaveOccurred(), "a dry run grants nothing: manifests/rbac must be granted in %s already (run once without -kafkachaos.dry-run)", e.namespace)
-	By("dry-run: acting as the ServiceAccount of manifests/rbac on the running local cluster in " + e.cfg.Target.StateDir)
-	actAsServiceAccount(ctx, e)
-}
-
-// attach points e at local cluster c as its admin, and its Kafka clients at
-// the cluster's names through the node agent's hosts file.
-func attach(e *env, c *localcluster.Cluster) {
-	var err error
-	e.local = c
-	e.rest, err = c.RESTConfig()
-	Expect(err).NotTo(HaveOccurred())
-	e.admin, err = c.Clientset()
-	Expect(err).NotTo(HaveOccurred())
-	e.kgoOpts = []kgo.Opt{kgo.Dialer(nodeagent.Resolver{Path: filepath.Join(c.StateDir(), nodeagent.HostsPath)}.DialContext)}
-}
-
-// actAsServiceAccount makes e's clients act as manifests/rbac's
-// ServiceAccount in e's namespace.
-func actAsServiceAccount(ctx context.Context, e *env) {
-	var err error
-	e.csConfig, err = serviceAccountConfig(ctx, e.admin, e.rest, e.namespace)
-	Expect(err).NotTo(HaveOccurred())
-	e.cs, err = kubernetes.NewForConfig(e.csConfig)
-	Expect(err).NotTo(HaveOccurred())
-}
-
-// expectKafkaJars fails at once, before a long wait for pods that cannot
-// start, when version's jars are not fetched: the message names the make
-// command that fetches them.
-func expectKafkaJars(version string) {
-	GinkgoHelper()
-	cache := kafkadist.CacheDir()
-	Expect(cache).NotTo(BeEmpty(), "apache/kafka:%s pods need the Kafka jars: run %s", version, kafkadist.FetchCommand(version))
-	_, err := kafkadist.InCache(cache, version)
-	Expect(err).NotTo(HaveOccurred())
-}
 
 // grantRBAC applies manifests/rbac for the suite's ServiceAccount (in the
 // suite's namespace) over namespaces.

@@ -14,6 +14,7 @@ import (
 
 	"github.com/kafkachaos/kafkachaos/brokers"
 	"github.com/kafkachaos/kafkachaos/chaos"
+	"github.com/kafkachaos/kafkachaos/internal/kafkadist"
 	"github.com/kafkachaos/kafkachaos/kafkaadmin"
 	"github.com/kafkachaos/kafkachaos/manifests"
 )
@@ -39,12 +40,12 @@ var _ = Describe("Kafka is upgraded under load", Label("upgrade"), Serial, func(
 // layout at upgrade.from, in a namespace of its own.
 func upgradeKafka(ctx SpecContext) *env {
 	GinkgoHelper()
-	from, to := suite.cfg.Upgrade.From, suite.cfg.Upgrade.To
-	if from == to {
-		Skip("upgrade.from and upgrade.to are both " + from)
-	}
 	if suite.cfg.DryRun || !suite.cfg.Local() {
 		Skip("the upgrade runs on a Kafka of the spec's own, deployed at upgrade.from on the local cluster")
+	}
+	from, to := suite.cfg.Upgrade.From, suite.cfg.Upgrade.To
+	if kafkadist.CompareVersions(from, to) >= 0 {
+		Skip(fmt.Sprintf("upgrade.from %s is not older than upgrade.to %s: set -kafkachaos.upgrade-from (UPGRADE_FROM)", from, to))
 	}
 	By("checking that the jars of Kafka " + from + " and " + to + " are fetched")
 	expectKafkaJars(from)
@@ -66,7 +67,7 @@ func upgradeKafka(ctx SpecContext) *env {
 func upgradeStory(keep bool) story {
 	from, to := suite.cfg.Upgrade.From, suite.cfg.Upgrade.To
 	image := manifests.KafkaImage + ":" + to
-	var before map[int32]nodeVersion
+	var before, upgraded map[int32]nodeVersion
 	var ups []*chaos.Upgrade
 	var observed []string
 	st := story{
@@ -102,6 +103,7 @@ func upgradeStory(keep bool) story {
 			if p := versionProblems(after, to, before); len(p) > 0 {
 				return fmt.Errorf("after the roll: %s", strings.Join(p, "; "))
 			}
+			upgraded = after
 			if !keep {
 				return nil
 			}
@@ -128,16 +130,18 @@ func upgradeStory(keep bool) story {
 	if !keep {
 		st.label = "upgrade-rollback"
 		st.settle = func(ctx context.Context, e *env, v []brokers.Broker) error {
-			for _, up := range ups[1:] { // the brokers' StatefulSet was rolled back by Recover
+			// Recover began the brokers' roll back: one StatefulSet at a
+			// time, so the controllers go back once it is done.
+			if err := waitRollout(ctx, e, v); err != nil {
+				return err
+			}
+			for _, up := range ups[1:] {
 				if err := up.Recover(ctx); err != nil {
 					return err
 				}
 				if err := waitRolledOut(ctx, e, up.StatefulSet); err != nil {
 					return err
 				}
-			}
-			if err := waitRollout(ctx, e, v); err != nil {
-				return err
 			}
 			By("checking that every node runs Kafka " + from + " again, in a new pod, at the metadata.version of before")
 			back, err := nodeVersions(ctx, e)
@@ -146,8 +150,8 @@ func upgradeStory(keep bool) story {
 			}
 			p := versionProblems(back, from, nil)
 			for id, n := range back {
-				if b, ok := before[id]; ok && n.uid == b.uid {
-					p = append(p, fmt.Sprintf("node %d: pod %s was never replaced", id, n.pod))
+				if u, ok := upgraded[id]; ok && n.uid == u.uid {
+					p = append(p, fmt.Sprintf("node %d: pod %s was not replaced by the rollback", id, n.pod))
 				}
 				if b, ok := before[id]; ok && b.features != nil && n.features != nil && n.features.MetadataVersion != b.features.MetadataVersion {
 					p = append(p, fmt.Sprintf("broker %d knows metadata.version level %d, not the %d of before", id, n.features.MetadataVersion, b.features.MetadataVersion))
@@ -324,7 +328,7 @@ func upgradeOthers(ctx context.Context, e *env, image string, ups *[]*chaos.Upgr
 // runsKafka reports whether a container of cs runs the Kafka image.
 func runsKafka(cs []corev1.Container) bool {
 	for _, c := range cs {
-		if repo, _, _ := strings.Cut(c.Image, ":"); repo == manifests.KafkaImage {
+		if _, ok := manifests.KafkaTag(c.Image); ok {
 			return true
 		}
 	}

@@ -72,7 +72,7 @@ its pods to be Ready.`,
 					return usageError{fmt.Errorf("--kafka: %w, or none", err)}
 				}
 				l = l.WithKafkaVersion(kafkaVersion)
-				if err := checkKafkaJars(l, kafkaLibs, kafkaCache); err != nil {
+				if err := checkKafkaJars(l, kafkaLibs, kafkaCache, kafkaVersion != ""); err != nil {
 					return usageError{err}
 				}
 				layout = &l
@@ -207,16 +207,23 @@ const (
 // checkKafkaJars fails early, before anything starts, when the layout's
 // apache/kafka pods would have no jars to run: pinned jars (--kafka-libs)
 // that are not there, or a version that is not in the cache.
-func checkKafkaJars(l manifests.Layout, libs, cache string) error {
-	if libs != "" {
-		if _, err := kafkadist.OpenLibs(libs); err != nil {
-			return fmt.Errorf("--kafka-libs: %w", err)
-		}
-		return nil
-	}
+func checkKafkaJars(l manifests.Layout, libs, cache string, versionGiven bool) error {
 	version, err := l.KafkaVersion()
 	if err != nil {
 		return err
+	}
+	if _, err := kafkadist.LineOf(version); err != nil {
+		return fmt.Errorf("--kafka-version: %w", err)
+	}
+	if libs != "" {
+		d, err := kafkadist.OpenLibs(libs)
+		if err != nil {
+			return fmt.Errorf("--kafka-libs: %w", err)
+		}
+		if versionGiven && d.Version != version {
+			return fmt.Errorf("--kafka-libs holds Kafka %s, and --kafka-version asks for %s: give one of them", d.Version, version)
+		}
+		return nil
 	}
 	if cache == "" {
 		cache = kafkadist.CacheDir()

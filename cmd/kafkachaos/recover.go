@@ -23,7 +23,9 @@ func newRecoverCmd(ctx context.Context) *cobra.Command {
 object they touch. recover finds those records on Nodes, StatefulSets, Pods and
 the NetworkPolicies of partitions, and undoes them: it uncordons nodes a drain
 cordoned (never a node someone else cordoned), restores env vars a config
-change set, scales a scaled StatefulSet back, resumes a paused broker (SIGCONT
+change set, rolls an upgrade that was not committed back to its previous image
+(a binary downgrade: safe only while metadata.version is the old one, which is
+why the upgrade specs commit before they raise it), scales a scaled StatefulSet back, resumes a paused broker (SIGCONT
 through pods/exec), deletes a partition's NetworkPolicy, and drops the
 records. Run it after a suite was killed before it could recover.`,
 		Args: noArgs,

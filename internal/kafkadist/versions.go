@@ -1,6 +1,7 @@
 package kafkadist
 
 import (
+	"cmp"
 	_ "embed"
 	"errors"
 	"fmt"
@@ -122,6 +123,20 @@ func VersionOfTag(tag string) string {
 		return DefaultVersion
 	}
 	return tag
+}
+
+// CompareVersions compares two release versions X.Y.Z (checked with LineOf
+// first) number by number: -1, 0 or +1.
+func CompareVersions(a, b string) int {
+	pa, pb := versionRE.FindStringSubmatch(a), versionRE.FindStringSubmatch(b)
+	for i := 1; i <= 3 && pa != nil && pb != nil; i++ {
+		x, _ := strconv.Atoi(pa[i])
+		y, _ := strconv.Atoi(pb[i])
+		if c := cmp.Compare(x, y); c != 0 {
+			return c
+		}
+	}
+	return 0
 }
 
 // Line returns d's line (see LineOf).

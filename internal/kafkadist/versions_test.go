@@ -87,3 +87,16 @@ func TestInCacheAndOpenLibs(t *testing.T) {
 		t.Errorf("OpenLibs = %+v, %v; want version 4.3.2", d, err)
 	}
 }
+
+func TestCompareVersions(t *testing.T) {
+	for _, tt := range []struct {
+		a, b string
+		want int
+	}{
+		{"4.3.2", "4.4.0", -1}, {"4.4.0", "4.3.2", 1}, {"3.9.2", "4.0.1", -1}, {"4.10.0", "4.9.9", 1}, {"4.4.0", "4.4.0", 0},
+	} {
+		if got := CompareVersions(tt.a, tt.b); got != tt.want {
+			t.Errorf("CompareVersions(%s, %s) = %d, want %d", tt.a, tt.b, got, tt.want)
+		}
+	}
+}

@@ -32,13 +32,13 @@ const (
 	pointsEnv     = "KAFKACHAOS_INTERRUPT_POINTS"
 	seedEnv       = "KAFKACHAOS_INTERRUPT_SEED"
 	defaultPoints = 3
-	// maxDelay bounds the signal's moment after the steady state starts:
-	// with the short timing below, the fault is injected 8-12 s in, held
-	// 10 s, recovered, and the spec ends 25-35 s in (a roll takes longer).
-	maxDelay       = 28 * time.Second
+	// maxDelay bounds the signal's moment after the fault is injected:
+	// with the short timing below, it holds 10 s, is recovered, and the
+	// spec ends 15-25 s after the injection (a roll takes longer).
+	maxDelay       = 20 * time.Second
 	restoreTimeout = 6 * time.Minute // a roll cut short finishes by itself first
 	restorePoll    = 2 * time.Second
-	steadyStarted  = "starting the steady state"
+	injecting      = "injecting the fault:"
 )
 
 // interruptible are the faults the random points pick from: a label
@@ -71,8 +71,8 @@ func interruptPoints(t *testing.T) int {
 const pointTimeout = drainTimeout + maxDelay + exitTimeout + restoreTimeout
 
 // interruptAtRandom sends SIGINT to the suite at a random moment between
-// the start of its steady state and the end of its recovery, for a fault
-// picked at random, at each of a number of points; after each it checks
+// the injection of a fault picked at random and the end of its recovery
+// (before the injection there is nothing to recover), at each of a number of points; after each it checks
 // that the cluster is restored: no node cordoned, no ledger entry, no
 // partition policy, no frozen process, the StatefulSet as it was and rolled
 // out, every pod Ready, Kafka healthy. The seed and each point's choices
@@ -95,7 +95,7 @@ func interruptAtRandom(ctx context.Context, t *testing.T, c *localcluster.Cluste
 	cs := clientset(t, c)
 	before := statefulSet(ctx, t, cs)
 	kafka := kafkaClient(t, state)
-	restored, landed := 0, 0
+	restored, landed := 0, 0 // landed: the signal came while the spec ran
 	for i := range points {
 		rng := rand.New(rand.NewPCG(seed, uint64(i)))
 		f := interruptible[rng.IntN(len(interruptible))]
@@ -103,7 +103,7 @@ func interruptAtRandom(ctx context.Context, t *testing.T, c *localcluster.Cluste
 		ok := t.Run(fmt.Sprintf("point %d: SIGINT %s into the %s", i+1, delay.Round(time.Millisecond), f.name), func(t *testing.T) {
 			args := []string{"-test.v", "-ginkgo.v", "-ginkgo.label-filter=" + f.filter, "-kafkachaos.config=" + config,
 				"-kafkachaos.state-dir=" + state, "-kafkachaos.binary=" + bin}
-			sr := startUntil(ctx, t, root, suite, args, env, steadyStarted)
+			sr := startUntil(ctx, t, root, suite, args, env, injecting)
 			select {
 			case err := <-sr.exited:
 				sr.exited <- err
