@@ -1,9 +1,6 @@
 package kafkaadmin
 
-import (
-	"context"
-	"fmt"
-)
+import "context"
 
 // KafkaVersions guesses each broker's Kafka version from the API versions
 // it answers with (franz-go's kversion): "v4.4", or "at least v4.4" for a
@@ -12,15 +9,13 @@ import (
 // A broker that did not answer is left out; the error is for the metadata
 // request that lists them.
 func (c *Client) KafkaVersions(ctx context.Context) (map[int32]string, error) {
-	vs, err := c.adm.ApiVersions(ctx)
+	fs, err := c.Features(ctx)
 	if err != nil {
-		return nil, fmt.Errorf("kafkaadmin: Kafka versions: %w", err)
+		return nil, err
 	}
-	out := make(map[int32]string, len(vs))
-	for id, v := range vs {
-		if v.Err == nil {
-			out[id] = v.VersionGuess()
-		}
+	out := make(map[int32]string, len(fs))
+	for id, f := range fs {
+		out[id] = f.Version
 	}
 	return out, nil
 }

@@ -49,8 +49,9 @@ func TestKafkaVersions(t *testing.T) {
 }
 
 // answerAPIVersions makes c's brokers answer ApiVersions requests as the
-// Kafka release vs does (kfake itself answers with the few it serves).
-func answerAPIVersions(c *kfake.Cluster, vs *kversion.Versions) {
+// Kafka release vs does (kfake itself answers with the few it serves);
+// each of more then adds to the answer.
+func answerAPIVersions(c *kfake.Cluster, vs *kversion.Versions, more ...func(*kmsg.ApiVersionsResponse)) {
 	c.ControlKey(int16(kmsg.ApiVersions), func(kreq kmsg.Request) (kmsg.Response, error, bool) {
 		c.KeepControl()
 		resp := kreq.ResponseKind().(*kmsg.ApiVersionsResponse)
@@ -59,6 +60,9 @@ func answerAPIVersions(c *kfake.Cluster, vs *kversion.Versions) {
 			key.ApiKey, key.MaxVersion = k, v
 			resp.ApiKeys = append(resp.ApiKeys, key)
 		})
+		for _, m := range more {
+			m(resp)
+		}
 		return resp, nil, true
 	})
 }
@@ -81,14 +85,7 @@ func TestFeatures(t *testing.T) {
 			if tt.want.Version == "v4.3" {
 				vs = kversion.V4_3_0()
 			}
-			c.ControlKey(int16(kmsg.ApiVersions), func(kreq kmsg.Request) (kmsg.Response, error, bool) {
-				c.KeepControl()
-				resp := kreq.ResponseKind().(*kmsg.ApiVersionsResponse)
-				vs.EachMaxKeyVersion(func(k, v int16) {
-					key := kmsg.NewApiVersionsResponseApiKey()
-					key.ApiKey, key.MaxVersion = k, v
-					resp.ApiKeys = append(resp.ApiKeys, key)
-				})
+			answerAPIVersions(c, vs, func(resp *kmsg.ApiVersionsResponse) {
 				resp.FinalizedFeaturesEpoch = 7
 				if tt.supported > 0 {
 					s := kmsg.NewApiVersionsResponseSupportedFeature()
@@ -100,7 +97,6 @@ func TestFeatures(t *testing.T) {
 					f.Name, f.MinVersionLevel, f.MaxVersionLevel = MetadataVersionFeature, tt.finalized, tt.finalized
 					resp.FinalizedFeatures = append(resp.FinalizedFeatures, f)
 				}
-				return resp, nil, true
 			})
 			got, err := cl.Features(t.Context())
 			if err != nil {

@@ -39,14 +39,21 @@ const KafkaImage = "apache/kafka"
 // docker.io/apache/kafka, with or without a digest) and returns its tag, ""
 // for none.
 func KafkaTag(image string) (tag string, ok bool) {
-	repo := image
+	repo, tag := SplitImage(image)
+	return tag, repo == KafkaImage || repo == "docker.io/"+KafkaImage
+}
+
+// SplitImage returns an image's repository and tag ("" if none); a digest
+// is dropped.
+func SplitImage(image string) (repo, tag string) {
+	repo = image
 	if i := strings.LastIndex(repo, "@"); i >= 0 {
 		repo = repo[:i]
 	}
 	if i := strings.LastIndex(repo, ":"); i > strings.LastIndex(repo, "/") {
 		repo, tag = repo[:i], repo[i+1:]
 	}
-	return tag, repo == KafkaImage || repo == "docker.io/"+KafkaImage
+	return repo, tag
 }
 
 // WithKafkaVersion returns the layout running Kafka version (an

@@ -5,6 +5,8 @@ import (
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
+
+	"github.com/kafkachaos/kafkachaos/manifests"
 )
 
 // AgentImage is the project's own image; on the local cluster it runs the
@@ -32,12 +34,12 @@ const errNoRuntime = "ErrImagePull"
 // lookup returns the runtime for image, or a message saying why there is
 // none.
 func (r runtimes) lookup(image string) (runtime, string) {
-	repo, tag := splitImage(image)
+	repo, _ := manifests.SplitImage(image)
 	switch repo {
 	case AgentImage, "kafkachaos/kafkachaos":
 		return selfRuntime{path: r.self}, ""
 	}
-	if kafkaImage(repo) {
+	if tag, ok := manifests.KafkaTag(image); ok {
 		return r.kafkaLookup(image, tag)
 	}
 	if path, ok := r.extra[repo]; ok {

@@ -2,17 +2,11 @@ package nodeagent
 
 import (
 	"fmt"
-	"strings"
 
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/kafkachaos/kafkachaos/internal/kafkadist"
 )
-
-// kafkaImage reports whether repo (no tag) is the official Kafka image.
-func kafkaImage(repo string) bool {
-	return repo == "apache/kafka" || repo == "docker.io/apache/kafka"
-}
 
 // kafkaLookup returns the runtime of an apache/kafka image with tag: the
 // pinned jars if the agent was given some (--kafka-libs), otherwise the
@@ -46,17 +40,4 @@ func (k kafkaRuntime) command(corev1.Container) (string, []string, error) {
 		args = append(args, "--version", k.version)
 	}
 	return k.self, args, nil
-}
-
-// splitImage returns an image's repository and tag ("" if none); a digest
-// is dropped.
-func splitImage(image string) (repo, tag string) {
-	repo = image
-	if i := strings.LastIndex(repo, "@"); i >= 0 {
-		repo = repo[:i]
-	}
-	if i := strings.LastIndex(repo, ":"); i > strings.LastIndex(repo, "/") {
-		repo, tag = repo[:i], repo[i+1:]
-	}
-	return repo, tag
 }

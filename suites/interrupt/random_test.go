@@ -14,6 +14,7 @@ import (
 
 	appsv1 "k8s.io/api/apps/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/kubernetes"
 
 	"github.com/twmb/franz-go/pkg/kgo"
@@ -119,15 +120,12 @@ func interruptAtRandom(ctx context.Context, t *testing.T, c *localcluster.Cluste
 				t.Logf("the signal came after the spec's end: nothing was interrupted")
 			}
 			var last []string
-			deadline := time.Now().Add(restoreTimeout)
-			for {
-				if last = restoreProblems(ctx, t, cs, kafka, before); len(last) == 0 {
-					return
-				}
-				if time.Now().After(deadline) {
-					t.Fatalf("not restored %s after the suite exited:\n%s", restoreTimeout, strings.Join(last, "\n"))
-				}
-				time.Sleep(restorePoll)
+			err := wait.PollUntilContextTimeout(ctx, restorePoll, restoreTimeout, true, func(ctx context.Context) (bool, error) {
+				last = restoreProblems(ctx, t, cs, kafka, before)
+				return len(last) == 0, nil
+			})
+			if err != nil {
+				t.Fatalf("not restored %s after the suite exited:\n%s", restoreTimeout, strings.Join(last, "\n"))
 			}
 		})
 		if ok {
