@@ -48,7 +48,7 @@ chaos: prereqs setup
 # rbac, agents, 5 s pause, 10 s peers-only partition, broker disk-loss and
 # upgrade specs end to end on the local cluster (acting as
 # manifests/rbac's ServiceAccount).
-REAL_PKGS := ./internal/localkafka/ ./localcluster/... ./suites/interrupt/ ./report/
+REAL_PKGS := ./internal/localkafka/ ./localcluster/... ./suites/interrupt/ ./suites/yourkafka/ ./report/
 test: prereqs-test lint setup
 	$(GO) test -count=1 -short -timeout 20m $(GOTESTFLAGS) ./...
 	@$(MAKE) --no-print-directory fuzz

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kmsg"
 )
@@ -99,12 +100,7 @@ func (c *Client) State(ctx context.Context, topic string) (State, error) {
 		case err == nil:
 			s.Brokers = brokers
 		case tooOld(err):
-			// Before Kafka 4.0: no fenced flag; the metadata's brokers are
-			// the unfenced ones.
-			s.Brokers = make(map[int32]bool, len(m.Brokers))
-			for _, b := range m.Brokers {
-				s.Brokers[b.NodeID] = false
-			}
+			s.Brokers = unfenced(m)
 		default:
 			// Unknown: a failed look must not read as the fenced brokers
 			// leaving and coming back.
@@ -119,6 +115,31 @@ func (c *Client) State(ctx context.Context, topic string) (State, error) {
 		return s, fmt.Errorf("kafkaadmin: state of %s: %v", topic, errs)
 	}
 	return s, nil
+}
+
+// Registrations returns every registered broker and whether it is fenced:
+// DescribeCluster v2, or before Kafka 4.0 the brokers of a metadata answer
+// (the unfenced ones).
+func (c *Client) Registrations(ctx context.Context) (map[int32]bool, error) {
+	brokers, err := c.describeCluster(ctx)
+	if err == nil || !tooOld(err) {
+		return brokers, err
+	}
+	m, err := c.brokerMetadata(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("kafkaadmin: registrations: %w", err)
+	}
+	return unfenced(m), nil
+}
+
+// unfenced maps a metadata answer's brokers to not fenced: before Kafka
+// 4.0 they are the unfenced ones.
+func unfenced(m kadm.Metadata) map[int32]bool {
+	out := make(map[int32]bool, len(m.Brokers))
+	for _, b := range m.Brokers {
+		out[b.NodeID] = false
+	}
+	return out
 }
 
 // tooOld says that the broker cannot answer DescribeCluster v2 (franz-go

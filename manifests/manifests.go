@@ -4,6 +4,7 @@ import (
 	"context"
 	"embed"
 	"fmt"
+	"slices"
 	"strings"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -75,14 +76,24 @@ func (l Layout) KafkaVersion() (string, error) {
 	if err != nil {
 		return "", err
 	}
+	if vs := KafkaVersions(objs); len(vs) > 0 {
+		return vs[0], nil
+	}
+	return "", fmt.Errorf("manifests: layout %s runs no %s container", l.Name, KafkaImage)
+}
+
+// KafkaVersions returns the Kafka version of every KafkaImage container of
+// objs' workloads (kafkadist.VersionOfTag of its tag), in order, each once.
+func KafkaVersions(objs []*unstructured.Unstructured) []string {
+	var vs []string
 	for _, o := range objs {
 		for _, c := range containers(o) {
-			if tag, ok := KafkaTag(c["image"].(string)); ok {
-				return kafkadist.VersionOfTag(tag), nil
+			if tag, ok := KafkaTag(c["image"].(string)); ok && !slices.Contains(vs, kafkadist.VersionOfTag(tag)) {
+				vs = append(vs, kafkadist.VersionOfTag(tag))
 			}
 		}
 	}
-	return "", fmt.Errorf("manifests: layout %s runs no %s container", l.Name, KafkaImage)
+	return vs
 }
 
 // In returns the layout deployed in namespace ns instead of its own: Apply

@@ -47,7 +47,10 @@ type TargetConfig struct {
 	// kubeconfig.
 	InCluster bool `json:"inCluster,omitempty"`
 	// Layout of manifests/kafka deployed on the local cluster. Default
-	// "combined".
+	// "combined"; LayoutNone deploys nothing and tests the Kafka that runs
+	// in target.namespace on the kept local cluster in target.stateDir
+	// (your own, applied with kafkachaos cluster up --manifest). A
+	// target.namespace that no layout uses, with a stateDir, means none.
 	Layout string `json:"layout,omitempty"`
 	// KafkaVersion the layout runs on the local cluster (its apache/kafka
 	// image tag), fetched first with make kafka-dist KAFKA_VERSION=...
@@ -143,6 +146,9 @@ type BoundsConfig struct {
 	// a fraction of the baseline. Default 0.9.
 	MinThroughputRatioAfter float64 `json:"minThroughputRatioAfter,omitempty"`
 }
+
+// LayoutNone is target.layout for your own Kafka on the local cluster.
+const LayoutNone = "none"
 
 // Defaults of Config.
 const (
@@ -251,12 +257,18 @@ func (c Config) withDefaults() (Config, error) {
 	bad := func(format string, a ...any) (Config, error) {
 		return Config{}, fmt.Errorf("%w: "+format, append([]any{ErrBadConfig}, a...)...)
 	}
+	if c.Target.Layout == "" && c.Local() && c.Target.StateDir != "" && c.Target.Namespace != "" && !layoutNamespace(c.Target.Namespace) {
+		c.Target.Layout = LayoutNone
+	}
 	if c.Target.Layout == "" {
 		c.Target.Layout = manifests.Layouts()[0].Name
 	}
-	layout, err := manifests.LayoutNamed(c.Target.Layout)
+	layout, err := c.SpecLayout()
 	if err != nil {
-		return bad("target.layout: %v", err)
+		return bad("target.layout: %v, or %s", err, LayoutNone)
+	}
+	if c.UsersKafka() && (c.Target.StateDir == "" || c.Target.Namespace == "") {
+		return bad("target.layout %s tests the Kafka you deployed in target.namespace on the local cluster kept in target.stateDir: set both (kafkachaos cluster up --kafka none --manifest ... first)", LayoutNone)
 	}
 	if c.Target.InCluster && c.Target.Kubeconfig != "" {
 		return bad("target.inCluster and target.kubeconfig exclude each other")
@@ -265,7 +277,7 @@ func (c Config) withDefaults() (Config, error) {
 		if c.Target.Namespace == "" {
 			c.Target.Namespace = layout.Namespace
 		}
-		if c.Target.StatefulSet == "" {
+		if c.Target.StatefulSet == "" && !c.UsersKafka() {
 			c.Target.StatefulSet = layout.StatefulSet
 		}
 		if c.Target.Security != (kafkasec.Settings{}) {
@@ -374,3 +386,28 @@ func defaultDuration(d *metav1.Duration, def time.Duration) {
 
 // Local reports whether the suite brings up the embedded local cluster.
 func (c Config) Local() bool { return c.Target.Kubeconfig == "" && !c.Target.InCluster }
+
+// UsersKafka reports whether the suite tests a Kafka it did not deploy on
+// the local cluster (target.layout none).
+func (c Config) UsersKafka() bool { return c.Local() && c.Target.Layout == LayoutNone }
+
+// SpecLayout is the manifests/kafka layout of the Kafka that the suite, or
+// a spec for itself, deploys: target.layout, or the default one with
+// LayoutNone.
+func (c Config) SpecLayout() (manifests.Layout, error) {
+	if c.Target.Layout == LayoutNone {
+		return manifests.Layouts()[0], nil
+	}
+	return manifests.LayoutNamed(c.Target.Layout)
+}
+
+// layoutNamespace reports whether ns is the namespace of a layout of
+// manifests/kafka.
+func layoutNamespace(ns string) bool {
+	for _, l := range manifests.Layouts() {
+		if l.Namespace == ns {
+			return true
+		}
+	}
+	return false
+}

@@ -57,6 +57,22 @@ func TestConfigLoad(t *testing.T) {
 				t.Errorf("flags: %+v", c)
 			}
 		}},
+		{name: "your own Kafka: a kept cluster and a namespace no layout uses", flags: flagValues{stateDir: dir, namespace: "events"}, check: func(t *testing.T, c Config) {
+			if !c.UsersKafka() || c.Target.Layout != LayoutNone || c.Target.Namespace != "events" || c.Target.StatefulSet != "" || len(c.Target.Bootstrap) != 0 {
+				t.Errorf("your own Kafka: %+v", c.Target)
+			}
+			if l, err := c.SpecLayout(); err != nil || l.Name != "combined" {
+				t.Errorf("the specs' own Kafka: %v %v, want the combined layout", l.Name, err)
+			}
+		}},
+		{name: "a layout's namespace on a kept cluster deploys the layout", flags: flagValues{stateDir: dir, namespace: "kafka"}, check: func(t *testing.T, c Config) {
+			if c.UsersKafka() || c.Target.Layout != "combined" {
+				t.Errorf("layout: %+v", c.Target)
+			}
+		}},
+		{name: "layout none needs a kept cluster", flags: flagValues{layout: LayoutNone, namespace: "events"}, wantErr: "target.stateDir"},
+		{name: "layout none needs a namespace", flags: flagValues{layout: LayoutNone, stateDir: dir}, wantErr: "target.namespace"},
+		{name: "an unknown layout names none", flags: flagValues{layout: "zookeeper"}, wantErr: "or none"},
 		{name: "separate controllers layout", flags: flagValues{layout: "separate-controllers"}, check: func(t *testing.T, c Config) {
 			if c.Target.Namespace != "kafka-split" || c.Target.StatefulSet != "kafka-broker" {
 				t.Errorf("layout: %+v", c.Target)

@@ -22,13 +22,42 @@ import (
 
 // bringUpLocal starts the embedded cluster (in a temporary state dir,
 // taken down at the end, unless target.stateDir names one to use and keep)
-// and deploys Kafka.
+// and deploys Kafka, unless the config tests your own (LayoutNone).
 func bringUpLocal(ctx context.Context, e *env) {
-	layout, err := manifests.LayoutNamed(e.cfg.Target.Layout)
-	Expect(err).NotTo(HaveOccurred())
-	layout = layout.WithKafkaVersion(e.cfg.Target.KafkaVersion)
-	expectKafkaJars(e.cfg.Target.KafkaVersion)
+	c := startLocal(ctx, e)
+	if e.cfg.UsersKafka() {
+		By("testing your own Kafka in namespace " + e.namespace + ": nothing is deployed")
+	} else {
+		layout, err := e.cfg.SpecLayout()
+		Expect(err).NotTo(HaveOccurred())
+		layout = layout.WithKafkaVersion(e.cfg.Target.KafkaVersion)
+		By("deploying Kafka " + e.cfg.Target.KafkaVersion + " from manifests/kafka (" + layout.Name + ")")
+		_, err = layout.Apply(ctx, e.rest)
+		Expect(err).NotTo(HaveOccurred())
+		// Only readiness the running node agent reported counts: a kept
+		// cluster brought up again still has its old Ready conditions in etcd.
+		since, err := c.NodeAgentStarted()
+		Expect(err).NotTo(HaveOccurred())
+		Expect(layout.WaitReady(ctx, e.admin, kube.Wait{Timeout: kafkaReadyTimeout, Poll: healthPoll, Since: since})).To(Succeed())
+		e.bootstrap = layout.Bootstrap()
+	}
+
+	// Nothing is granted in a namespace that does not opt in.
+	By("checking that namespace " + e.namespace + " opts in to disruption, before granting anything there")
+	Expect(chaos.CheckNamespace(ctx, e.admin, e.namespace)).To(Succeed())
+	By("granting manifests/rbac in " + e.namespace + " and acting as its ServiceAccount from here on")
+	Expect(grantRBAC(ctx, e, e.namespace)).To(Succeed())
+	actAsServiceAccount(ctx, e)
+}
+
+// startLocal brings the embedded cluster up (idempotent on a kept one) and
+// attaches e to it as its admin.
+func startLocal(ctx context.Context, e *env) *localcluster.Cluster {
+	if !e.cfg.UsersKafka() {
+		expectKafkaJars(e.cfg.Target.KafkaVersion)
+	}
 	state, keep := e.cfg.Target.StateDir, e.cfg.Target.StateDir != ""
+	var err error
 	if !keep {
 		state, err = os.MkdirTemp("", "kafkachaos-suite-")
 		Expect(err).NotTo(HaveOccurred())
@@ -58,23 +87,7 @@ func bringUpLocal(ctx context.Context, e *env) {
 	By("bringing up the embedded local cluster (control plane, 3 nodes) in " + state)
 	Expect(c.Up(ctx)).To(Succeed())
 	attach(e, c)
-
-	By("deploying Kafka " + e.cfg.Target.KafkaVersion + " from manifests/kafka (" + layout.Name + ")")
-	_, err = layout.Apply(ctx, e.rest)
-	Expect(err).NotTo(HaveOccurred())
-	// Only readiness the running node agent reported counts: a kept
-	// cluster brought up again still has its old Ready conditions in etcd.
-	since, err := c.NodeAgentStarted()
-	Expect(err).NotTo(HaveOccurred())
-	Expect(layout.WaitReady(ctx, e.admin, kube.Wait{Timeout: kafkaReadyTimeout, Poll: healthPoll, Since: since})).To(Succeed())
-	e.bootstrap = layout.Bootstrap()
-
-	// Nothing is granted in a namespace that does not opt in.
-	By("checking that namespace " + e.namespace + " opts in to disruption, before granting anything there")
-	Expect(chaos.CheckNamespace(ctx, e.admin, e.namespace)).To(Succeed())
-	By("granting manifests/rbac in " + e.namespace + " and acting as its ServiceAccount from here on")
-	Expect(grantRBAC(ctx, e, e.namespace)).To(Succeed())
-	actAsServiceAccount(ctx, e)
+	return c
 }
 
 // attachDryRun is a dry run's local cluster: the one running in
@@ -89,12 +102,14 @@ func attachDryRun(ctx context.Context, e *env) {
 			e.cfg.Target.StateDir, st.Name, e.cfg.Target.StateDir)
 	}
 	attach(e, c)
-	layout, err := manifests.LayoutNamed(e.cfg.Target.Layout)
-	Expect(err).NotTo(HaveOccurred())
-	seen, n, err := layout.ReadyPods(ctx, e.admin)
-	Expect(err).NotTo(HaveOccurred())
-	Expect(n).To(Equal(layout.Pods), "a dry run deploys nothing: Kafka (%s) must run in %s already (%s)", layout.Name, layout.Namespace, seen)
-	e.bootstrap = layout.Bootstrap()
+	if !e.cfg.UsersKafka() {
+		layout, err := e.cfg.SpecLayout()
+		Expect(err).NotTo(HaveOccurred())
+		seen, n, err := layout.ReadyPods(ctx, e.admin)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(n).To(Equal(layout.Pods), "a dry run deploys nothing: Kafka (%s) must run in %s already (%s)", layout.Name, layout.Namespace, seen)
+		e.bootstrap = layout.Bootstrap()
+	}
 	_, err = e.admin.CoreV1().ServiceAccounts(e.namespace).Get(ctx, manifests.ServiceAccount, metav1.GetOptions{})
 	Expect(err).NotTo(HaveOccurred(), "a dry run grants nothing: manifests/rbac must be granted in %s already (run once without -kafkachaos.dry-run)", e.namespace)
 	By("dry-run: acting as the ServiceAccount of manifests/rbac on the running local cluster in " + e.cfg.Target.StateDir)

@@ -130,10 +130,15 @@ var _ = BeforeSuite(func(ctx SpecContext) {
 	}
 	e.flavor = flavor
 
+	expectReachable(ctx, e)
+
 	By("waiting until Kafka is healthy: every broker registered, every ISR full, the quorum caught up")
 	snap, err := e.snapshot(ctx)
 	Expect(err).NotTo(HaveOccurred())
-	Expect(waitHealthy(ctx, e, brokerIDs(snap))).To(Succeed())
+	if err := waitHealthy(ctx, e, brokerIDs(snap)); err != nil {
+		Fail(fmt.Sprintf("%v\n%s", err, brokerDiagnosis(ctx, e, snap)))
+	}
+	expectSafe(ctx, e, snap)
 	recordEnvironment(ctx, e, snap)
 
 	if e.cfg.Target.StatefulSet == "" {
@@ -159,7 +164,7 @@ var _ = BeforeSuite(func(ctx SpecContext) {
 		Expect(err).NotTo(HaveOccurred())
 		Expect(left).To(BeEmpty(), "faults the specs did not recover themselves")
 	}, NodeTimeout(cleanupTimeout))
-}, NodeTimeout(clusterUpTimeout+kafkaReadyTimeout+healthTimeout))
+}, NodeTimeout(clusterUpTimeout+kafkaReadyTimeout+reachTimeout+healthTimeout))
 
 // grantRBAC applies manifests/rbac for the suite's ServiceAccount (in the
 // suite's namespace) over namespaces.

@@ -50,7 +50,7 @@ func upgradeKafka(ctx SpecContext) *env {
 	By("checking that the jars of Kafka " + from + " and " + to + " are fetched")
 	expectKafkaJars(from)
 	expectKafkaJars(to)
-	l, err := manifests.LayoutNamed(suite.cfg.Target.Layout)
+	l, err := suite.cfg.SpecLayout()
 	Expect(err).NotTo(HaveOccurred())
 	l = l.In("kafka-upgrade").WithKafkaVersion(from)
 	objs, err := l.Objects()

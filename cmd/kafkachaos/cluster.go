@@ -7,11 +7,13 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"strings"
 	"syscall"
 	"text/tabwriter"
 	"time"
 
 	"github.com/spf13/cobra"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/kafkachaos/kafkachaos/internal/kafkadist"
 	"github.com/kafkachaos/kafkachaos/internal/kube"
@@ -59,14 +61,30 @@ its pods to be Ready.`,
 		}))...)
 	}
 
-	var kafka, kafkaVersion string
+	var kafka, kafkaVersion, manifest string
 	up := &cobra.Command{
 		Use:   "up",
 		Short: "Start the cluster and deploy Kafka (idempotent); print the kubeconfig path",
-		Args:  noArgs,
+		Long: `Start the cluster, then deploy a Kafka layout of manifests/kafka (--kafka),
+or your own manifests instead (--manifest: a file, a directory of .yaml,
+.yml and .json files, or a kustomization), and wait until their pods are
+Ready. Then test your own with the suite:
+
+  make chaos ARGS='-kafkachaos.state-dir=DIR -kafkachaos.namespace=NS'`,
+		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			var layout *manifests.Layout
-			if kafka != "none" {
+			var own []*unstructured.Unstructured
+			switch {
+			case manifest != "":
+				if cmd.Flags().Changed("kafka") && kafka != "none" || kafkaVersion != "" {
+					return usageError{errors.New("--manifest deploys your own Kafka instead of a layout: leave out --kafka and --kafka-version (the manifests' image tags choose the versions)")}
+				}
+				var err error
+				if own, err = readOwnManifests(manifest, kafkaLibs, kafkaCache); err != nil {
+					return usageError{err}
+				}
+			case kafka != "none":
 				l, err := manifests.LayoutNamed(kafka)
 				if err != nil {
 					return usageError{fmt.Errorf("--kafka: %w, or none", err)}
@@ -86,11 +104,18 @@ its pods to be Ready.`,
 				return err
 			}
 			fmt.Fprintf(cmd.ErrOrStderr(), "cluster ready in %s\n", time.Since(start).Round(time.Millisecond))
-			if layout != nil {
+			switch {
+			case layout != nil:
 				if err := deployKafka(ctx, c, *layout, cmd.ErrOrStderr()); err != nil {
 					return err
 				}
 				fmt.Fprintf(cmd.ErrOrStderr(), "Kafka (%s) ready in namespace %s, %s after start\n", layout.Name, layout.Namespace, time.Since(start).Round(time.Millisecond))
+			case own != nil:
+				if err := deployOwn(ctx, c, manifest, own, cmd.ErrOrStderr()); err != nil {
+					return err
+				}
+				fmt.Fprintf(cmd.ErrOrStderr(), "%s ready, %s after start; test it with\n  make chaos ARGS='-kafkachaos.state-dir=%s -kafkachaos.namespace=%s'\n",
+					manifest, time.Since(start).Round(time.Millisecond), c.StateDir(), strings.Join(kube.Namespaces(own), ","))
 			}
 			fmt.Fprintln(cmd.OutOrStdout(), c.KubeconfigPath())
 			return nil
@@ -98,6 +123,7 @@ its pods to be Ready.`,
 	}
 	up.Flags().StringVar(&kafka, "kafka", "combined", "Kafka layout to deploy from manifests/kafka: combined, separate-controllers, or none")
 	up.Flags().StringVar(&kafkaVersion, "kafka-version", "", "Kafka version the layout runs, as its apache/kafka image tag (default: the manifest's, "+kafkadist.DefaultVersion+"); fetch it first with make kafka-dist KAFKA_VERSION=...")
+	up.Flags().StringVar(&manifest, "manifest", "", "deploy your own manifests instead of a layout: a file, a directory of .yaml/.yml/.json files, or a kustomization")
 	var purge bool
 	down := &cobra.Command{
 		Use:   "down",
@@ -266,4 +292,72 @@ func deployKafka(ctx context.Context, c *localcluster.Cluster, layout manifests.
 		return fmt.Errorf("%w (logs: kubectl logs -n %s, or %s/pods)", err, layout.Namespace, c.StateDir())
 	}
 	return err
+}
+
+// readOwnManifests reads --manifest before anything starts, and checks
+// that its apache/kafka pods will have jars to run.
+func readOwnManifests(path, libs, cache string) ([]*unstructured.Unstructured, error) {
+	objs, err := kube.ReadObjects(path)
+	if err != nil {
+		return nil, fmt.Errorf("--manifest: %w", err)
+	}
+	if len(kube.Namespaces(objs)) == 0 {
+		return nil, fmt.Errorf("--manifest %s: no object names a namespace: put your Kafka in a namespace of its own", path)
+	}
+	if libs != "" {
+		return objs, nil // every apache/kafka pod runs the pinned jars
+	}
+	if cache == "" {
+		cache = kafkadist.CacheDir()
+	}
+	for _, v := range manifests.KafkaVersions(objs) {
+		if _, err := kafkadist.LineOf(v); err != nil {
+			return nil, fmt.Errorf("--manifest %s: %s:%s: %w", path, manifests.KafkaImage, v, err)
+		}
+		if cache == "" {
+			return nil, fmt.Errorf("--manifest %s: no Kafka jars for its %s:%s pods: run `%s` at the repository root, or pass --kafka-cache", path, manifests.KafkaImage, v, kafkadist.FetchCommand(v))
+		}
+		if _, err := kafkadist.InCache(cache, v); err != nil {
+			return nil, fmt.Errorf("--manifest %s: %w", path, err)
+		}
+	}
+	return objs, nil
+}
+
+// deployOwn applies your own manifests and waits, namespace by namespace,
+// for the pods their StatefulSets and Deployments ask for to be Ready.
+func deployOwn(ctx context.Context, c *localcluster.Cluster, path string, objs []*unstructured.Unstructured, w io.Writer) error {
+	cfg, err := c.RESTConfig()
+	if err != nil {
+		return err
+	}
+	cs, err := c.Clientset()
+	if err != nil {
+		return err
+	}
+	applied, err := kube.ApplyObjects(ctx, cfg, objs)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(w, "applied %s: %d objects\n", path, len(applied))
+	since, err := c.NodeAgentStarted()
+	if err != nil {
+		return err
+	}
+	for _, ns := range kube.Namespaces(objs) {
+		want := kube.PodsOf(objs, ns)
+		if want == 0 {
+			continue
+		}
+		fmt.Fprintf(w, "waiting for %d Ready pods in namespace %s\n", want, ns)
+		err := kube.WaitPodsReady(ctx, cs, ns, want, kube.Wait{Timeout: kafkaReadyTimeout, Poll: kafkaReadyPoll, ProgressEvery: kafkaProgress,
+			Progress: func(seen string) { fmt.Fprintf(w, "  %s\n", seen) }, Since: since})
+		if errors.Is(err, kube.ErrNotReady) {
+			return fmt.Errorf("%w (logs: kubectl logs -n %s, or %s/pods)", err, ns, c.StateDir())
+		}
+		if err != nil {
+			return err
+		}
+	}
+	return nil
 }

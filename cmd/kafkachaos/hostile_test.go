@@ -41,6 +41,10 @@ current-context: ctx
 	if err := os.WriteFile(garbage, []byte("{not json"), 0o600); err != nil {
 		t.Fatal(err)
 	}
+	noNamespace := filepath.Join(dir, "cm.yaml")
+	if err := os.WriteFile(noNamespace, []byte("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
 	t.Setenv("KUBECONFIG", kubeconfig)
 	tests := []struct {
 		name string
@@ -64,6 +68,10 @@ current-context: ctx
 		{"cluster up: no nodes", []string{"cluster", "up", "--state-dir", filepath.Join(dir, "state"), "--nodes", "0"}, "--nodes 0"},
 		{"cluster up: unknown Kafka line", []string{"cluster", "up", "--state-dir", filepath.Join(dir, "state"), "--kafka-version", "3.6.0"}, "known lines are 4.x and 3.9.x"},
 		{"cluster up: unknown layout", []string{"cluster", "up", "--state-dir", filepath.Join(dir, "state"), "--kafka", "zookeeper"}, "--kafka"},
+		{"cluster up: missing manifest", []string{"cluster", "up", "--state-dir", filepath.Join(dir, "state"), "--manifest", filepath.Join(dir, "none.yaml")}, "--manifest"},
+		{"cluster up: manifest that is not YAML", []string{"cluster", "up", "--state-dir", filepath.Join(dir, "state"), "--manifest", garbage}, "garbage.json"},
+		{"cluster up: manifest and a layout", []string{"cluster", "up", "--state-dir", filepath.Join(dir, "state"), "--manifest", kubeconfig, "--kafka", "combined"}, "leave out --kafka"},
+		{"cluster up: manifest without a namespace", []string{"cluster", "up", "--state-dir", filepath.Join(dir, "state"), "--manifest", noNamespace}, "no object names a namespace"},
 		{"compare: missing reports", []string{"compare", filepath.Join(dir, "a.json"), filepath.Join(dir, "b.json")}, "a.json"},
 		{"report: not JSON", []string{"report", garbage}, "garbage.json"},
 	}

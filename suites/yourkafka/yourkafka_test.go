@@ -1,0 +1,121 @@
+package yourkafka
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/kafkachaos/kafkachaos/internal/kafkadist"
+	"github.com/kafkachaos/kafkachaos/localcluster"
+)
+
+// Timeouts of the test.
+const (
+	buildTimeout = 5 * time.Minute
+	upTimeout    = 10 * time.Minute // cluster up and the manifests' pods Ready
+	suiteTimeout = 20 * time.Minute // the suite's pod-kill story, bring-up included
+	downTimeout  = 2 * time.Minute
+)
+
+func TestYourOwnKafkaOnTheLocalCluster(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: runs the suite on a local cluster")
+	}
+	if _, err := kafkadist.Find(kafkadist.DefaultVersion); err != nil && os.Getenv("CI") == "" {
+		t.Skipf("Kafka jars missing (CI would fail here): %v", err)
+	}
+	root, err := filepath.Abs(filepath.Join("..", ".."))
+	if err != nil {
+		t.Fatal(err)
+	}
+	state := t.TempDir()
+	ctx, cancel := context.WithTimeout(t.Context(), buildTimeout+2*(upTimeout+suiteTimeout))
+	defer cancel()
+	bin := filepath.Join(state, "kafkachaos")
+	suite := filepath.Join(state, "suites.test")
+	mustRun(ctx, t, root, nil, "go", "build", "-o", bin, "./cmd/kafkachaos")
+	mustRun(ctx, t, root, nil, "go", "test", "-c", "-o", suite, "./suites")
+	c, err := localcluster.New(localcluster.WithStateDir(state), localcluster.WithAgentBinary(bin))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), downTimeout)
+		defer cancel()
+		if err := c.Down(ctx, true); err != nil {
+			t.Errorf("down: %v", err)
+		}
+	})
+	env := append(os.Environ(), "KAFKACHAOS_REPORT_DIR="+filepath.Join(state, "reports"))
+	suiteArgs := func(namespace string) []string {
+		return []string{"-test.v", "-ginkgo.v", "-ginkgo.label-filter=pod-kill && gate",
+			"-kafkachaos.state-dir=" + state, "-kafkachaos.binary=" + bin, "-kafkachaos.namespace=" + namespace}
+	}
+
+	t.Run("the gate's pod kill on a Kafka of other names, ports and node IDs", func(t *testing.T) {
+		up := mustRun(ctx, t, root, nil, bin, "cluster", "up", "--state-dir", state, "--manifest", "suites/testdata/your-kafka")
+		if want := "-kafkachaos.namespace=events"; !strings.Contains(up, want) {
+			t.Errorf("cluster up's output lacks the suite's command (%q):\n%s", want, up)
+		}
+		out, err := run(ctx, t, filepath.Join(root, "suites"), env, suite, suiteArgs("events")...)
+		if err != nil {
+			t.Fatalf("the suite against your own Kafka: %v", err)
+		}
+		for _, want := range []string{
+			"testing your own Kafka in namespace events: nothing is deployed",
+			"bootstrapping from the brokers' advertised listeners: [events-kafka-0.events-kafka-headless.events.svc.cluster.local:9094",
+			"the brokers' StatefulSet (from their pods' owner references): events-kafka",
+			"Ran 1 of",
+		} {
+			if !strings.Contains(out, want) {
+				t.Errorf("the suite's output lacks %q", want)
+			}
+		}
+		if strings.Contains(out, "deploying Kafka") {
+			t.Error("the suite deployed a Kafka of its own over yours")
+		}
+	})
+
+	t.Run("brokers that advertise localhost fail at once, naming it", func(t *testing.T) {
+		mustRun(ctx, t, root, nil, bin, "cluster", "up", "--state-dir", state, "--manifest", "suites/testdata/kafka-advertises-localhost.yaml")
+		start := time.Now()
+		out, err := run(ctx, t, filepath.Join(root, "suites"), env, suite, suiteArgs("kafka-localhost")...)
+		t.Logf("the suite stopped %s after it started", time.Since(start).Round(time.Second))
+		if err == nil {
+			t.Fatal("the suite passed against brokers that advertise localhost")
+		}
+		if want := "broker 0 (pod kafka-0): want an advertised host that resolves to its own pod's IP"; !strings.Contains(out, want) {
+			t.Errorf("the suite's output lacks %q", want)
+		}
+		if !strings.Contains(out, "localhost:9092, which resolves to 127.0.0.1") {
+			t.Error("the suite's output does not name localhost as the cause")
+		}
+		if strings.Contains(out, "Kafka health") {
+			t.Error("the suite waited for health before it named the cause")
+		}
+	})
+}
+
+// run runs name in dir with env (nil: the test's), logging its output,
+// and returns the output and the exit error.
+func run(ctx context.Context, t *testing.T, dir string, env []string, name string, args ...string) (string, error) {
+	t.Helper()
+	cmd := exec.CommandContext(ctx, name, args...)
+	cmd.Dir, cmd.Env = dir, env
+	out, err := cmd.CombinedOutput()
+	t.Logf("$ %s %s\n%s", filepath.Base(name), strings.Join(args, " "), out)
+	return string(out), err
+}
+
+func mustRun(ctx context.Context, t *testing.T, dir string, env []string, name string, args ...string) string {
+	t.Helper()
+	out, err := run(ctx, t, dir, env, name, args...)
+	if err != nil {
+		t.Fatalf("%s: %v", name, err)
+	}
+	return out
+}
