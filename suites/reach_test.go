@@ -11,6 +11,7 @@ import (
 	. "github.com/onsi/gomega"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/wait"
 
 	"github.com/kafkachaos/kafkachaos/bootstrap"
 	"github.com/kafkachaos/kafkachaos/brokers"
@@ -26,12 +27,10 @@ const (
 	diagnosisLines = 8 // log lines per broker on a health timeout
 )
 
-// reach is what expectReachable saw last.
+// reach is what lookAtAddresses saw.
 type reach struct {
 	snap []brokers.Broker
 	adv  []bootstrap.Broker
-	// voters is controller.quorum.voters as a broker reads it.
-	voters string
 }
 
 // expectReachable finds the brokers on the local cluster before any wait
@@ -48,34 +47,49 @@ func expectReachable(ctx context.Context, e *env) {
 	}
 	By("finding the brokers' advertised listeners from their pods, and checking each leads back to its own pod")
 	var last reach
-	err := InterceptGomegaFailure(func() {
-		Eventually(ctx, func(ctx context.Context) (err error) {
-			last, err = lookAtAddresses(ctx, e)
-			return err
-		}).WithTimeout(reachTimeout).WithPolling(reachPoll).Should(Succeed(), "a broker answering metadata")
+	var lastErr error
+	err := wait.PollUntilContextTimeout(ctx, reachPoll, reachTimeout, true, func(ctx context.Context) (bool, error) {
+		last, lastErr = lookAtAddresses(ctx, e)
+		return lastErr == nil, nil
 	})
 	if err != nil {
-		Fail(fmt.Sprintf("%v\n%s", err, brokerDiagnosis(ctx, e, last.snap)))
+		Fail(fmt.Sprintf("no broker answered metadata within %s: %v\n%s", reachTimeout, lastErr, brokerDiagnosis(ctx, e, last.snap)))
 	}
 	lookup := nodeagent.Resolver{Path: filepath.Join(e.local.StateDir(), nodeagent.HostsPath)}.Lookup
 	checker := bootstrap.Checker{Lookup: lookup}
-	problems := append(checker.Advertised(ctx, last.adv, last.snap), checker.Voters(last.voters, last.snap)...)
-	if len(problems) > 0 {
-		lines := make([]string, len(problems))
-		for i, p := range problems {
-			lines[i] = "  " + p.String()
-		}
-		Fail("the brokers' addresses cannot work, so Kafka would never turn healthy:\n" + strings.Join(lines, "\n"))
-	}
+	expectNoProblems(checker.Advertised(ctx, last.adv, last.snap))
 	if len(e.bootstrap) == 0 {
 		e.bootstrap = bootstrap.Addrs(last.adv)
 		By(fmt.Sprintf("bootstrapping from the brokers' advertised listeners: %v", e.bootstrap))
 	}
+	// Through the advertised address, now known to work.
+	var voters string
+	err = e.withKafka(func(cl *kafkaadmin.Client) (err error) {
+		voters, err = cl.BrokerConfig(ctx, last.adv[0].ID, "controller.quorum.voters")
+		return err
+	})
+	if err != nil {
+		By(fmt.Sprintf("the quorum voters are unchecked: reading controller.quorum.voters of broker %d: %v", last.adv[0].ID, err))
+		return
+	}
+	expectNoProblems(checker.Voters(voters, last.snap))
 }
 
-// lookAtAddresses snapshots the brokers, asks them (the bootstrap, else
-// every declared port of their pods) for metadata and reads the quorum
-// voters. An error means try again.
+// expectNoProblems fails, listing every problem, unless there is none.
+func expectNoProblems(problems []bootstrap.Problem) {
+	if len(problems) == 0 {
+		return
+	}
+	lines := make([]string, len(problems))
+	for i, p := range problems {
+		lines[i] = "  " + p.String()
+	}
+	Fail("the brokers' addresses cannot work, so Kafka would never turn healthy:\n" + strings.Join(lines, "\n"))
+}
+
+// lookAtAddresses snapshots the brokers and asks them (the bootstrap, else
+// every declared port of their pods) for metadata. An error means try
+// again.
 func lookAtAddresses(ctx context.Context, e *env) (reach, error) {
 	var r reach
 	var err error
@@ -85,25 +99,21 @@ func lookAtAddresses(ctx context.Context, e *env) (reach, error) {
 	if len(brokerIDs(r.snap)) == 0 {
 		return r, fmt.Errorf("no broker pod of flavor %s in %s (selector %q)", e.flavor, e.namespace, e.cfg.Target.Selector)
 	}
-	seeds := e.bootstrap
-	if len(seeds) == 0 {
-		if seeds, err = bootstrap.Seeds(ctx, e.cs, e.namespace, r.snap); err != nil {
-			return r, err
-		}
-	}
-	seed, adv, err := bootstrap.Discover(ctx, seeds, e.kgoOpts...)
+	seeds, err := e.seeds(ctx, r.snap)
 	if err != nil {
 		return r, err
 	}
-	r.adv = adv
-	saved := e.bootstrap
-	e.bootstrap = []string{seed}
-	defer func() { e.bootstrap = saved }()
-	err = e.withKafka(func(cl *kafkaadmin.Client) (err error) {
-		r.voters, err = cl.BrokerConfig(ctx, adv[0].ID, "controller.quorum.voters")
-		return err
-	})
+	_, r.adv, err = bootstrap.Discover(ctx, seeds, e.kgoOpts...)
 	return r, err
+}
+
+// seeds is what the suite's clients dial first: the bootstrap, or before
+// it is known, every declared port of the broker pods.
+func (e *env) seeds(ctx context.Context, snap []brokers.Broker) ([]string, error) {
+	if len(e.bootstrap) > 0 {
+		return e.bootstrap, nil
+	}
+	return bootstrap.Seeds(ctx, e.cs, e.namespace, snap)
 }
 
 // brokerDiagnosis says, per broker of snap, what was last seen of it: its
@@ -119,13 +129,18 @@ func brokerDiagnosis(ctx context.Context, e *env, snap []brokers.Broker) string 
 	defer cancel()
 	var registered map[int32]bool
 	var hosts map[int32]string
-	kafkaErr := e.withKafka(func(cl *kafkaadmin.Client) (err error) {
-		if registered, err = cl.Registrations(ctx); err != nil {
+	seeds, kafkaErr := e.seeds(ctx, snap)
+	if kafkaErr == nil {
+		asked := *e
+		asked.bootstrap = seeds
+		kafkaErr = asked.withKafka(func(cl *kafkaadmin.Client) (err error) {
+			if registered, err = cl.Registrations(ctx); err != nil {
+				return err
+			}
+			hosts, err = cl.BrokerHosts(ctx)
 			return err
-		}
-		hosts, err = cl.BrokerHosts(ctx)
-		return err
-	})
+		})
+	}
 	var b strings.Builder
 	b.WriteString("what was last seen of each broker:\n")
 	for _, br := range snap {

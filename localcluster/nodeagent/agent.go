@@ -27,6 +27,7 @@ import (
 
 	"github.com/kafkachaos/kafkachaos/internal/pidfile"
 	"github.com/kafkachaos/kafkachaos/localcluster/netpol"
+	"github.com/kafkachaos/kafkachaos/localcluster/serviceproxy"
 	"github.com/kafkachaos/kafkachaos/localcluster/storage"
 )
 
@@ -93,6 +94,13 @@ func Run(ctx context.Context, cfg Config) error {
 		return err
 	}
 	go syncServices(ctx, cfg.Client, hosts)
+	// Cluster IPs answer: forwarded to ready endpoints.
+	go func() {
+		logf := func(f string, a ...any) { fmt.Fprintf(os.Stderr, "agent: "+f+"\n", a...) }
+		if err := serviceproxy.Run(ctx, cfg.Client, logf); err != nil {
+			logf("cluster IPs do not answer: %v", err)
+		}
+	}()
 	// NetworkPolicy enforcement: its marking rule is in place before any
 	// pod starts, so every pod connection is told apart.
 	policies, err := netpol.Start(ctx, cfg.Client, cfg.StateDir)

@@ -3,6 +3,7 @@
 // that is not manifests/kafka (other names, labels, ports and node IDs),
 // then the suite, given only the kept state dir and the namespace, finds
 // the brokers, bootstraps from what they advertise and runs the gate's
-// pod-kill story against them. A Kafka whose brokers advertise localhost
+// pod-kill story against them; a client then bootstraps through the
+// chart's ClusterIP Service. A Kafka whose brokers advertise localhost
 // must instead fail at once, naming the cause.
 package yourkafka

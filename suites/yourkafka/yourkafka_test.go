@@ -2,6 +2,7 @@ package yourkafka
 
 import (
 	"context"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -9,6 +10,9 @@ import (
 	"testing"
 	"time"
 
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/kafkachaos/kafkachaos/bootstrap"
 	"github.com/kafkachaos/kafkachaos/internal/kafkadist"
 	"github.com/kafkachaos/kafkachaos/localcluster"
 )
@@ -52,7 +56,7 @@ func TestYourOwnKafkaOnTheLocalCluster(t *testing.T) {
 	})
 	env := append(os.Environ(), "KAFKACHAOS_REPORT_DIR="+filepath.Join(state, "reports"))
 	suiteArgs := func(namespace string) []string {
-		return []string{"-test.v", "-ginkgo.v", "-ginkgo.label-filter=pod-kill && gate",
+		return []string{"-test.v", "-test.run=TestSuites", "-ginkgo.v", "-ginkgo.label-filter=pod-kill && gate",
 			"-kafkachaos.state-dir=" + state, "-kafkachaos.binary=" + bin, "-kafkachaos.namespace=" + namespace}
 	}
 
@@ -78,13 +82,32 @@ func TestYourOwnKafkaOnTheLocalCluster(t *testing.T) {
 		if strings.Contains(out, "deploying Kafka") {
 			t.Error("the suite deployed a Kafka of its own over yours")
 		}
+
+		// The chart's bootstrap Service: its cluster IP answers (the node
+		// agent's service proxy), after the story replaced a broker pod.
+		cs, err := c.Clientset()
+		if err != nil {
+			t.Fatal(err)
+		}
+		svc, err := cs.CoreV1().Services("events").Get(ctx, "events-kafka", metav1.GetOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		seed := net.JoinHostPort(svc.Spec.ClusterIP, "9094")
+		_, adv, err := bootstrap.Discover(ctx, []string{seed})
+		if err != nil {
+			t.Fatalf("a client bootstrapping through the Service's cluster IP %s: %v", seed, err)
+		}
+		if len(adv) != 3 {
+			t.Errorf("through the cluster IP, metadata names %v, want 3 brokers", adv)
+		}
 	})
 
 	t.Run("brokers that advertise localhost fail at once, naming it", func(t *testing.T) {
 		mustRun(ctx, t, root, nil, bin, "cluster", "up", "--state-dir", state, "--manifest", "suites/testdata/kafka-advertises-localhost.yaml")
 		start := time.Now()
 		out, err := run(ctx, t, filepath.Join(root, "suites"), env, suite, suiteArgs("kafka-localhost")...)
-		t.Logf("the suite stopped %s after it started", time.Since(start).Round(time.Second))
+		t.Logf("the suite stopped %s after it started", time.Since(start).Round(100*time.Millisecond))
 		if err == nil {
 			t.Fatal("the suite passed against brokers that advertise localhost")
 		}

@@ -1,0 +1,158 @@
+package serviceproxy
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"net"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	discoveryv1 "k8s.io/api/discovery/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/wait"
+	"k8s.io/client-go/kubernetes/fake"
+	"k8s.io/utils/ptr"
+)
+
+// backend answers each line with its name and the line.
+func backend(t *testing.T, name string) (string, int32) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ln.Close() })
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			go func() {
+				defer c.Close()
+				sc := bufio.NewScanner(c)
+				for sc.Scan() {
+					fmt.Fprintf(c, "%s:%s\n", name, sc.Text())
+				}
+			}()
+		}
+	}()
+	a := ln.Addr().(*net.TCPAddr)
+	return a.IP.String(), int32(a.Port)
+}
+
+func slice(name, ip string, port int32, ready bool) *discoveryv1.EndpointSlice {
+	return &discoveryv1.EndpointSlice{
+		ObjectMeta:  metav1.ObjectMeta{Name: name, Namespace: "ns", Labels: map[string]string{discoveryv1.LabelServiceName: "bootstrap"}},
+		AddressType: discoveryv1.AddressTypeIPv4,
+		Ports:       []discoveryv1.EndpointPort{{Name: ptr.To("client"), Port: ptr.To(port), Protocol: ptr.To(corev1.ProtocolTCP)}},
+		Endpoints:   []discoveryv1.Endpoint{{Addresses: []string{ip}, Conditions: discoveryv1.EndpointConditions{Ready: ptr.To(ready)}}},
+	}
+}
+
+// freePort returns a port free on ip.
+func freePort(t *testing.T, ip string) int32 {
+	ln, err := net.Listen("tcp", net.JoinHostPort(ip, "0"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	return int32(ln.Addr().(*net.TCPAddr).Port)
+}
+
+// ask connects to addr, sends a line and returns the answer, or the error.
+func ask(addr string) (string, error) {
+	c, err := net.DialTimeout("tcp", addr, time.Second)
+	if err != nil {
+		return "", err
+	}
+	defer c.Close()
+	_ = c.SetDeadline(time.Now().Add(2 * time.Second))
+	if _, err := fmt.Fprintln(c, "hello"); err != nil {
+		return "", err
+	}
+	line, err := bufio.NewReader(c).ReadString('\n')
+	return strings.TrimSpace(line), err
+}
+
+// waitAnswer polls addr until it answers want, and returns what it last
+// saw otherwise.
+func waitAnswer(t *testing.T, addr, want string) {
+	t.Helper()
+	var got string
+	var gotErr error
+	err := wait.PollUntilContextTimeout(t.Context(), 50*time.Millisecond, 10*time.Second, true, func(context.Context) (bool, error) {
+		got, gotErr = ask(addr)
+		return got == want, nil
+	})
+	if err != nil {
+		t.Fatalf("%s answered %q (%v), want %q", addr, got, gotErr, want)
+	}
+}
+
+func TestClusterIPForwardsToReadyEndpoints(t *testing.T) {
+	const clusterIP = "127.96.250.7" // inside localcluster.ServiceCIDR
+	port := freePort(t, clusterIP)
+	addr := net.JoinHostPort(clusterIP, strconv.Itoa(int(port)))
+	oneIP, onePort := backend(t, "one")
+	twoIP, twoPort := backend(t, "two")
+	svc := &corev1.Service{
+		ObjectMeta: metav1.ObjectMeta{Name: "bootstrap", Namespace: "ns"},
+		Spec:       corev1.ServiceSpec{ClusterIP: clusterIP, Ports: []corev1.ServicePort{{Name: "client", Port: port}}},
+	}
+	cs := fake.NewClientset(svc, slice("bootstrap-a", oneIP, onePort, true), slice("bootstrap-b", twoIP, twoPort, false))
+	ctx, cancel := context.WithCancel(t.Context())
+	done := make(chan error, 1)
+	go func() { done <- Run(ctx, cs, t.Logf) }()
+
+	waitAnswer(t, addr, "one:hello") // the ready endpoint, never the unready one
+	for range 5 {
+		if got, err := ask(addr); got != "one:hello" {
+			t.Fatalf("answer %q (%v), want one:hello only", got, err)
+		}
+	}
+
+	// The endpoint pod is replaced: a new connection reaches the new one.
+	eps := cs.DiscoveryV1().EndpointSlices("ns")
+	if _, err := eps.Update(t.Context(), slice("bootstrap-a", oneIP, onePort, false), metav1.UpdateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := eps.Update(t.Context(), slice("bootstrap-b", twoIP, twoPort, true), metav1.UpdateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	waitAnswer(t, addr, "two:hello")
+
+	// The Service goes: its cluster IP stops answering.
+	if err := cs.CoreV1().Services("ns").Delete(t.Context(), "bootstrap", metav1.DeleteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	err := wait.PollUntilContextTimeout(t.Context(), 50*time.Millisecond, 10*time.Second, true, func(context.Context) (bool, error) {
+		_, err := ask(addr)
+		return err != nil, nil
+	})
+	if err != nil {
+		t.Fatal("the deleted Service's cluster IP still answers")
+	}
+	cancel()
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestWanted(t *testing.T) {
+	svcs := []*corev1.Service{
+		{ObjectMeta: metav1.ObjectMeta{Name: "a", Namespace: "ns"}, Spec: corev1.ServiceSpec{ClusterIP: "127.96.0.10",
+			Ports: []corev1.ServicePort{{Name: "tcp", Port: 9092}, {Name: "dns", Port: 53, Protocol: corev1.ProtocolUDP}}}},
+		{ObjectMeta: metav1.ObjectMeta{Name: "headless", Namespace: "ns"}, Spec: corev1.ServiceSpec{ClusterIP: corev1.ClusterIPNone,
+			Ports: []corev1.ServicePort{{Port: 9092}}}},
+		{ObjectMeta: metav1.ObjectMeta{Name: "pending", Namespace: "ns"}, Spec: corev1.ServiceSpec{Ports: []corev1.ServicePort{{Port: 80}}}},
+	}
+	got := wanted(svcs)
+	want := map[servicePort]target{{"127.96.0.10", 9092}: {"ns", "a", "tcp"}}
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("wanted %v, want %v", got, want)
+	}
+}
