@@ -11,11 +11,11 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
-	discoveryv1 "k8s.io/api/discovery/v1"
 	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/util/intstr"
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes"
-	discoverylisters "k8s.io/client-go/listers/discovery/v1"
+	corelisters "k8s.io/client-go/listers/core/v1"
 	"k8s.io/client-go/tools/cache"
 )
 
@@ -31,16 +31,18 @@ type servicePort struct {
 	Port int32
 }
 
-// target is what a listener forwards to: a Service's port, by name.
+// target is what a listener forwards to: a Service's port.
 type target struct {
-	Namespace, Service, PortName string
+	Namespace, Service string
+	Port               corev1.ServicePort
 }
 
 // Proxy forwards connections to Services' cluster IPs. Use Run.
 type Proxy struct {
-	client kubernetes.Interface
-	logf   func(format string, a ...any)
-	slices discoverylisters.EndpointSliceLister
+	client   kubernetes.Interface
+	logf     func(format string, a ...any)
+	services corelisters.ServiceLister
+	pods     corelisters.PodLister
 
 	mu        sync.Mutex
 	listeners map[servicePort]*listener
@@ -59,8 +61,8 @@ func Run(ctx context.Context, client kubernetes.Interface, logf func(format stri
 	p := &Proxy{client: client, logf: logf, listeners: map[servicePort]*listener{}, conns: map[net.Conn]struct{}{}}
 	factory := informers.NewSharedInformerFactory(client, resync)
 	svcs := factory.Core().V1().Services()
-	eps := factory.Discovery().V1().EndpointSlices()
-	p.slices = eps.Lister()
+	pods := factory.Core().V1().Pods()
+	p.services, p.pods = svcs.Lister(), pods.Lister()
 	kick := make(chan struct{}, 1)
 	onChange := cache.ResourceEventHandlerFuncs{
 		AddFunc:    func(any) { poke(kick) },
@@ -70,10 +72,10 @@ func Run(ctx context.Context, client kubernetes.Interface, logf func(format stri
 	if _, err := svcs.Informer().AddEventHandler(onChange); err != nil {
 		return fmt.Errorf("serviceproxy: %w", err)
 	}
-	eps.Informer() // registered before Start
+	pods.Informer() // registered before Start
 	factory.Start(ctx.Done())
 	defer factory.Shutdown()
-	if !cache.WaitForCacheSync(ctx.Done(), svcs.Informer().HasSynced, eps.Informer().HasSynced) {
+	if !cache.WaitForCacheSync(ctx.Done(), svcs.Informer().HasSynced, pods.Informer().HasSynced) {
 		return fmt.Errorf("serviceproxy: caches never synced: %w", ctx.Err())
 	}
 	defer p.closeAll()
@@ -111,7 +113,7 @@ func wanted(svcs []*corev1.Service) map[servicePort]target {
 			if port.Protocol != "" && port.Protocol != corev1.ProtocolTCP {
 				continue
 			}
-			want[servicePort{ip, port.Port}] = target{s.Namespace, s.Name, port.Name}
+			want[servicePort{ip, port.Port}] = target{s.Namespace, s.Name, port}
 		}
 	}
 	return want
@@ -153,35 +155,64 @@ func (p *Proxy) serve(ctx context.Context, l *listener) {
 	}
 }
 
-// endpoints returns the ready addresses (ip:port) of t's Service port.
+// endpoints returns the addresses (ip:port) of t's Service's ready pods:
+// the pods its selector picks, Ready (or any, with
+// publishNotReadyAddresses), not terminating, with the port that the
+// Service port's targetPort names. They come from the pods themselves, as
+// kube-proxy's endpoints would: EndpointSlices refuse the local cluster's
+// loopback pod IPs.
 func (p *Proxy) endpoints(t target) ([]string, error) {
-	sel := labels.SelectorFromSet(labels.Set{discoveryv1.LabelServiceName: t.Service})
-	slices, err := p.slices.EndpointSlices(t.Namespace).List(sel)
+	svc, err := p.services.Services(t.Namespace).Get(t.Service)
+	if err != nil {
+		return nil, err
+	}
+	if len(svc.Spec.Selector) == 0 {
+		return nil, fmt.Errorf("no selector: endpoints managed by hand are not proxied")
+	}
+	pods, err := p.pods.Pods(t.Namespace).List(labels.SelectorFromSet(svc.Spec.Selector))
 	if err != nil {
 		return nil, err
 	}
 	var addrs []string
-	for _, s := range slices {
-		for _, port := range s.Ports {
-			if port.Port == nil || (port.Protocol != nil && *port.Protocol != corev1.ProtocolTCP) || ptrOr(port.Name) != t.PortName {
-				continue
-			}
-			for _, ep := range s.Endpoints {
-				if ep.Conditions.Ready != nil && !*ep.Conditions.Ready || len(ep.Addresses) == 0 {
-					continue
-				}
-				addrs = append(addrs, net.JoinHostPort(ep.Addresses[0], strconv.Itoa(int(*port.Port))))
-			}
+	for _, pod := range pods {
+		if pod.Status.PodIP == "" || pod.DeletionTimestamp != nil || pod.Status.Phase != corev1.PodRunning ||
+			!svc.Spec.PublishNotReadyAddresses && !podReady(pod) {
+			continue
+		}
+		if port, ok := targetPort(t.Port, pod); ok {
+			addrs = append(addrs, net.JoinHostPort(pod.Status.PodIP, strconv.Itoa(int(port))))
 		}
 	}
 	return addrs, nil
 }
 
-func ptrOr(s *string) string {
-	if s == nil {
-		return ""
+func podReady(p *corev1.Pod) bool {
+	for _, c := range p.Status.Conditions {
+		if c.Type == corev1.PodReady {
+			return c.Status == corev1.ConditionTrue
+		}
 	}
-	return *s
+	return false
+}
+
+// targetPort resolves sp's targetPort on pod: a number, a container port's
+// name, or (unset) the Service port itself.
+func targetPort(sp corev1.ServicePort, pod *corev1.Pod) (int32, bool) {
+	switch {
+	case sp.TargetPort.Type == intstr.String && sp.TargetPort.StrVal != "":
+		for _, c := range pod.Spec.Containers {
+			for _, cp := range c.Ports {
+				if cp.Name == sp.TargetPort.StrVal && (cp.Protocol == "" || cp.Protocol == corev1.ProtocolTCP) {
+					return cp.ContainerPort, true
+				}
+			}
+		}
+		return 0, false
+	case sp.TargetPort.IntVal != 0:
+		return sp.TargetPort.IntVal, true
+	default:
+		return sp.Port, true
+	}
 }
 
 // forward connects conn to a ready endpoint of t, trying them in random
@@ -205,7 +236,7 @@ func (p *Proxy) forward(ctx context.Context, conn net.Conn, t target) {
 		}
 	}
 	if up == nil {
-		p.logf("serviceproxy: service %s/%s port %q: no ready endpoint answered (%d tried, last: %v)", t.Namespace, t.Service, t.PortName, len(addrs), err)
+		p.logf("serviceproxy: service %s/%s port %d: no ready endpoint answered (%d tried, last: %v)", t.Namespace, t.Service, t.Port.Port, len(addrs), err)
 		return
 	}
 	if !p.track(up) {

@@ -11,11 +11,10 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
-	discoveryv1 "k8s.io/api/discovery/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/intstr"
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/kubernetes/fake"
-	"k8s.io/utils/ptr"
 )
 
 // backend answers each line with its name and the line.
@@ -44,12 +43,18 @@ func backend(t *testing.T, name string) (string, int32) {
 	return a.IP.String(), int32(a.Port)
 }
 
-func slice(name, ip string, port int32, ready bool) *discoveryv1.EndpointSlice {
-	return &discoveryv1.EndpointSlice{
-		ObjectMeta:  metav1.ObjectMeta{Name: name, Namespace: "ns", Labels: map[string]string{discoveryv1.LabelServiceName: "bootstrap"}},
-		AddressType: discoveryv1.AddressTypeIPv4,
-		Ports:       []discoveryv1.EndpointPort{{Name: ptr.To("client"), Port: ptr.To(port), Protocol: ptr.To(corev1.ProtocolTCP)}},
-		Endpoints:   []discoveryv1.Endpoint{{Addresses: []string{ip}, Conditions: discoveryv1.EndpointConditions{Ready: ptr.To(ready)}}},
+// pod is a Running pod of the Service at ip, whose container port
+// "client" is port.
+func pod(name, ip string, port int32, ready bool) *corev1.Pod {
+	status := corev1.ConditionFalse
+	if ready {
+		status = corev1.ConditionTrue
+	}
+	return &corev1.Pod{
+		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: "ns", Labels: map[string]string{"app": "kafka"}},
+		Spec:       corev1.PodSpec{Containers: []corev1.Container{{Name: "kafka", Ports: []corev1.ContainerPort{{Name: "client", ContainerPort: port}}}}},
+		Status: corev1.PodStatus{Phase: corev1.PodRunning, PodIP: ip,
+			Conditions: []corev1.PodCondition{{Type: corev1.PodReady, Status: status}}},
 	}
 }
 
@@ -101,9 +106,10 @@ func TestClusterIPForwardsToReadyEndpoints(t *testing.T) {
 	twoIP, twoPort := backend(t, "two")
 	svc := &corev1.Service{
 		ObjectMeta: metav1.ObjectMeta{Name: "bootstrap", Namespace: "ns"},
-		Spec:       corev1.ServiceSpec{ClusterIP: clusterIP, Ports: []corev1.ServicePort{{Name: "client", Port: port}}},
+		Spec: corev1.ServiceSpec{ClusterIP: clusterIP, Selector: map[string]string{"app": "kafka"},
+			Ports: []corev1.ServicePort{{Name: "tcp", Port: port, TargetPort: intstr.FromString("client")}}},
 	}
-	cs := fake.NewClientset(svc, slice("bootstrap-a", oneIP, onePort, true), slice("bootstrap-b", twoIP, twoPort, false))
+	cs := fake.NewClientset(svc, pod("kafka-0", oneIP, onePort, true), pod("kafka-1", twoIP, twoPort, false))
 	ctx, cancel := context.WithCancel(t.Context())
 	done := make(chan error, 1)
 	go func() { done <- Run(ctx, cs, t.Logf) }()
@@ -116,11 +122,11 @@ func TestClusterIPForwardsToReadyEndpoints(t *testing.T) {
 	}
 
 	// The endpoint pod is replaced: a new connection reaches the new one.
-	eps := cs.DiscoveryV1().EndpointSlices("ns")
-	if _, err := eps.Update(t.Context(), slice("bootstrap-a", oneIP, onePort, false), metav1.UpdateOptions{}); err != nil {
+	pods := cs.CoreV1().Pods("ns")
+	if err := pods.Delete(t.Context(), "kafka-0", metav1.DeleteOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := eps.Update(t.Context(), slice("bootstrap-b", twoIP, twoPort, true), metav1.UpdateOptions{}); err != nil {
+	if _, err := pods.Update(t.Context(), pod("kafka-1", twoIP, twoPort, true), metav1.UpdateOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	waitAnswer(t, addr, "two:hello")
@@ -151,8 +157,31 @@ func TestWanted(t *testing.T) {
 		{ObjectMeta: metav1.ObjectMeta{Name: "pending", Namespace: "ns"}, Spec: corev1.ServiceSpec{Ports: []corev1.ServicePort{{Port: 80}}}},
 	}
 	got := wanted(svcs)
-	want := map[servicePort]target{{"127.96.0.10", 9092}: {"ns", "a", "tcp"}}
+	want := map[servicePort]target{{"127.96.0.10", 9092}: {"ns", "a", corev1.ServicePort{Name: "tcp", Port: 9092}}}
 	if fmt.Sprint(got) != fmt.Sprint(want) {
 		t.Errorf("wanted %v, want %v", got, want)
+	}
+}
+
+func TestTargetPort(t *testing.T) {
+	p := pod("kafka-0", "127.1.0.1", 9094, true)
+	tests := []struct {
+		name   string
+		target intstr.IntOrString
+		want   int32
+		ok     bool
+	}{
+		{"unset: the Service port", intstr.IntOrString{}, 9092, true},
+		{"a number", intstr.FromInt32(19092), 19092, true},
+		{"a container port's name", intstr.FromString("client"), 9094, true},
+		{"a name the pod does not declare", intstr.FromString("admin"), 0, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, ok := targetPort(corev1.ServicePort{Port: 9092, TargetPort: tt.target}, p)
+			if got != tt.want || ok != tt.ok {
+				t.Errorf("targetPort = %d, %t; want %d, %t", got, ok, tt.want, tt.ok)
+			}
+		})
 	}
 }
