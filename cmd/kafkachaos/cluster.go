@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/kafkachaos/kafkachaos/internal/kafkadist"
@@ -228,6 +229,10 @@ const (
 	kafkaReadyTimeout = 5 * time.Minute
 	kafkaReadyPoll    = time.Second
 	kafkaProgress     = 10 * time.Second
+	// A container crash-looping this many times will not turn Ready by
+	// waiting: cluster up --manifest stops and shows its last log lines.
+	crashLoopAfter = 3
+	crashLogLines  = 10
 )
 
 // checkKafkaJars fails early, before anything starts, when the layout's
@@ -351,11 +356,19 @@ func deployOwn(ctx context.Context, c *localcluster.Cluster, path string, objs [
 		}
 		fmt.Fprintf(w, "waiting for %d Ready pods in namespace %s\n", want, ns)
 		err := kube.WaitPodsReady(ctx, cs, ns, want, kube.Wait{Timeout: kafkaReadyTimeout, Poll: kafkaReadyPoll, ProgressEvery: kafkaProgress,
-			Progress: func(seen string) { fmt.Fprintf(w, "  %s\n", seen) }, Since: since})
-		if errors.Is(err, kube.ErrNotReady) {
+			Progress: func(seen string) { fmt.Fprintf(w, "  %s\n", seen) }, Since: since, CrashLoopAfter: crashLoopAfter})
+		var cl *kube.CrashLoopError
+		switch {
+		case errors.As(err, &cl):
+			tail := int64(crashLogLines)
+			raw, logErr := cs.CoreV1().Pods(ns).GetLogs(cl.Pod, &corev1.PodLogOptions{Container: cl.Container, Previous: true, TailLines: &tail}).DoRaw(ctx)
+			if logErr != nil {
+				raw = []byte(logErr.Error())
+			}
+			return fmt.Errorf("%w; its last run ended with:\n%s", err, raw)
+		case errors.Is(err, kube.ErrNotReady):
 			return fmt.Errorf("%w (logs: kubectl logs -n %s, or %s/pods)", err, ns, c.StateDir())
-		}
-		if err != nil {
+		case err != nil:
 			return err
 		}
 	}

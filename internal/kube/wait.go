@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"time"
 
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/kubernetes"
 )
@@ -23,7 +24,47 @@ type Wait struct {
 	// holds from before are not readiness. The embedded cluster's node
 	// agent stamps every status report; on other clusters leave it zero.
 	Since time.Time
+	// CrashLoopAfter, when set, gives up as soon as a container of the
+	// namespace waits in CrashLoopBackOff after that many restarts: it
+	// will not turn Ready by waiting (the error wraps ErrCrashLooping).
+	CrashLoopAfter int32
 }
+
+// ErrCrashLooping is WaitPodsReady's error when a container crash-loops
+// (Wait.CrashLoopAfter).
+var ErrCrashLooping = errors.New("kube: a container crash-loops")
+
+// CrashLoop names a crash-looping container.
+type CrashLoop struct {
+	Pod, Container string
+	Restarts       int32
+}
+
+// crashLooping returns the first container of namespace that waits in
+// CrashLoopBackOff after at least after restarts.
+func crashLooping(ctx context.Context, cs kubernetes.Interface, namespace string, after int32) (*CrashLoop, error) {
+	pods, err := cs.CoreV1().Pods(namespace).List(ctx, metav1.ListOptions{})
+	if err != nil {
+		return nil, fmt.Errorf("kube: list pods in %s: %w", namespace, err)
+	}
+	for _, p := range pods.Items {
+		for _, c := range p.Status.ContainerStatuses {
+			if w := c.State.Waiting; w != nil && w.Reason == "CrashLoopBackOff" && c.RestartCount >= after {
+				return &CrashLoop{Pod: p.Name, Container: c.Name, Restarts: c.RestartCount}, nil
+			}
+		}
+	}
+	return nil, nil
+}
+
+// CrashLoopError is the error of a wait that gave up on a crash loop.
+type CrashLoopError struct{ CrashLoop }
+
+func (e *CrashLoopError) Error() string {
+	return fmt.Sprintf("%v: container %s of pod %s restarted %d times", ErrCrashLooping, e.Container, e.Pod, e.Restarts)
+}
+
+func (e *CrashLoopError) Unwrap() error { return ErrCrashLooping }
 
 // ErrNotReady is WaitPodsReady's error when the timeout passed first.
 var ErrNotReady = errors.New("kube: pods not Ready in time")
@@ -38,6 +79,11 @@ func WaitPodsReady(ctx context.Context, cs kubernetes.Interface, namespace strin
 		if err == nil && ready >= want {
 			return true, nil
 		}
+		if w.CrashLoopAfter > 0 {
+			if cl, err := crashLooping(ctx, cs, namespace, w.CrashLoopAfter); err == nil && cl != nil {
+				return false, &CrashLoopError{*cl}
+			}
+		}
 		seen = s
 		if err != nil {
 			seen = err.Error()
@@ -48,9 +94,12 @@ func WaitPodsReady(ctx context.Context, cs kubernetes.Interface, namespace strin
 		}
 		return false, nil
 	})
+	var cl *CrashLoopError
 	switch {
 	case err == nil:
 		return nil
+	case errors.As(err, &cl):
+		return err
 	case ctx.Err() != nil:
 		return fmt.Errorf("kube: stopped waiting for the pods of namespace %s: %w; last seen: %s", namespace, ctx.Err(), seen)
 	default:

@@ -23,9 +23,16 @@ func TestWaitPodsReady(t *testing.T) {
 		return &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: fmt.Sprintf("kafka-%d", i), Namespace: "kafka"},
 			Status: corev1.PodStatus{Phase: corev1.PodRunning, Conditions: []corev1.PodCondition{{Type: corev1.PodReady, Status: st}}}}
 	}
+	crashing := func(restarts int32) runtime.Object {
+		p := pod(1, false).(*corev1.Pod)
+		p.Status.ContainerStatuses = []corev1.ContainerStatus{{Name: "kafka", RestartCount: restarts,
+			State: corev1.ContainerState{Waiting: &corev1.ContainerStateWaiting{Reason: "CrashLoopBackOff"}}}}
+		return p
+	}
 	tests := []struct {
 		name      string
 		pods      []runtime.Object
+		crashLoop int32
 		cancel    bool
 		wantErr   error  // errors.Is; nil: no error
 		wantSeen  string // in the error and the progress lines
@@ -33,6 +40,10 @@ func TestWaitPodsReady(t *testing.T) {
 	}{
 		{name: "all Ready", pods: []runtime.Object{pod(0, true), pod(1, true), pod(2, true)}},
 		{name: "one not Ready", pods: []runtime.Object{pod(0, true), pod(1, false), pod(2, true)},
+			wantErr: ErrNotReady, wantSeen: "kafka-1:Running/ready=false", wantCalls: true},
+		{name: "a crash loop gives up at once", pods: []runtime.Object{pod(0, true), crashing(3), pod(2, true)}, crashLoop: 3,
+			wantErr: ErrCrashLooping, wantSeen: "container kafka of pod kafka-1 restarted 3 times"},
+		{name: "fewer restarts than the limit wait on", pods: []runtime.Object{pod(0, true), crashing(2), pod(2, true)}, crashLoop: 3,
 			wantErr: ErrNotReady, wantSeen: "kafka-1:Running/ready=false", wantCalls: true},
 		{name: "stopped", pods: []runtime.Object{pod(0, false)}, cancel: true, wantErr: context.Canceled, wantSeen: "(0 of 3 Ready)"},
 	}
@@ -45,7 +56,7 @@ func TestWaitPodsReady(t *testing.T) {
 			}
 			var progress []string
 			err := WaitPodsReady(ctx, fake.NewClientset(tt.pods...), "kafka", 3, Wait{Timeout: 200 * time.Millisecond, Poll: 20 * time.Millisecond,
-				ProgressEvery: 0, Progress: func(seen string) { progress = append(progress, seen) }})
+				ProgressEvery: 0, Progress: func(seen string) { progress = append(progress, seen) }, CrashLoopAfter: tt.crashLoop})
 			if tt.wantErr == nil {
 				if err != nil {
 					t.Fatal(err)
