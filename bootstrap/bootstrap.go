@@ -22,6 +22,10 @@ import (
 // SeedTimeout bounds one seed's metadata answer in Discover.
 const SeedTimeout = 5 * time.Second
 
+// ErrNoPorts is Seeds' error when the broker pods run but declare no TCP
+// port: waiting will not help, the pod spec must name its listeners.
+var ErrNoPorts = errors.New("bootstrap: the broker pods declare no TCP container port to try")
+
 // Broker is one broker as the metadata answer advertises it.
 type Broker struct {
 	ID   int32
@@ -34,13 +38,20 @@ func (b Broker) Addr() string { return net.JoinHostPort(b.Host, strconv.Itoa(int
 
 // Seeds returns ip:port for every TCP port that the containers of snap's
 // broker pods declare, brokers first by ID, each pod's ports in their
-// declared order. Pods without an IP yet are left out.
+// declared order. Pods without an IP yet are left out; when every broker
+// pod has one and none declares a port, the error wraps ErrNoPorts.
 func Seeds(ctx context.Context, cs kubernetes.Interface, namespace string, snap []brokers.Broker) ([]string, error) {
 	var seeds []string
+	withIP, all := 0, 0
 	for _, b := range snap {
-		if !b.BrokerRole || b.PodIP == "" {
+		if !b.BrokerRole {
 			continue
 		}
+		all++
+		if b.PodIP == "" {
+			continue
+		}
+		withIP++
 		pod, err := cs.CoreV1().Pods(namespace).Get(ctx, b.Pod, metav1.GetOptions{})
 		if err != nil {
 			return nil, fmt.Errorf("bootstrap: seeds: %w", err)
@@ -53,8 +64,12 @@ func Seeds(ctx context.Context, cs kubernetes.Interface, namespace string, snap 
 			}
 		}
 	}
-	if len(seeds) == 0 {
-		return nil, fmt.Errorf("bootstrap: no broker pod in %s has an IP and a declared TCP port", namespace)
+	switch {
+	case len(seeds) > 0:
+	case withIP > 0 && withIP == all:
+		return nil, fmt.Errorf("%w (namespace %s)", ErrNoPorts, namespace)
+	default:
+		return nil, fmt.Errorf("bootstrap: no broker pod in %s has an IP yet", namespace)
 	}
 	return seeds, nil
 }

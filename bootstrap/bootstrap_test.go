@@ -86,8 +86,12 @@ func TestSeedsAreThePodsDeclaredTCPPorts(t *testing.T) {
 	if want := "127.10.0.1:9094,127.10.0.1:9095,127.10.0.2:9094"; strings.Join(got, ",") != want {
 		t.Errorf("seeds %v, want %s", got, want)
 	}
-	if _, err := Seeds(t.Context(), cs, "ns", snap[3:]); err == nil {
-		t.Error("controllers only: want an error, got seeds")
+	if _, err := Seeds(t.Context(), cs, "ns", snap[3:]); err == nil || errors.Is(err, ErrNoPorts) {
+		t.Errorf("controllers only: want an error to wait on, got %v", err)
+	}
+	noPorts := fake.NewClientset(pod("events-kafka-0"))
+	if _, err := Seeds(t.Context(), noPorts, "ns", snap[:1]); !errors.Is(err, ErrNoPorts) {
+		t.Errorf("a running broker pod without ports: got %v, want ErrNoPorts", err)
 	}
 }
 
@@ -96,10 +100,14 @@ func TestCheck(t *testing.T) {
 		{ID: 0, Pod: "kafka-0", PodIP: "127.10.0.1", BrokerRole: true, Controller: true},
 		{ID: 1, Pod: "kafka-1", PodIP: "127.10.0.2", BrokerRole: true, Controller: true},
 		{ID: 2, Pod: "kafka-2", PodIP: "127.10.0.3", BrokerRole: true},
+		{ID: 3, Pod: "kafka-3", BrokerRole: true, Controller: true}, // not started yet
 	}
-	names := map[string]string{"kafka-0.h": "127.10.0.1", "kafka-1.h": "127.10.0.2", "kafka-2.h": "127.10.0.3", "localhost": "127.0.0.1"}
+	names := map[string]string{"kafka-0.h": "127.10.0.1", "kafka-1.h": "127.10.0.2", "kafka-2.h": "127.10.0.3", "localhost": "127.0.0.1",
+		"kafka-2-external.svc": "127.96.0.12"}
 	listening := map[string]bool{"127.10.0.1:9092": true, "127.10.0.2:9092": true, "127.10.0.3:9092": true}
+	_, cidr, _ := net.ParseCIDR("127.96.0.0/16")
 	c := Checker{
+		ServiceCIDR: cidr,
 		Lookup: func(host string) (string, error) {
 			if ip, ok := names[host]; ok {
 				return ip, nil
@@ -131,6 +139,8 @@ func TestCheck(t *testing.T) {
 		{name: "an ID no pod carries", adv: []Broker{{7, "kafka-0.h", 9092}}, want: []string{"node 7 (advertises kafka-0.h:9092): want a broker pod carrying this node ID"}},
 		{name: "a voter that is not a controller", voters: "2@kafka-2.h:9093", want: []string{"quorum voter 2@kafka-2.h:9093: want a pod that runs controller 2"}},
 		{name: "a voter naming another pod", voters: "0@kafka-1.h:9093", want: []string{"want the IP 127.10.0.1 of controller 0's pod kafka-0, got 127.10.0.2 (pod kafka-1)"}},
+		{name: "a pod without an IP yet is no problem", adv: []Broker{{3, "kafka-3.h", 9092}}, voters: "3@kafka-3.h:9093"},
+		{name: "a Service's cluster IP", adv: []Broker{{2, "kafka-2-external.svc", 9092}}, want: []string{"a Service's cluster IP 127.96.0.12"}},
 		{name: "a malformed voter", voters: "kafka-0.h:9093", want: []string{"want id@host:port"}},
 	}
 	for _, tt := range tests {

@@ -31,6 +31,9 @@ type Checker struct {
 	Lookup func(host string) (string, error)
 	// Dial connects to ip:port; default net.Dialer with DialTimeout.
 	Dial func(ctx context.Context, network, addr string) (net.Conn, error)
+	// ServiceCIDR, when set, names the cluster IPs: an advertised host
+	// that resolves to one is a Service's, not the broker's own.
+	ServiceCIDR *net.IPNet
 }
 
 func (c Checker) resolve(host string) (string, error) {
@@ -54,12 +57,11 @@ func (c Checker) dial(ctx context.Context, addr string) error {
 	return conn.Close()
 }
 
-func subject(b brokers.Broker) string { return fmt.Sprintf("broker %d (pod %s)", b.ID, b.Pod) }
-
 // Advertised checks each advertised broker against snap: a pod carries its
 // ID, its host resolves to that pod's IP, and something accepts a
-// connection there. A broker of snap that is not advertised yet is no
-// problem here (it may still be starting; the health wait sees it).
+// connection there. A broker of snap that is not advertised yet, or whose
+// pod has no IP yet, is no problem here (it may still be starting; the
+// health wait sees it).
 func (c Checker) Advertised(ctx context.Context, adv []Broker, snap []brokers.Broker) []Problem {
 	pods := map[int32]brokers.Broker{}
 	for _, b := range snap {
@@ -73,16 +75,22 @@ func (c Checker) Advertised(ctx context.Context, adv []Broker, snap []brokers.Br
 				"none: the node IDs are not derived from the pods"})
 			continue
 		}
+		if pod.PodIP == "" {
+			continue
+		}
 		ip, err := c.resolve(a.Host)
 		switch {
 		case err != nil:
-			ps = append(ps, Problem{subject(pod), "an advertised host the clients can resolve", fmt.Sprintf("%s: %v", a.Addr(), err)})
+			ps = append(ps, Problem{pod.Subject(), "an advertised host the clients can resolve", fmt.Sprintf("%s: %v", a.Addr(), err)})
+		case c.ServiceCIDR != nil && c.ServiceCIDR.Contains(net.ParseIP(ip)):
+			ps = append(ps, Problem{pod.Subject(), "an advertised host that resolves to its own pod's IP " + pod.PodIP,
+				fmt.Sprintf("%s, a Service's cluster IP %s: clients would reach the broker through a proxy, and a fault that cuts the pod's traffic would not cut theirs", a.Addr(), ip)})
 		case ip != pod.PodIP:
-			ps = append(ps, Problem{subject(pod), "an advertised host that resolves to its own pod's IP " + pod.PodIP,
+			ps = append(ps, Problem{pod.Subject(), "an advertised host that resolves to its own pod's IP " + pod.PodIP,
 				fmt.Sprintf("%s, which resolves to %s%s", a.Addr(), ip, owner(ip, snap))})
 		default:
 			if err := c.dial(ctx, net.JoinHostPort(ip, strconv.Itoa(int(a.Port)))); err != nil {
-				ps = append(ps, Problem{subject(pod), "a listener that accepts connections at its advertised " + a.Addr(), err.Error()})
+				ps = append(ps, Problem{pod.Subject(), "a listener that accepts connections at its advertised " + a.Addr(), err.Error()})
 			}
 		}
 	}
@@ -125,6 +133,9 @@ func (c Checker) Voters(voters string, snap []brokers.Broker) []Problem {
 		if !found || !pod.Controller {
 			ps = append(ps, Problem{subj, fmt.Sprintf("a pod that runs controller %d", id), "none"})
 			continue
+		}
+		if pod.PodIP == "" {
+			continue // not scheduled or started yet
 		}
 		ip, err := c.resolve(host)
 		switch {

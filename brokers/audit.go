@@ -98,17 +98,16 @@ func Audit(ctx context.Context, cs kubernetes.Interface, kafka Kafka, namespace 
 	return append(fs, ids...), nil
 }
 
-func subject(b Broker) string { return fmt.Sprintf("broker %d (pod %s)", b.ID, b.Pod) }
 
 func auditStorage(snap []Broker) []Finding {
 	var fs []Finding
 	for _, b := range snap {
 		switch {
 		case len(b.Ephemeral) > 0:
-			fs = append(fs, Finding{subject(b), AuditStorage, "a PersistentVolumeClaim",
+			fs = append(fs, Finding{b.Subject(), AuditStorage, "a PersistentVolumeClaim",
 				fmt.Sprintf("%s, lost with the pod: the broker comes back empty", strings.Join(b.Ephemeral, ", "))})
 		case len(b.Volumes) == 0:
-			fs = append(fs, Finding{subject(b), AuditStorage, "a PersistentVolumeClaim", "no persistent volume at all"})
+			fs = append(fs, Finding{b.Subject(), AuditStorage, "a PersistentVolumeClaim", "no persistent volume at all"})
 		}
 	}
 	return fs
@@ -153,13 +152,13 @@ func auditPDB(ctx context.Context, cs kubernetes.Interface, namespace string, sn
 		}
 		switch {
 		case len(covering) == 0:
-			fs = append(fs, Finding{subject(b), AuditPDB, "a PodDisruptionBudget with maxUnavailable 1",
+			fs = append(fs, Finding{b.Subject(), AuditPDB, "a PodDisruptionBudget with maxUnavailable 1",
 				"none: a node drain may evict several brokers at once"})
 		case allowed > 1:
-			fs = append(fs, Finding{subject(b), AuditPDB, "at most 1 disruption",
+			fs = append(fs, Finding{b.Subject(), AuditPDB, "at most 1 disruption",
 				fmt.Sprintf("%s allows %d brokers down at once", strings.Join(covering, ", "), allowed)})
 		case allowed < 1:
-			fs = append(fs, Finding{subject(b), AuditPDB, "1 disruption allowed",
+			fs = append(fs, Finding{b.Subject(), AuditPDB, "1 disruption allowed",
 				fmt.Sprintf("%s allows none: a node drain blocks for ever", strings.Join(covering, ", "))})
 		}
 	}
@@ -217,7 +216,7 @@ func auditReplication(ctx context.Context, kafka Kafka, brokers []Broker) ([]Fin
 		atLeast := func(key string, want int) {
 			got, err := strconv.Atoi(vals[key])
 			if err != nil || got < want {
-				fs = append(fs, Finding{subject(b), AuditReplication, fmt.Sprintf("%s >= %d", key, want), fmt.Sprintf("%s=%s", key, vals[key])})
+				fs = append(fs, Finding{b.Subject(), AuditReplication, fmt.Sprintf("%s >= %d", key, want), fmt.Sprintf("%s=%s", key, vals[key])})
 			}
 		}
 		atLeast("default.replication.factor", rf)
@@ -227,12 +226,12 @@ func auditReplication(ctx context.Context, kafka Kafka, brokers []Broker) ([]Fin
 		atLeast("transaction.state.log.min.isr", minISR)
 		if isr, err := strconv.Atoi(vals["min.insync.replicas"]); err == nil {
 			if def, err := strconv.Atoi(vals["default.replication.factor"]); err == nil && isr >= def && def > 1 {
-				fs = append(fs, Finding{subject(b), AuditReplication, "min.insync.replicas below default.replication.factor",
+				fs = append(fs, Finding{b.Subject(), AuditReplication, "min.insync.replicas below default.replication.factor",
 					fmt.Sprintf("min.insync.replicas=%d with default.replication.factor=%d: one broker down stops acks=all producers", isr, def)})
 			}
 		}
 		if vals["unclean.leader.election.enable"] == "true" {
-			fs = append(fs, Finding{subject(b), AuditReplication, "unclean.leader.election.enable=false", "true: an out-of-sync replica may become leader and drop acknowledged records"})
+			fs = append(fs, Finding{b.Subject(), AuditReplication, "unclean.leader.election.enable=false", "true: an out-of-sync replica may become leader and drop acknowledged records"})
 		}
 	}
 	return fs, nil
@@ -256,10 +255,10 @@ func auditIDs(ctx context.Context, kafka Kafka, brokers []Broker) ([]Finding, er
 		host, ok := hosts[b.ID]
 		switch {
 		case !ok:
-			fs = append(fs, Finding{subject(b), AuditStableIDs, fmt.Sprintf("node %d registered in Kafka", b.ID),
+			fs = append(fs, Finding{b.Subject(), AuditStableIDs, fmt.Sprintf("node %d registered in Kafka", b.ID),
 				fmt.Sprintf("registered nodes %v: the broker's node ID is not derived from its pod", slices.Sorted(maps.Keys(hosts)))})
 		case !advertisedBy(host, b):
-			fs = append(fs, Finding{subject(b), AuditStableIDs, fmt.Sprintf("node %d advertised by pod %s", b.ID, b.Pod),
+			fs = append(fs, Finding{b.Subject(), AuditStableIDs, fmt.Sprintf("node %d advertised by pod %s", b.ID, b.Pod),
 				fmt.Sprintf("node %d advertises %s", b.ID, host)})
 		}
 	}

@@ -39,6 +39,9 @@ type Broker struct {
 	PodUID types.UID
 	Node   string
 	PodIP  string
+	// Container is the name of the pod's Kafka container, if one is
+	// recognised (see Flavor).
+	Container string
 	// Hostname is the pod's spec.hostname, when set (Koperator names its
 	// pods kafka-0-x7k2p but sets hostname kafka-0).
 	Hostname string
@@ -125,6 +128,9 @@ func Snapshot(ctx context.Context, cs kubernetes.Interface, namespace, selector 
 			Ready:     kube.PodReady(p),
 			Ephemeral: ephemeralDataDirs(p),
 		}
+		if c := kafkaContainer(p); c != nil {
+			b.Container = c.Name
+		}
 		b.Controller, b.BrokerRole = f.roles(p)
 		if b.Volumes, err = volumes(ctx, cs, p); err != nil {
 			return nil, fmt.Errorf("brokers: snapshot: broker %d (pod %s): %w", id, p.Name, err)
@@ -134,6 +140,9 @@ func Snapshot(ctx context.Context, cs kubernetes.Interface, namespace, selector 
 	slices.SortFunc(out, func(a, b Broker) int { return cmp.Compare(a.ID, b.ID) })
 	return out, nil
 }
+
+// Subject names b in messages: "broker 1 (pod kafka-1)".
+func (b Broker) Subject() string { return fmt.Sprintf("broker %d (pod %s)", b.ID, b.Pod) }
 
 // ByID finds broker id in a snapshot.
 func ByID(bs []Broker, id int32) (Broker, bool) {

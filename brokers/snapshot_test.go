@@ -183,6 +183,9 @@ func TestSnapshot(t *testing.T) {
 			if err != nil {
 				t.Fatalf("Snapshot() error = %v", err)
 			}
+			for i := range tt.want { // every pod of these cases names its Kafka container "kafka"
+				tt.want[i].Container = "kafka"
+			}
 			if !reflect.DeepEqual(got, tt.want) {
 				t.Fatalf("Snapshot() =\n  %+v\nwant\n  %+v", got, tt.want)
 			}

@@ -49,8 +49,9 @@ type TargetConfig struct {
 	// Layout of manifests/kafka deployed on the local cluster. Default
 	// "combined"; LayoutNone deploys nothing and tests the Kafka that runs
 	// in target.namespace on the kept local cluster in target.stateDir
-	// (your own, applied with kafkachaos cluster up --manifest). A
-	// target.namespace that no layout uses, with a stateDir, means none.
+	// (your own, applied with kafkachaos cluster up --manifest). With a
+	// stateDir and a target.namespace, the default is the layout of that
+	// namespace, or none when no layout uses it.
 	Layout string `json:"layout,omitempty"`
 	// KafkaVersion the layout runs on the local cluster (its apache/kafka
 	// image tag), fetched first with make kafka-dist KAFKA_VERSION=...
@@ -186,7 +187,7 @@ func registerFlags(fs *flag.FlagSet) *flagValues {
 	fs.StringVar(&f.kubeconfig, "kafkachaos.kubeconfig", "", "kubeconfig of an existing cluster; empty brings up the embedded local cluster")
 	fs.StringVar(&f.context, "kafkachaos.context", "", "kubeconfig context")
 	fs.BoolVar(&f.inCluster, "kafkachaos.in-cluster", false, "use the pod's ServiceAccount (the suite running in a pod) instead of a kubeconfig")
-	fs.StringVar(&f.layout, "kafkachaos.layout", "", "manifests/kafka layout on the local cluster: combined or separate-controllers")
+	fs.StringVar(&f.layout, "kafkachaos.layout", "", "manifests/kafka layout on the local cluster: combined, separate-controllers, or none (your own Kafka in -kafkachaos.namespace on the cluster of -kafkachaos.state-dir; the default there for a namespace no layout uses)")
 	fs.StringVar(&f.kafkaVersion, "kafkachaos.kafka-version", "", "Kafka version the local cluster's layout runs (its apache/kafka tag; make kafka-dist KAFKA_VERSION=... first)")
 	fs.StringVar(&f.upgradeFrom, "kafkachaos.upgrade-from", "", "Kafka version the upgrade spec starts from (default "+DefaultUpgradeFrom+")")
 	fs.StringVar(&f.namespace, "kafkachaos.namespace", "", "Kafka's namespace (must carry kafkachaos.io/allow-disruption=true)")
@@ -257,8 +258,8 @@ func (c Config) withDefaults() (Config, error) {
 	bad := func(format string, a ...any) (Config, error) {
 		return Config{}, fmt.Errorf("%w: "+format, append([]any{ErrBadConfig}, a...)...)
 	}
-	if c.Target.Layout == "" && c.Local() && c.Target.StateDir != "" && c.Target.Namespace != "" && !layoutNamespace(c.Target.Namespace) {
-		c.Target.Layout = LayoutNone
+	if c.Target.Layout == "" && c.Local() && c.Target.StateDir != "" && c.Target.Namespace != "" {
+		c.Target.Layout = layoutIn(c.Target.Namespace)
 	}
 	if c.Target.Layout == "" {
 		c.Target.Layout = manifests.Layouts()[0].Name
@@ -386,28 +387,3 @@ func defaultDuration(d *metav1.Duration, def time.Duration) {
 
 // Local reports whether the suite brings up the embedded local cluster.
 func (c Config) Local() bool { return c.Target.Kubeconfig == "" && !c.Target.InCluster }
-
-// UsersKafka reports whether the suite tests a Kafka it did not deploy on
-// the local cluster (target.layout none).
-func (c Config) UsersKafka() bool { return c.Local() && c.Target.Layout == LayoutNone }
-
-// SpecLayout is the manifests/kafka layout of the Kafka that the suite, or
-// a spec for itself, deploys: target.layout, or the default one with
-// LayoutNone.
-func (c Config) SpecLayout() (manifests.Layout, error) {
-	if c.Target.Layout == LayoutNone {
-		return manifests.Layouts()[0], nil
-	}
-	return manifests.LayoutNamed(c.Target.Layout)
-}
-
-// layoutNamespace reports whether ns is the namespace of a layout of
-// manifests/kafka.
-func layoutNamespace(ns string) bool {
-	for _, l := range manifests.Layouts() {
-		if l.Namespace == ns {
-			return true
-		}
-	}
-	return false
-}

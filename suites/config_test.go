@@ -70,6 +70,11 @@ func TestConfigLoad(t *testing.T) {
 				t.Errorf("layout: %+v", c.Target)
 			}
 		}},
+		{name: "a layout's other namespace on a kept cluster deploys that layout", flags: flagValues{stateDir: dir, namespace: "kafka-split"}, check: func(t *testing.T, c Config) {
+			if c.Target.Layout != "separate-controllers" || c.Target.StatefulSet != "kafka-broker" {
+				t.Errorf("layout: %+v", c.Target)
+			}
+		}},
 		{name: "layout none needs a kept cluster", flags: flagValues{layout: LayoutNone, namespace: "events"}, wantErr: "target.stateDir"},
 		{name: "layout none needs a namespace", flags: flagValues{layout: LayoutNone, stateDir: dir}, wantErr: "target.namespace"},
 		{name: "an unknown layout names none", flags: flagValues{layout: "zookeeper"}, wantErr: "or none"},

@@ -2,7 +2,9 @@ package suites
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"net"
 	"path/filepath"
 	"strings"
 	"time"
@@ -17,20 +19,27 @@ import (
 	"github.com/kafkachaos/kafkachaos/brokers"
 	"github.com/kafkachaos/kafkachaos/internal/kube"
 	"github.com/kafkachaos/kafkachaos/kafkaadmin"
+	"github.com/kafkachaos/kafkachaos/localcluster"
 	"github.com/kafkachaos/kafkachaos/localcluster/nodeagent"
 )
 
 // Waits of the address checks.
 const (
-	reachTimeout   = 5 * time.Minute // until a broker answers metadata at all
-	reachPoll      = 2 * time.Second
+	reachTimeout = 5 * time.Minute // until a broker answers metadata at all
+	reachPoll    = 2 * time.Second
+	// problemsHold is how long the same address problems must persist
+	// before the suite stops: a pod just replaced, or a hosts file being
+	// rewritten, is not a broken deployment.
+	problemsHold   = 15 * time.Second
 	diagnosisLines = 8 // log lines per broker on a health timeout
+	diagnosisKafka = 15 * time.Second
 )
 
-// reach is what lookAtAddresses saw.
+// reach is one look at the brokers' addresses.
 type reach struct {
-	snap []brokers.Broker
-	adv  []bootstrap.Broker
+	snap     []brokers.Broker
+	adv      []bootstrap.Broker
+	problems []bootstrap.Problem
 }
 
 // expectReachable finds the brokers on the local cluster before any wait
@@ -46,51 +55,51 @@ func expectReachable(ctx context.Context, e *env) {
 		return
 	}
 	By("finding the brokers' advertised listeners from their pods, and checking each leads back to its own pod")
+	_, cidr, err := net.ParseCIDR(localcluster.ServiceCIDR)
+	Expect(err).NotTo(HaveOccurred())
+	checker := bootstrap.Checker{ServiceCIDR: cidr,
+		Lookup: nodeagent.Resolver{Path: filepath.Join(e.local.StateDir(), nodeagent.HostsPath)}.Lookup}
 	var last reach
 	var lastErr error
-	err := wait.PollUntilContextTimeout(ctx, reachPoll, reachTimeout, true, func(ctx context.Context) (bool, error) {
-		last, lastErr = lookAtAddresses(ctx, e)
-		return lastErr == nil, nil
+	var since time.Time // since when the last problems have persisted
+	err = wait.PollUntilContextTimeout(ctx, reachPoll, reachTimeout, true, func(ctx context.Context) (bool, error) {
+		last, lastErr = lookAtAddresses(ctx, e, checker)
+		switch {
+		case errors.Is(lastErr, bootstrap.ErrNoPorts):
+			return false, lastErr
+		case lastErr != nil:
+			since = time.Time{}
+			return false, nil
+		case len(last.problems) == 0:
+			return true, nil
+		case since.IsZero():
+			since = time.Now()
+		}
+		return time.Since(since) >= problemsHold, nil
 	})
-	if err != nil {
+	switch {
+	case err == nil && len(last.problems) > 0:
+		lines := make([]string, len(last.problems))
+		for i, p := range last.problems {
+			lines[i] = "  " + p.String()
+		}
+		Fail(fmt.Sprintf("the brokers' addresses cannot work, so Kafka would never turn healthy (the same for %s):\n%s", problemsHold, strings.Join(lines, "\n")))
+	case err != nil:
 		Fail(fmt.Sprintf("no broker answered metadata within %s: %v\n%s", reachTimeout, lastErr, brokerDiagnosis(ctx, e, last.snap)))
 	}
-	lookup := nodeagent.Resolver{Path: filepath.Join(e.local.StateDir(), nodeagent.HostsPath)}.Lookup
-	checker := bootstrap.Checker{Lookup: lookup}
-	expectNoProblems(checker.Advertised(ctx, last.adv, last.snap))
 	if len(e.bootstrap) == 0 {
 		e.bootstrap = bootstrap.Addrs(last.adv)
 		By(fmt.Sprintf("bootstrapping from the brokers' advertised listeners: %v", e.bootstrap))
 	}
-	// Through the advertised address, now known to work.
-	var voters string
-	err = e.withKafka(func(cl *kafkaadmin.Client) (err error) {
-		voters, err = cl.BrokerConfig(ctx, last.adv[0].ID, "controller.quorum.voters")
-		return err
-	})
-	if err != nil {
-		By(fmt.Sprintf("the quorum voters are unchecked: reading controller.quorum.voters of broker %d: %v", last.adv[0].ID, err))
-		return
-	}
-	expectNoProblems(checker.Voters(voters, last.snap))
 }
 
-// expectNoProblems fails, listing every problem, unless there is none.
-func expectNoProblems(problems []bootstrap.Problem) {
-	if len(problems) == 0 {
-		return
-	}
-	lines := make([]string, len(problems))
-	for i, p := range problems {
-		lines[i] = "  " + p.String()
-	}
-	Fail("the brokers' addresses cannot work, so Kafka would never turn healthy:\n" + strings.Join(lines, "\n"))
-}
-
-// lookAtAddresses snapshots the brokers and asks them (the bootstrap, else
-// every declared port of their pods) for metadata. An error means try
+// lookAtAddresses snapshots the brokers, asks them (the bootstrap, else
+// every declared port of their pods) for metadata, and checks what they
+// advertise; once that holds, it reads controller.quorum.voters through
+// an advertised address and checks the voters against every Kafka pod of
+// the namespace (the selector may pick brokers only). An error means look
 // again.
-func lookAtAddresses(ctx context.Context, e *env) (reach, error) {
+func lookAtAddresses(ctx context.Context, e *env, checker bootstrap.Checker) (reach, error) {
 	var r reach
 	var err error
 	if r.snap, err = e.snapshot(ctx); err != nil {
@@ -103,8 +112,31 @@ func lookAtAddresses(ctx context.Context, e *env) (reach, error) {
 	if err != nil {
 		return r, err
 	}
-	_, r.adv, err = bootstrap.Discover(ctx, seeds, e.kgoOpts...)
-	return r, err
+	if _, r.adv, err = bootstrap.Discover(ctx, seeds, e.kgoOpts...); err != nil {
+		return r, err
+	}
+	if r.problems = checker.Advertised(ctx, r.adv, r.snap); len(r.problems) > 0 {
+		return r, nil
+	}
+	asked := *e
+	asked.bootstrap = bootstrap.Addrs(r.adv)
+	var vals map[string]string // a dynamic quorum's voters are empty, a ZooKeeper broker's absent
+	err = asked.withKafka(func(cl *kafkaadmin.Client) (err error) {
+		vals, err = cl.BrokerConfigs(ctx, r.adv[0].ID, "controller.quorum.voters")
+		return err
+	})
+	if err != nil {
+		return r, fmt.Errorf("reading controller.quorum.voters of broker %d: %w", r.adv[0].ID, err)
+	}
+	voters := vals["controller.quorum.voters"]
+	all := r.snap
+	if e.cfg.Target.Selector != "" {
+		if all, err = brokers.Snapshot(ctx, e.cs, e.namespace, "", e.flavor); err != nil {
+			return r, err
+		}
+	}
+	r.problems = checker.Voters(voters, all)
+	return r, nil
 }
 
 // seeds is what the suite's clients dial first: the bootstrap, or before
@@ -127,6 +159,8 @@ func brokerDiagnosis(ctx context.Context, e *env, snap []brokers.Broker) string 
 	}
 	ctx, cancel := context.WithTimeout(ctx, time.Minute)
 	defer cancel()
+	kctx, kcancel := context.WithTimeout(ctx, diagnosisKafka)
+	defer kcancel()
 	var registered map[int32]bool
 	var hosts map[int32]string
 	seeds, kafkaErr := e.seeds(ctx, snap)
@@ -134,10 +168,10 @@ func brokerDiagnosis(ctx context.Context, e *env, snap []brokers.Broker) string 
 		asked := *e
 		asked.bootstrap = seeds
 		kafkaErr = asked.withKafka(func(cl *kafkaadmin.Client) (err error) {
-			if registered, err = cl.Registrations(ctx); err != nil {
+			if registered, err = cl.Registrations(kctx); err != nil {
 				return err
 			}
-			hosts, err = cl.BrokerHosts(ctx)
+			hosts, err = cl.BrokerHosts(kctx)
 			return err
 		})
 	}
@@ -159,7 +193,7 @@ func brokerDiagnosis(ctx context.Context, e *env, snap []brokers.Broker) string 
 			b.WriteString(", advertises " + h)
 		}
 		tail := int64(diagnosisLines)
-		raw, err := e.admin.CoreV1().Pods(e.namespace).GetLogs(br.Pod, &corev1.PodLogOptions{TailLines: &tail}).DoRaw(ctx)
+		raw, err := e.admin.CoreV1().Pods(e.namespace).GetLogs(br.Pod, &corev1.PodLogOptions{Container: br.Container, TailLines: &tail}).DoRaw(ctx)
 		if err != nil {
 			fmt.Fprintf(&b, "\n  (log: %v)\n", err)
 			continue

@@ -115,8 +115,12 @@ Ready. Then test your own with the suite:
 				if err := deployOwn(ctx, c, manifest, own, cmd.ErrOrStderr()); err != nil {
 					return err
 				}
-				fmt.Fprintf(cmd.ErrOrStderr(), "%s ready, %s after start; test it with\n  make chaos ARGS='-kafkachaos.state-dir=%s -kafkachaos.namespace=%s'\n",
-					manifest, time.Since(start).Round(time.Millisecond), c.StateDir(), strings.Join(kube.Namespaces(own), ","))
+				fmt.Fprintf(cmd.ErrOrStderr(), "%s ready, %s after start; test it with\n", manifest, time.Since(start).Round(time.Millisecond))
+				for _, ns := range kube.Namespaces(own) {
+					if kube.PodsOf(own, ns) > 0 {
+						fmt.Fprintf(cmd.ErrOrStderr(), "  make chaos ARGS='-kafkachaos.state-dir=%s -kafkachaos.namespace=%s'\n", c.StateDir(), ns)
+					}
+				}
 			}
 			fmt.Fprintln(cmd.OutOrStdout(), c.KubeconfigPath())
 			return nil
@@ -309,6 +313,9 @@ func readOwnManifests(path, libs, cache string) ([]*unstructured.Unstructured, e
 	if len(kube.Namespaces(objs)) == 0 {
 		return nil, fmt.Errorf("--manifest %s: no object names a namespace: put your Kafka in a namespace of its own", path)
 	}
+	if hp := hostPaths(objs); len(hp) > 0 {
+		return nil, fmt.Errorf("--manifest %s: hostPath volumes would be this machine's own directories (the local cluster's pods run on the host): %s; use a PersistentVolumeClaim or an emptyDir", path, strings.Join(hp, ", "))
+	}
 	if libs != "" {
 		return objs, nil // every apache/kafka pod runs the pinned jars
 	}
@@ -327,6 +334,28 @@ func readOwnManifests(path, libs, cache string) ([]*unstructured.Unstructured, e
 		}
 	}
 	return objs, nil
+}
+
+// hostPaths names the objects of objs that mount or are a hostPath
+// volume: Pods and workloads' pod templates, and PersistentVolumes.
+func hostPaths(objs []*unstructured.Unstructured) []string {
+	var out []string
+	for _, o := range objs {
+		name := o.GetKind() + " " + o.GetName()
+		if _, found, _ := unstructured.NestedMap(o.Object, "spec", "hostPath"); found && o.GetKind() == "PersistentVolume" {
+			out = append(out, name)
+			continue
+		}
+		for _, path := range [][]string{{"spec", "volumes"}, {"spec", "template", "spec", "volumes"}, {"spec", "jobTemplate", "spec", "template", "spec", "volumes"}} {
+			vols, _, _ := unstructured.NestedSlice(o.Object, path...)
+			for _, v := range vols {
+				if m, ok := v.(map[string]any); ok && m["hostPath"] != nil {
+					out = append(out, fmt.Sprintf("%s (volume %v)", name, m["name"]))
+				}
+			}
+		}
+	}
+	return out
 }
 
 // deployOwn applies your own manifests and waits, namespace by namespace,

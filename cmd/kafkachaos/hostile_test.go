@@ -45,6 +45,11 @@ current-context: ctx
 	if err := os.WriteFile(noNamespace, []byte("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
+	withHostPath := filepath.Join(dir, "sts.yaml")
+	if err := os.WriteFile(withHostPath, []byte("apiVersion: apps/v1\nkind: StatefulSet\nmetadata: {name: k, namespace: ns}\n"+
+		"spec:\n  template:\n    spec:\n      volumes:\n      - {name: data, hostPath: {path: /var/lib/kafka}}\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
 	t.Setenv("KUBECONFIG", kubeconfig)
 	tests := []struct {
 		name string
@@ -72,6 +77,7 @@ current-context: ctx
 		{"cluster up: manifest that is not YAML", []string{"cluster", "up", "--state-dir", filepath.Join(dir, "state"), "--manifest", garbage}, "garbage.json"},
 		{"cluster up: manifest and a layout", []string{"cluster", "up", "--state-dir", filepath.Join(dir, "state"), "--manifest", kubeconfig, "--kafka", "combined"}, "leave out --kafka"},
 		{"cluster up: manifest without a namespace", []string{"cluster", "up", "--state-dir", filepath.Join(dir, "state"), "--manifest", noNamespace}, "no object names a namespace"},
+		{"cluster up: manifest with a hostPath volume", []string{"cluster", "up", "--state-dir", filepath.Join(dir, "state"), "--manifest", withHostPath}, "hostPath volumes"},
 		{"compare: missing reports", []string{"compare", filepath.Join(dir, "a.json"), filepath.Join(dir, "b.json")}, "a.json"},
 		{"report: not JSON", []string{"report", garbage}, "garbage.json"},
 	}

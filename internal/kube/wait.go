@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
+	"strings"
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -40,21 +42,29 @@ type CrashLoop struct {
 	Restarts       int32
 }
 
-// crashLooping returns the first container of namespace that waits in
-// CrashLoopBackOff after at least after restarts.
-func crashLooping(ctx context.Context, cs kubernetes.Interface, namespace string, after int32) (*CrashLoop, error) {
+// crashLooping returns the containers of namespace that wait in
+// CrashLoopBackOff after at least after restarts, the last of which ended
+// at or after since: a pod being replaced, or a status kept from before
+// the cluster came up again, does not count.
+func crashLooping(ctx context.Context, cs kubernetes.Interface, namespace string, after int32, since time.Time) ([]CrashLoop, error) {
 	pods, err := cs.CoreV1().Pods(namespace).List(ctx, metav1.ListOptions{})
 	if err != nil {
 		return nil, fmt.Errorf("kube: list pods in %s: %w", namespace, err)
 	}
+	var out []CrashLoop
 	for _, p := range pods.Items {
+		if p.DeletionTimestamp != nil {
+			continue
+		}
 		for _, c := range p.Status.ContainerStatuses {
-			if w := c.State.Waiting; w != nil && w.Reason == "CrashLoopBackOff" && c.RestartCount >= after {
-				return &CrashLoop{Pod: p.Name, Container: c.Name, Restarts: c.RestartCount}, nil
+			w, last := c.State.Waiting, c.LastTerminationState.Terminated
+			if w == nil || w.Reason != "CrashLoopBackOff" || c.RestartCount < after || last == nil || last.FinishedAt.Time.Before(since.Truncate(time.Second)) {
+				continue
 			}
+			out = append(out, CrashLoop{Pod: string(p.UID) + "/" + p.Name, Container: c.Name, Restarts: c.RestartCount})
 		}
 	}
-	return nil, nil
+	return out, nil
 }
 
 // CrashLoopError is the error of a wait that gave up on a crash loop.
@@ -74,14 +84,22 @@ var ErrNotReady = errors.New("kube: pods not Ready in time")
 // one wrapping ctx's error; both say what was seen last (see ReadyPods).
 func WaitPodsReady(ctx context.Context, cs kubernetes.Interface, namespace string, want int, w Wait) error {
 	said, seen := time.Now(), ""
+	var looping []CrashLoop // seen at the last poll: a loop must show twice in a row
 	err := wait.PollUntilContextTimeout(ctx, w.Poll, w.Timeout, true, func(ctx context.Context) (bool, error) {
 		s, ready, err := readyPods(ctx, cs, namespace, want, w.Since)
 		if err == nil && ready >= want {
 			return true, nil
 		}
 		if w.CrashLoopAfter > 0 {
-			if cl, err := crashLooping(ctx, cs, namespace, w.CrashLoopAfter); err == nil && cl != nil {
-				return false, &CrashLoopError{*cl}
+			now, err := crashLooping(ctx, cs, namespace, w.CrashLoopAfter, w.Since)
+			for _, cl := range now {
+				if slices.ContainsFunc(looping, func(l CrashLoop) bool { return l.Pod == cl.Pod && l.Container == cl.Container }) {
+					_, cl.Pod, _ = strings.Cut(cl.Pod, "/")
+					return false, &CrashLoopError{cl}
+				}
+			}
+			if err == nil {
+				looping = now
 			}
 		}
 		seen = s

@@ -12,6 +12,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/kubernetes/fake"
+	"k8s.io/utils/ptr"
 )
 
 func TestWaitPodsReady(t *testing.T) {
@@ -23,12 +24,15 @@ func TestWaitPodsReady(t *testing.T) {
 		return &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: fmt.Sprintf("kafka-%d", i), Namespace: "kafka"},
 			Status: corev1.PodStatus{Phase: corev1.PodRunning, Conditions: []corev1.PodCondition{{Type: corev1.PodReady, Status: st}}}}
 	}
-	crashing := func(restarts int32) runtime.Object {
+	crashing := func(restarts int32) *corev1.Pod {
 		p := pod(1, false).(*corev1.Pod)
 		p.Status.ContainerStatuses = []corev1.ContainerStatus{{Name: "kafka", RestartCount: restarts,
-			State: corev1.ContainerState{Waiting: &corev1.ContainerStateWaiting{Reason: "CrashLoopBackOff"}}}}
+			State:                corev1.ContainerState{Waiting: &corev1.ContainerStateWaiting{Reason: "CrashLoopBackOff"}},
+			LastTerminationState: corev1.ContainerState{Terminated: &corev1.ContainerStateTerminated{FinishedAt: metav1.Now()}}}}
 		return p
 	}
+	terminating := crashing(5)
+	terminating.DeletionTimestamp = ptr.To(metav1.Now())
 	tests := []struct {
 		name      string
 		pods      []runtime.Object
@@ -43,6 +47,8 @@ func TestWaitPodsReady(t *testing.T) {
 			wantErr: ErrNotReady, wantSeen: "kafka-1:Running/ready=false", wantCalls: true},
 		{name: "a crash loop gives up at once", pods: []runtime.Object{pod(0, true), crashing(3), pod(2, true)}, crashLoop: 3,
 			wantErr: ErrCrashLooping, wantSeen: "container kafka of pod kafka-1 restarted 3 times"},
+		{name: "a pod being replaced is waited on", pods: []runtime.Object{pod(0, true), terminating, pod(2, true)}, crashLoop: 3,
+			wantErr: ErrNotReady, wantSeen: "kafka-1:Running/ready=false", wantCalls: true},
 		{name: "fewer restarts than the limit wait on", pods: []runtime.Object{pod(0, true), crashing(2), pod(2, true)}, crashLoop: 3,
 			wantErr: ErrNotReady, wantSeen: "kafka-1:Running/ready=false", wantCalls: true},
 		{name: "stopped", pods: []runtime.Object{pod(0, false)}, cancel: true, wantErr: context.Canceled, wantSeen: "(0 of 3 Ready)"},

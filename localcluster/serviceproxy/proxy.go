@@ -37,6 +37,11 @@ type target struct {
 	Port               corev1.ServicePort
 }
 
+// same reports whether t and u forward alike (ServicePort holds pointers).
+func (t target) same(u target) bool {
+	return t.Namespace == u.Namespace && t.Service == u.Service && t.Port.Port == u.Port.Port && t.Port.TargetPort == u.Port.TargetPort
+}
+
 // Proxy forwards connections to Services' cluster IPs. Use Run.
 type Proxy struct {
 	client   kubernetes.Interface
@@ -101,19 +106,22 @@ func poke(c chan struct{}) {
 }
 
 // wanted returns the listeners svcs ask for: every TCP port of every
-// Service with a cluster IP.
+// Service with a loopback cluster IP and a selector. A cluster IP off
+// loopback is never bound (the local cluster's range is inside
+// 127.0.0.0/8); a Service without a selector has endpoints kept by hand,
+// which the proxy does not follow, so its cluster IP refuses connections.
 func wanted(svcs []*corev1.Service) map[servicePort]target {
 	want := map[servicePort]target{}
 	for _, s := range svcs {
-		ip := s.Spec.ClusterIP
-		if ip == "" || ip == corev1.ClusterIPNone || net.ParseIP(ip) == nil {
+		ip := net.ParseIP(s.Spec.ClusterIP)
+		if ip == nil || !ip.IsLoopback() || len(s.Spec.Selector) == 0 {
 			continue
 		}
 		for _, port := range s.Spec.Ports {
 			if port.Protocol != "" && port.Protocol != corev1.ProtocolTCP {
 				continue
 			}
-			want[servicePort{ip, port.Port}] = target{s.Namespace, s.Name, port}
+			want[servicePort{ip.String(), port.Port}] = target{s.Namespace, s.Name, port}
 		}
 	}
 	return want
@@ -125,7 +133,7 @@ func (p *Proxy) sync(ctx context.Context, svcs []*corev1.Service) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	for sp, l := range p.listeners {
-		if t, ok := want[sp]; !ok || t != l.target {
+		if t, ok := want[sp]; !ok || !t.same(l.target) {
 			l.ln.Close()
 			delete(p.listeners, sp)
 		}

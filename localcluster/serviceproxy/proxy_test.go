@@ -149,12 +149,17 @@ func TestClusterIPForwardsToReadyEndpoints(t *testing.T) {
 }
 
 func TestWanted(t *testing.T) {
+	sel := map[string]string{"app": "kafka"}
 	svcs := []*corev1.Service{
-		{ObjectMeta: metav1.ObjectMeta{Name: "a", Namespace: "ns"}, Spec: corev1.ServiceSpec{ClusterIP: "127.96.0.10",
+		{ObjectMeta: metav1.ObjectMeta{Name: "a", Namespace: "ns"}, Spec: corev1.ServiceSpec{ClusterIP: "127.96.0.10", Selector: sel,
 			Ports: []corev1.ServicePort{{Name: "tcp", Port: 9092}, {Name: "dns", Port: 53, Protocol: corev1.ProtocolUDP}}}},
 		{ObjectMeta: metav1.ObjectMeta{Name: "headless", Namespace: "ns"}, Spec: corev1.ServiceSpec{ClusterIP: corev1.ClusterIPNone,
 			Ports: []corev1.ServicePort{{Port: 9092}}}},
-		{ObjectMeta: metav1.ObjectMeta{Name: "pending", Namespace: "ns"}, Spec: corev1.ServiceSpec{Ports: []corev1.ServicePort{{Port: 80}}}},
+		{ObjectMeta: metav1.ObjectMeta{Name: "pending", Namespace: "ns"}, Spec: corev1.ServiceSpec{Selector: sel, Ports: []corev1.ServicePort{{Port: 80}}}},
+		{ObjectMeta: metav1.ObjectMeta{Name: "off-loopback", Namespace: "ns"}, Spec: corev1.ServiceSpec{ClusterIP: "10.96.0.10", Selector: sel,
+			Ports: []corev1.ServicePort{{Port: 80}}}},
+		{ObjectMeta: metav1.ObjectMeta{Name: "kubernetes", Namespace: "default"}, Spec: corev1.ServiceSpec{ClusterIP: "127.96.0.1",
+			Ports: []corev1.ServicePort{{Port: 443}}}},
 	}
 	got := wanted(svcs)
 	want := map[servicePort]target{{"127.96.0.10", 9092}: {"ns", "a", corev1.ServicePort{Name: "tcp", Port: 9092}}}
