@@ -83,7 +83,7 @@ func expectReachable(ctx context.Context, e *env) {
 		for i, p := range last.problems {
 			lines[i] = "  " + p.String()
 		}
-		Fail(fmt.Sprintf("the brokers' addresses cannot work, so Kafka would never turn healthy (the same for %s):\n%s", problemsHold, strings.Join(lines, "\n")))
+		Fail(fmt.Sprintf("the brokers' addresses cannot work, so Kafka would never turn healthy (problems on every look for %s):\n%s", problemsHold, strings.Join(lines, "\n")))
 	case err != nil:
 		Fail(fmt.Sprintf("no broker answered metadata within %s: %v\n%s", reachTimeout, lastErr, brokerDiagnosis(ctx, e, last.snap)))
 	}
