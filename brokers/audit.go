@@ -98,7 +98,6 @@ func Audit(ctx context.Context, cs kubernetes.Interface, kafka Kafka, namespace 
 	return append(fs, ids...), nil
 }
 
-
 func auditStorage(snap []Broker) []Finding {
 	var fs []Finding
 	for _, b := range snap {

@@ -32,6 +32,13 @@ type Bounds struct {
 	MinThroughputRatio float64 `json:"minThroughputRatio,omitempty"`
 	// MaxP99Ack bounds the p99 of send -> ack latency.
 	MaxP99Ack time.Duration `json:"maxP99Ack,omitempty"`
+	// MaxP99AckRatio bounds the p99 of send -> ack latency as a multiple
+	// of the baseline phase's p99, but never below P99AckFloor (a baseline
+	// of a few milliseconds would make any multiple a hair trigger). It is
+	// checked as a max-p99-ack bound with that limit; skipped when the run
+	// has no baseline phase with acks, or in the baseline itself.
+	MaxP99AckRatio float64       `json:"maxP99AckRatio,omitempty"`
+	P99AckFloor    time.Duration `json:"p99AckFloor,omitempty"`
 	// MaxP99E2E bounds the p99 of intended send -> consumed latency.
 	MaxP99E2E time.Duration `json:"maxP99E2E,omitempty"`
 	// MaxUnavailable bounds the longest time with no successful ack.
@@ -48,6 +55,12 @@ func (b Bounds) merge(o Bounds) Bounds {
 	}
 	if b.MaxP99Ack == 0 {
 		b.MaxP99Ack = o.MaxP99Ack
+	}
+	if b.MaxP99AckRatio == 0 {
+		b.MaxP99AckRatio = o.MaxP99AckRatio
+	}
+	if b.P99AckFloor == 0 {
+		b.P99AckFloor = o.P99AckFloor
 	}
 	if b.MaxP99E2E == 0 {
 		b.MaxP99E2E = o.MaxP99E2E
@@ -80,7 +93,7 @@ func (h Hypothesis) For(p Phase) Bounds { return h.Phases[p].merge(h.All) }
 
 func (h Hypothesis) validate() error {
 	check := func(name string, b Bounds) error {
-		if b.MinThroughput < 0 || b.MinThroughputRatio < 0 || b.MaxP99Ack < 0 || b.MaxP99E2E < 0 || b.MaxUnavailable < 0 {
+		if b.MinThroughput < 0 || b.MinThroughputRatio < 0 || b.MaxP99Ack < 0 || b.MaxP99AckRatio < 0 || b.P99AckFloor < 0 || b.MaxP99E2E < 0 || b.MaxUnavailable < 0 {
 			return fmt.Errorf("%w: bounds for %s must not be negative", ErrInvalidConfig, name)
 		}
 		return nil
@@ -109,9 +122,13 @@ func (h Hypothesis) evaluate(phases []PhaseStats, rec Records, idempotent bool, 
 	}
 
 	baseline := -1.0
+	var baselineP99 time.Duration // 0: no baseline acks
 	for _, ps := range phases {
 		if ps.Phase == PhaseBaseline && ps.Seconds > 0 {
 			baseline = ps.Throughput
+			if ps.Ack.Count > 0 {
+				baselineP99 = time.Duration(ps.Ack.P99) * time.Microsecond
+			}
 			break
 		}
 	}
@@ -148,6 +165,17 @@ func (h Hypothesis) evaluate(phases []PhaseStats, rec Records, idempotent bool, 
 				check(ps.Phase, BoundMaxP99Ack, seconds(b.MaxP99Ack), nothing("no ack in the phase"), false, ps.From)
 			} else {
 				check(ps.Phase, BoundMaxP99Ack, seconds(b.MaxP99Ack), seconds(got), got <= b.MaxP99Ack, ps.WorstAckAt)
+			}
+		}
+		if b.MaxP99AckRatio > 0 && baselineP99 > 0 && ps.Phase != PhaseBaseline {
+			limit := max(time.Duration(b.MaxP99AckRatio*float64(baselineP99)), b.P99AckFloor).Round(time.Millisecond)
+			lim := number(limit.Seconds(), fmt.Sprintf("%s (%g× the baseline's %s, at least %s)", limit, b.MaxP99AckRatio,
+				baselineP99.Round(time.Millisecond), b.P99AckFloor))
+			got := time.Duration(ps.Ack.P99) * time.Microsecond
+			if ps.Ack.Count == 0 {
+				check(ps.Phase, BoundMaxP99Ack, lim, nothing("no ack in the phase"), false, ps.From)
+			} else {
+				check(ps.Phase, BoundMaxP99Ack, lim, seconds(got), got <= limit, ps.WorstAckAt)
 			}
 		}
 		if b.MaxP99E2E > 0 {

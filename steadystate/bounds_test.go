@@ -39,6 +39,22 @@ func TestHypothesisEvaluate(t *testing.T) {
 			want: []Violation{{Phase: PhaseFault, Figures: Figures{Kind: BoundMaxP99Ack}, At: at(13)}}, checked: 5,
 		},
 		{
+			name: "p99 ack as a multiple of the baseline's: 900 ms > 20 × 5 ms floored at 500 ms; 6 ms after is within",
+			h:    Hypothesis{All: Bounds{MaxP99AckRatio: 20, P99AckFloor: 500 * time.Millisecond}},
+			want: []Violation{{Phase: PhaseFault, Figures: Figures{Kind: BoundMaxP99Ack}, At: at(13)}}, checked: 4,
+		},
+		{
+			name:    "the same multiple with a floor above the fault's p99 passes",
+			h:       Hypothesis{All: Bounds{MaxP99AckRatio: 20, P99AckFloor: time.Second}},
+			checked: 4,
+		},
+		{
+			name:    "no baseline phase: the multiple is not checked",
+			h:       Hypothesis{All: Bounds{MaxP99AckRatio: 2}},
+			phases:  []PhaseStats{{Phase: PhaseFault, From: at(10), To: at(20), Seconds: 10, Ack: LatencyStats{Count: 10, P99: 9_000_000}}},
+			checked: 2,
+		},
+		{
 			name: "e2e bound",
 			h:    Hypothesis{All: Bounds{MaxP99E2E: time.Second}},
 			want: []Violation{{Phase: PhaseFault, Figures: Figures{Kind: BoundMaxP99E2E}, At: at(14)}}, checked: 5,
