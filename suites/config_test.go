@@ -43,7 +43,8 @@ func TestConfigLoad(t *testing.T) {
 	}{
 		{name: "defaults run on the local cluster", check: func(t *testing.T, c Config) {
 			if !c.Local() || c.Target.Namespace != "kafka" || c.Target.StatefulSet != "kafka" || c.SteadyState.Rate != DefaultRate ||
-				c.Timing.Hold.Duration != DefaultHold || c.Bounds.MaxUnavailable.Duration != 0 {
+				c.Timing.Hold.Duration != DefaultHold || c.Bounds.MaxUnavailable.Duration != 0 ||
+				c.Bounds.GracefulP99AckRatio != DefaultGracefulP99AckRatio || c.Bounds.GracefulP99AckFloor.Duration != DefaultGracefulP99AckFloor {
 				t.Errorf("defaults: %+v", c)
 			}
 		}},

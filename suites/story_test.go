@@ -136,6 +136,12 @@ func runStory(ctx context.Context, e *env, st story) outcome {
 		All:    steadystate.Bounds{MaxUnavailable: maxUnavailable, MaxP99Ack: cfg.Bounds.MaxP99Ack.Duration},
 		Phases: map[steadystate.Phase]steadystate.Bounds{steadystate.PhaseAfter: {MinThroughputRatio: cfg.Bounds.MinThroughputRatioAfter}},
 	}
+	if ratio, floor := cfg.Bounds.GracefulP99AckRatio, cfg.Bounds.GracefulP99AckFloor.Duration; st.graceful && ratio > 0 {
+		// A graceful operation must not slow the clients down much either.
+		b := steadystate.Bounds{MaxP99AckRatio: ratio, P99AckFloor: floor}
+		h.Phases[steadystate.PhaseFault], h.Phases[steadystate.PhaseRecovery] = b, b
+		o.Limits = append(o.Limits, fmt.Sprintf("p99 ack in the fault and recovery phases at most %g× the baseline's, at least %s: a graceful operation (bounds.gracefulP99AckRatio, bounds.gracefulP99AckFloor)", ratio, floor))
+	}
 	r := startLoad(ctx, e, topic, nAgents, h)
 	start := time.Now()
 	By("watching what Kafka and Kubernetes do: leaders, ISRs, fencing, the controller, pods and nodes")
