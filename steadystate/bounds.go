@@ -172,9 +172,14 @@ func (h Hypothesis) evaluate(phases []PhaseStats, rec Records, idempotent bool, 
 			lim := number(limit.Seconds(), fmt.Sprintf("%s (%g× the baseline's %s, at least %s)", limit, b.MaxP99AckRatio,
 				baselineP99.Round(time.Millisecond), b.P99AckFloor))
 			got := time.Duration(ps.Ack.P99) * time.Microsecond
-			if ps.Ack.Count == 0 {
+			switch {
+			case ps.Ack.Count == 0 && ps.Seconds == 0:
+				// A phase that ended as it began (a roll whose recovery
+				// was over at once) has no latency to judge.
+				check(ps.Phase, BoundMaxP99Ack, lim, nothing("not measured: the phase holds no whole second"), true, ps.From)
+			case ps.Ack.Count == 0:
 				check(ps.Phase, BoundMaxP99Ack, lim, nothing("no ack in the phase"), false, ps.From)
-			} else {
+			default:
 				check(ps.Phase, BoundMaxP99Ack, lim, seconds(got), got <= limit, ps.WorstAckAt)
 			}
 		}

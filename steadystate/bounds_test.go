@@ -2,6 +2,7 @@ package steadystate
 
 import (
 	"context"
+	"slices"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -53,6 +54,19 @@ func TestHypothesisEvaluate(t *testing.T) {
 			h:       Hypothesis{All: Bounds{MaxP99AckRatio: 2}},
 			phases:  []PhaseStats{{Phase: PhaseFault, From: at(10), To: at(20), Seconds: 10, Ack: LatencyStats{Count: 10, P99: 9_000_000}}},
 			checked: 2,
+		},
+		{
+			name:    "the multiple on an empty phase (a recovery over at once) is not measured",
+			h:       Hypothesis{Phases: map[Phase]Bounds{PhaseRecovery: {MaxP99AckRatio: 20, P99AckFloor: time.Second}}},
+			phases:  append(slices.Clone(phases[:2]), PhaseStats{Phase: PhaseRecovery, From: at(20), To: at(20)}),
+			checked: 3,
+		},
+		{
+			name:    "the multiple on a phase of seconds without an ack fails",
+			h:       Hypothesis{Phases: map[Phase]Bounds{PhaseRecovery: {MaxP99AckRatio: 20, P99AckFloor: time.Second}}},
+			phases:  append(slices.Clone(phases[:2]), PhaseStats{Phase: PhaseRecovery, From: at(20), To: at(25), Seconds: 5}),
+			want:    []Violation{{Phase: PhaseRecovery, Figures: Figures{Kind: BoundMaxP99Ack}, At: at(20)}},
+			checked: 3,
 		},
 		{
 			name: "e2e bound",
