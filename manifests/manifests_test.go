@@ -145,3 +145,17 @@ func TestKafkaTag(t *testing.T) {
 		}
 	}
 }
+
+// cluster up waits for kube.PodsOf the layout's objects: it must be the
+// layout's pod count.
+func TestLayoutPodsAreItsWorkloadsReplicas(t *testing.T) {
+	for _, l := range Layouts() {
+		objs, err := l.Objects()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := kube.PodsOf(objs, l.Namespace); got != l.Pods {
+			t.Errorf("layout %s: its workloads ask for %d pods, Pods says %d", l.Name, got, l.Pods)
+		}
+	}
+}

@@ -112,7 +112,7 @@ Ready. Then test your own with the suite:
 				}
 				fmt.Fprintf(cmd.ErrOrStderr(), "Kafka (%s) ready in namespace %s, %s after start\n", layout.Name, layout.Namespace, time.Since(start).Round(time.Millisecond))
 			case own != nil:
-				if err := deployOwn(ctx, c, manifest, own, cmd.ErrOrStderr()); err != nil {
+				if err := deploy(ctx, c, manifest, own, cmd.ErrOrStderr()); err != nil {
 					return err
 				}
 				fmt.Fprintf(cmd.ErrOrStderr(), "%s ready, %s after start; test it with\n", manifest, time.Since(start).Round(time.Millisecond))
@@ -275,32 +275,11 @@ func checkKafkaJars(l manifests.Layout, libs, cache string, versionGiven bool) e
 // deployKafka applies layout's manifest and waits until its pods are Ready,
 // printing progress to w.
 func deployKafka(ctx context.Context, c *localcluster.Cluster, layout manifests.Layout, w io.Writer) error {
-	cfg, err := c.RESTConfig()
+	objs, err := layout.Objects()
 	if err != nil {
 		return err
 	}
-	cs, err := c.Clientset()
-	if err != nil {
-		return err
-	}
-	objs, err := layout.Apply(ctx, cfg)
-	if err != nil {
-		return err
-	}
-	fmt.Fprintf(w, "applied %s: %d objects; waiting for %d Ready pods\n", layout.File, len(objs), layout.Pods)
-	// On a cluster brought up again, etcd still holds the pods' Ready
-	// conditions from before: only what the running node agent reported
-	// counts.
-	since, err := c.NodeAgentStarted()
-	if err != nil {
-		return err
-	}
-	err = layout.WaitReady(ctx, cs, kube.Wait{Timeout: kafkaReadyTimeout, Poll: kafkaReadyPoll, ProgressEvery: kafkaProgress,
-		Progress: func(seen string) { fmt.Fprintf(w, "  %s\n", seen) }, Since: since})
-	if errors.Is(err, kube.ErrNotReady) {
-		return fmt.Errorf("%w (logs: kubectl logs -n %s, or %s/pods)", err, layout.Namespace, c.StateDir())
-	}
-	return err
+	return deploy(ctx, c, layout.File, objs, w)
 }
 
 // readOwnManifests reads --manifest before anything starts, and checks
@@ -358,9 +337,12 @@ func hostPaths(objs []*unstructured.Unstructured) []string {
 	return out
 }
 
-// deployOwn applies your own manifests and waits, namespace by namespace,
-// for the pods their StatefulSets and Deployments ask for to be Ready.
-func deployOwn(ctx context.Context, c *localcluster.Cluster, path string, objs []*unstructured.Unstructured, w io.Writer) error {
+// deploy applies objs (a layout's, or your own manifests at path) and
+// waits, namespace by namespace, for the pods their StatefulSets and
+// Deployments ask for to be Ready. On a cluster brought up again, etcd
+// still holds the pods' Ready conditions from before: only what the
+// running node agent reported counts.
+func deploy(ctx context.Context, c *localcluster.Cluster, path string, objs []*unstructured.Unstructured, w io.Writer) error {
 	cfg, err := c.RESTConfig()
 	if err != nil {
 		return err
