@@ -107,10 +107,14 @@ setup:
 	@$(MAKE) --no-print-directory -j2 kafka-dist k8s-bin
 
 # Apache Kafka's jars, fetched from Maven Central into .cache/kafka/<version>:
-# the version the suite runs and the one its upgrade spec starts from.
+# the version the suite runs, the one its upgrade spec starts from, and
+# the zookeeper layout's 3.9.x (whose jars also run its ZooKeeper 3.8.4
+# ensemble).
+ZK_KAFKA_VERSION := 3.9.2
 kafka-dist:
 	bash scripts/fetch-kafka.sh $(KAFKA_VERSION)
 	bash scripts/fetch-kafka.sh $(UPGRADE_FROM)
+	bash scripts/fetch-kafka.sh $(ZK_KAFKA_VERSION)
 
 # etcd, kube-apiserver, kube-controller-manager and kube-scheduler, built
 # once into .cache/k8s/<version>/bin (about 13 minutes cold, a no-op when

@@ -3,6 +3,7 @@ package brokers
 import (
 	"context"
 	"fmt"
+	"net"
 	"slices"
 	"strconv"
 	"strings"
@@ -18,7 +19,7 @@ type Flavor string
 const (
 	// FlavorStatefulSet is a plain StatefulSet on the apache/kafka image's
 	// env contract, as in manifests/kafka. A pod's ID is the value of env
-	// KAFKA_NODE_ID when it resolves to a number (a literal, $(VAR)
+	// KAFKA_NODE_ID (ZooKeeper mode: KAFKA_BROKER_ID) when it resolves to a number (a literal, $(VAR)
 	// references to earlier env entries, and downward-API metadata fields
 	// are resolved, so "10$(POD_INDEX)" gives controller IDs 100-102), else
 	// the label apps.kubernetes.io/pod-index, else the pod name's ordinal
@@ -54,6 +55,7 @@ const (
 	labelKopCtrl       = "isControllerNode"
 
 	envNodeID       = "KAFKA_NODE_ID"
+	envBrokerID     = "KAFKA_BROKER_ID" // ZooKeeper mode
 	envProcessRoles = "KAFKA_PROCESS_ROLES"
 )
 
@@ -65,7 +67,7 @@ func knownFlavors() []Flavor { return []Flavor{FlavorStatefulSet, FlavorStrimzi,
 // contract, and bitnami's KAFKA_CFG_*.
 func isKafkaEnv(name string) bool {
 	switch name {
-	case envNodeID, envProcessRoles, "KAFKA_BROKER_ID", "KAFKA_LOG_DIRS",
+	case envNodeID, envProcessRoles, envBrokerID, "KAFKA_LOG_DIRS",
 		"KAFKA_CFG_NODE_ID", "KAFKA_CFG_PROCESS_ROLES", "KAFKA_CFG_BROKER_ID", "KAFKA_CFG_LOG_DIRS":
 		return true
 	}
@@ -133,9 +135,11 @@ func (f Flavor) BrokerID(p *corev1.Pod) (int32, bool) {
 	switch f {
 	case FlavorStatefulSet:
 		if c := kafkaContainer(p); c != nil {
-			if v, ok := envValue(p, c, envNodeID); ok {
-				if id, ok := parseID(v); ok {
-					return id, true
+			for _, name := range []string{envNodeID, envBrokerID} {
+				if v, ok := envValue(p, c, name); ok {
+					if id, ok := parseID(v); ok {
+						return id, true
+					}
 				}
 			}
 		}
@@ -244,6 +248,43 @@ func KafkaImage(p *corev1.Pod) string {
 		return c.Image
 	}
 	return ""
+}
+
+// zooKeeperConnect returns the zookeeper.connect that pod p's Kafka
+// container gets from its env (the apache/kafka and confluentinc images'
+// KAFKA_ZOOKEEPER_CONNECT, bitnami's KAFKA_CFG_ZOOKEEPER_CONNECT), or "".
+func zooKeeperConnect(p *corev1.Pod) string {
+	c := kafkaContainer(p)
+	if c == nil {
+		return ""
+	}
+	for _, name := range []string{"KAFKA_ZOOKEEPER_CONNECT", "KAFKA_CFG_ZOOKEEPER_CONNECT"} {
+		if v, ok := envValue(p, c, name); ok && strings.TrimSpace(v) != "" {
+			return strings.TrimSpace(v)
+		}
+	}
+	return ""
+}
+
+// ZooKeeperServers splits a zookeeper.connect string ("h1:2181,h2:2181/chroot")
+// into its host:port addresses, without the chroot; a host without a port
+// gets ZooKeeper's client port 2181.
+func ZooKeeperServers(connect string) []string {
+	if i := strings.IndexByte(connect, '/'); i >= 0 {
+		connect = connect[:i]
+	}
+	var out []string
+	for a := range strings.SplitSeq(connect, ",") {
+		a = strings.TrimSpace(a)
+		if a == "" {
+			continue
+		}
+		if _, _, err := net.SplitHostPort(a); err != nil {
+			a = net.JoinHostPort(a, "2181")
+		}
+		out = append(out, a)
+	}
+	return out
 }
 
 // kafkaContainer returns the container of p that runs Kafka: the one named

@@ -1,6 +1,7 @@
 package brokers
 
 import (
+	"slices"
 	"strings"
 	"testing"
 
@@ -251,6 +252,7 @@ func TestBrokerID(t *testing.T) {
 		{"statefulset: ordinal of pod name", FlavorStatefulSet, pod("kafka-12"), 12, true},
 		{"statefulset: KAFKA_NODE_ID with $(VAR)", FlavorStatefulSet, splitControllerPod("1"), 101, true},
 		{"statefulset: literal KAFKA_NODE_ID", FlavorStatefulSet, pod("kafka-0", withEnv("KAFKA_NODE_ID", "7")), 7, true},
+		{"statefulset: literal KAFKA_BROKER_ID (ZooKeeper mode)", FlavorStatefulSet, pod("kafka-0", withEnv("KAFKA_BROKER_ID", "8")), 8, true},
 		{"statefulset: $$ escapes", FlavorStatefulSet, pod("kafka-3", withEnv("KAFKA_NODE_ID", "$$(X)")), 3, true},
 		{
 			"statefulset: KAFKA_NODE_ID from a config map falls back to the label",
@@ -345,6 +347,33 @@ func TestKafkaImage(t *testing.T) {
 			p := pod("kafka-0", func(p *corev1.Pod) { p.Spec.Containers = tt.containers })
 			if got := KafkaImage(p); got != tt.want {
 				t.Errorf("KafkaImage = %q, want %q", got, tt.want)
+			}
+		})
+	}
+}
+
+func TestZooKeeperConnect(t *testing.T) {
+	const zk = "zookeeper-0.zookeeper-headless.kafka-zk.svc.cluster.local:2181,zookeeper-1.zookeeper-headless.kafka-zk.svc.cluster.local:2181"
+	tests := []struct {
+		name        string
+		pod         *corev1.Pod
+		wantConnect string
+		wantServers []string
+	}{
+		{"KRaft: none", stsPod("kafka", "0", "broker,controller"), "", nil},
+		{"apache/kafka env", pod("kafka-0", withEnv("KAFKA_ZOOKEEPER_CONNECT", zk)), zk,
+			[]string{"zookeeper-0.zookeeper-headless.kafka-zk.svc.cluster.local:2181", "zookeeper-1.zookeeper-headless.kafka-zk.svc.cluster.local:2181"}},
+		{"bitnami env, a chroot and a host without a port", pod("kafka-0", withEnv("KAFKA_CFG_ZOOKEEPER_CONNECT", "zk-a:2182, zk-b/kafka")), "zk-a:2182, zk-b/kafka",
+			[]string{"zk-a:2182", "zk-b:2181"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := zooKeeperConnect(tt.pod)
+			if got != tt.wantConnect {
+				t.Fatalf("zooKeeperConnect = %q, want %q", got, tt.wantConnect)
+			}
+			if servers := ZooKeeperServers(got); !slices.Equal(servers, tt.wantServers) {
+				t.Errorf("ZooKeeperServers(%q) = %q, want %q", got, servers, tt.wantServers)
 			}
 		})
 	}

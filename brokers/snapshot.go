@@ -59,6 +59,10 @@ type Broker struct {
 	Controller bool
 	// BrokerRole says whether the pod runs the broker role.
 	BrokerRole bool
+	// ZooKeeperConnect is the broker's zookeeper.connect, as its env
+	// gives it (ZooKeeper mode; see ZooKeeperConnect); "" in KRaft mode or
+	// when the env does not tell.
+	ZooKeeperConnect string
 }
 
 // Snapshot lists the Kafka pods of flavor f in namespace, narrowed by the
@@ -132,6 +136,7 @@ func Snapshot(ctx context.Context, cs kubernetes.Interface, namespace, selector 
 			b.Container = c.Name
 		}
 		b.Controller, b.BrokerRole = f.roles(p)
+		b.ZooKeeperConnect = zooKeeperConnect(p)
 		if b.Volumes, err = volumes(ctx, cs, p); err != nil {
 			return nil, fmt.Errorf("brokers: snapshot: broker %d (pod %s): %w", id, p.Name, err)
 		}

@@ -34,6 +34,10 @@ type Expectations struct {
 	ClusterID        string        // empty: not compared
 	MaxQuorumLag     int64         // records a voter may trail the leader's log end offset by
 	MaxQuorumLagTime time.Duration // how long since a voter was last caught up with the leader
+	// ZooKeeperMode: the cluster keeps its metadata in ZooKeeper, so there
+	// is no KRaft quorum to describe; a registered controller broker is
+	// required instead.
+	ZooKeeperMode bool
 }
 
 // HealthOption sets an expectation of CheckHealth.
@@ -70,6 +74,14 @@ func WithMaxQuorumLagTime(d time.Duration) HealthOption {
 	return func(e *Expectations) { e.MaxQuorumLagTime = d }
 }
 
+// WithZooKeeperMode checks a cluster in ZooKeeper mode: no DescribeQuorum
+// (there is no KRaft quorum), and the controller broker that the metadata
+// names must be registered. The ZooKeeper ensemble's own health is not
+// Kafka's to tell: see package zookeeper.
+func WithZooKeeperMode() HealthOption {
+	return func(e *Expectations) { e.ZooKeeperMode = true }
+}
+
 // Health is what one CheckHealth observed, with what was expected. Problems
 // says what is wrong with it, if anything.
 type Health struct {
@@ -78,11 +90,15 @@ type Health struct {
 	// From a metadata request, sent to any broker.
 	MetadataErr error  // the metadata request failed; the fields below are then empty
 	ClusterID   string // the cluster ID that the answering broker reported
-	Brokers     []int32
-	Partitions  int              // how many partitions were described
-	NotFullISR  []PartitionState // ISR smaller than the replica set: under-replicated
-	Offline     []PartitionState // no leader
-	Errored     []PartitionState // the topic or partition came with an error
+	// Controller is the controller the answering broker named: in
+	// ZooKeeper mode the controller broker, in KRaft mode any broker
+	// (KRaft names a random one); -1 if none.
+	Controller int32
+	Brokers    []int32
+	Partitions int              // how many partitions were described
+	NotFullISR []PartitionState // ISR smaller than the replica set: under-replicated
+	Offline    []PartitionState // no leader
+	Errored    []PartitionState // the topic or partition came with an error
 
 	// From a metadata request sent to each registered broker alone (only
 	// the expected ones, with WithBrokers): those that did not answer, or
@@ -91,7 +107,8 @@ type Health struct {
 	// incarnation as registered and in every ISR.
 	Unanswered []BrokerError
 
-	// From a DescribeQuorum request for the metadata log.
+	// From a DescribeQuorum request for the metadata log; empty in
+	// ZooKeeper mode.
 	Quorum Quorum
 }
 
@@ -114,7 +131,8 @@ type PartitionState struct {
 
 // CheckHealth asks the cluster for fresh metadata of every topic,
 // asks each broker alone whether it serves requests, and asks for the state
-// of the KRaft metadata quorum; it returns what it saw. It uses no client
+// of the KRaft metadata quorum (not in ZooKeeper mode); it returns what it
+// saw. It uses no client
 // metadata cache: a broker that went away is seen as soon as it stops
 // answering.
 //
@@ -122,7 +140,7 @@ type PartitionState struct {
 // returned Health (MetadataErr, Quorum.Err, PartitionState.Err) and show up
 // in its Problems; the error is only for a cancelled ctx.
 func (c *Client) CheckHealth(ctx context.Context, opts ...HealthOption) (Health, error) {
-	h := Health{Expected: Expectations{
+	h := Health{Controller: -1, Expected: Expectations{
 		MaxQuorumLag:     DefaultMaxQuorumLag,
 		MaxQuorumLagTime: DefaultMaxQuorumLagTime,
 	}}
@@ -138,7 +156,9 @@ func (c *Client) CheckHealth(ctx context.Context, opts ...HealthOption) (Health,
 		}
 		h.Unanswered = probeBrokers(ctx, c.raw, ids)
 	}
-	h.Quorum = c.DescribeQuorum(ctx)
+	if !h.Expected.ZooKeeperMode {
+		h.Quorum = c.DescribeQuorum(ctx)
+	}
 	if err := ctx.Err(); err != nil {
 		return h, fmt.Errorf("kafkaadmin: checking health: %w", err)
 	}
@@ -152,6 +172,7 @@ func (h *Health) observeMetadata(ctx context.Context, c *Client) {
 		return
 	}
 	h.ClusterID = m.Cluster
+	h.Controller = m.Controller
 	for _, b := range m.Brokers {
 		h.Brokers = append(h.Brokers, b.NodeID)
 	}

@@ -134,6 +134,35 @@ func TestCheckHealth(t *testing.T) {
 			want:  []string{"quorum: describe quorum request: boom"},
 		},
 	}
+	zkMode := append([]HealthOption{WithZooKeeperMode()}, expect[0], expect[2])
+	tests = append(tests, []struct {
+		name  string
+		kafka fakeKafka
+		opts  []HealthOption
+		want  []string
+	}{
+		{
+			name:  "ZooKeeper mode: healthy, and no quorum asked for",
+			kafka: fakeKafka{metadata: controlledBy(1, metadata(all, full)), quorumErr: errors.New("a ZooKeeper-mode broker has no quorum")},
+			opts:  zkMode,
+		},
+		{
+			name:  "ZooKeeper mode: no controller broker",
+			kafka: fakeKafka{metadata: controlledBy(-1, metadata(all, full))},
+			opts:  zkMode,
+			want:  []string{"no controller broker (metadata names -1; registered: [0 1 2])"},
+		},
+		{
+			name:  "ZooKeeper mode: a controller that is not registered",
+			kafka: fakeKafka{metadata: controlledBy(2, metadata([]int32{0, 1}, [2][]int32{all, {0, 1}}))},
+			opts:  zkMode,
+			want: []string{
+				"brokers [2] not registered (registered: [0 1])",
+				"under-replicated: t-0: ISR [0 1] of replicas [0 1 2], missing [2]",
+				"no controller broker (metadata names 2; registered: [0 1])",
+			},
+		},
+	}...)
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			h, err := tt.kafka.client(t).CheckHealth(t.Context(), tt.opts...)
@@ -206,4 +235,10 @@ func TestCheckHealthCancelled(t *testing.T) {
 	if !errors.Is(err, context.Canceled) {
 		t.Fatalf("CheckHealth() error = %v; want context.Canceled", err)
 	}
+}
+
+// controlledBy sets the controller that a metadata answer names.
+func controlledBy(id int32, m *kmsg.MetadataResponse) *kmsg.MetadataResponse {
+	m.ControllerID = id
+	return m
 }

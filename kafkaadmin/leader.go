@@ -65,3 +65,18 @@ func (c *Client) ClusterID(ctx context.Context) (string, error) {
 	}
 	return m.Cluster, nil
 }
+
+// ControllerBroker returns the controller broker of a cluster in
+// ZooKeeper mode, as a broker's metadata names it; ErrNoLeader if it names
+// none. (In KRaft mode metadata names a random broker: use
+// ActiveController.)
+func (c *Client) ControllerBroker(ctx context.Context) (int32, error) {
+	m, err := c.brokerMetadata(ctx)
+	if err != nil {
+		return -1, fmt.Errorf("kafkaadmin: controller broker: %w", err)
+	}
+	if m.Controller < 0 {
+		return -1, fmt.Errorf("kafkaadmin: controller broker: %w", ErrNoLeader)
+	}
+	return m.Controller, nil
+}

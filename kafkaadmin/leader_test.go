@@ -115,3 +115,23 @@ func TestLeaders(t *testing.T) {
 		t.Error("Leaders of an unknown topic: no error")
 	}
 }
+
+func TestControllerBroker(t *testing.T) {
+	tests := []struct {
+		name    string
+		kafka   fakeKafka
+		want    int32
+		wantErr error
+	}{
+		{name: "named", kafka: fakeKafka{metadata: controlledBy(2, metadata([]int32{0, 1, 2}))}, want: 2},
+		{name: "none", kafka: fakeKafka{metadata: controlledBy(-1, metadata([]int32{0, 1, 2}))}, want: -1, wantErr: ErrNoLeader},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := tt.kafka.client(t).ControllerBroker(t.Context())
+			if got != tt.want || !errors.Is(err, tt.wantErr) {
+				t.Fatalf("ControllerBroker() = %d, %v; want %d, %v", got, err, tt.want, tt.wantErr)
+			}
+		})
+	}
+}

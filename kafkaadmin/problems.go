@@ -18,7 +18,8 @@ func (h Health) Healthy() bool { return len(h.Problems()) == 0 }
 // not answer requests sent to them alone, partitions with
 // no leader, with an error or with an ISR smaller than their replica set,
 // and a quorum with no leader, other voters than expected, or voters that
-// are not caught up. At most 10 partitions of each kind are named one by one.
+// are not caught up (in ZooKeeper mode instead: no registered controller
+// broker). At most 10 partitions of each kind are named one by one.
 func (h Health) Problems() []string {
 	var out []string
 	add := func(format string, args ...any) { out = append(out, fmt.Sprintf(format, args...)) }
@@ -46,6 +47,12 @@ func (h Health) Problems() []string {
 		})
 	}
 
+	if h.Expected.ZooKeeperMode {
+		if h.MetadataErr == nil && !slices.Contains(h.Brokers, h.Controller) {
+			add("no controller broker (metadata names %d; registered: %v)", h.Controller, h.Brokers)
+		}
+		return out
+	}
 	q := h.Quorum
 	switch {
 	case q.Err != nil:
@@ -74,6 +81,10 @@ func (h Health) Problems() []string {
 func (h Health) String() string {
 	if p := h.Problems(); len(p) > 0 {
 		return fmt.Sprintf("unhealthy (%d problems): %s", len(p), strings.Join(p, "; "))
+	}
+	if h.Expected.ZooKeeperMode {
+		return fmt.Sprintf("healthy: cluster %s, brokers %v, %d partitions with full ISRs, controller broker %d (ZooKeeper mode)",
+			h.ClusterID, h.Brokers, h.Partitions, h.Controller)
 	}
 	return fmt.Sprintf("healthy: cluster %s, brokers %v, %d partitions with full ISRs, quorum leader %d (epoch %d), voters %v caught up",
 		h.ClusterID, h.Brokers, h.Partitions, h.Quorum.LeaderID, h.Quorum.LeaderEpoch, h.Quorum.VoterIDs())

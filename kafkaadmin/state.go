@@ -22,8 +22,10 @@ type State struct {
 	// (DescribeCluster with fenced brokers, Kafka 4.0+; before that, the
 	// brokers of the metadata answer, none fenced). Nil: unknown.
 	Brokers map[int32]bool
-	// Controller is the KRaft quorum's leader and its epoch; -1: no leader;
-	// ControllerKnown false: DescribeQuorum failed.
+	// Controller is the KRaft quorum's leader and its epoch, or in
+	// ZooKeeper mode (brokers without DescribeQuorum) the controller
+	// broker that metadata names, epoch 0; -1: no leader; ControllerKnown
+	// false: the request failed.
 	Controller, ControllerEpoch int32
 	ControllerKnown             bool
 	// Partitions of the topic by ID. Nil: unknown.
@@ -81,11 +83,13 @@ func (s State) Registered(ids ...int32) bool {
 }
 
 // State looks at topic and the cluster once: metadata (forced fresh),
-// DescribeCluster and DescribeQuorum. It fails only when every part failed.
+// DescribeCluster and DescribeQuorum (in ZooKeeper mode the metadata's
+// controller instead). It fails only when every part failed.
 func (c *Client) State(ctx context.Context, topic string) (State, error) {
 	s := State{At: time.Now(), Controller: -1}
 	var errs []error
-	if m, err := c.metadata(ctx, topic); err != nil {
+	m, err := c.metadata(ctx, topic)
+	if err != nil {
 		errs = append(errs, err)
 	} else if t, err := topicIn(m, topic); err != nil {
 		errs = append(errs, err)
@@ -106,10 +110,15 @@ func (c *Client) State(ctx context.Context, topic string) (State, error) {
 			// leaving and coming back.
 		}
 	}
-	if q := c.DescribeQuorum(ctx); q.Err != nil {
-		errs = append(errs, q.Err)
-	} else {
+	switch q := c.DescribeQuorum(ctx); {
+	case q.Err == nil:
 		s.Controller, s.ControllerEpoch, s.ControllerKnown = q.LeaderID, q.LeaderEpoch, true
+	case tooOld(q.Err) && err == nil:
+		// Brokers that do not know DescribeQuorum keep their metadata in
+		// ZooKeeper: the controller is the broker the metadata names.
+		s.Controller, s.ControllerKnown = m.Controller, true
+	default:
+		errs = append(errs, q.Err)
 	}
 	if s.Partitions == nil && !s.ControllerKnown {
 		return s, fmt.Errorf("kafkaadmin: state of %s: %v", topic, errs)

@@ -49,6 +49,13 @@ func TestState(t *testing.T) {
 			wantBrokers: nil, wantController: 0, wantKnown: true,
 		},
 		{
+			// kgo's words for an API the broker does not list, as a
+			// ZooKeeper-mode broker does not list DescribeQuorum.
+			name:        "ZooKeeper mode: the controller broker that metadata names",
+			fake:        fakeKafka{metadata: controlledBy(1, md), quorumErr: errors.New("broker is too old; the broker has already indicated it will not know how to handle the request")},
+			wantBrokers: map[int32]bool{0: false, 1: false}, wantController: 1, wantKnown: true,
+		},
+		{
 			name:        "quorum unknown",
 			fake:        fakeKafka{metadata: md, quorumErr: errors.New("timed out"), cluster: cluster(map[int32]bool{0: false})},
 			wantBrokers: map[int32]bool{0: false}, wantController: -1, wantKnown: false,

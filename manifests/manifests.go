@@ -15,7 +15,7 @@ import (
 	"github.com/kafkachaos/kafkachaos/internal/kube"
 )
 
-//go:embed kafka/kafka.yaml kafka/separate-controllers/kafka.yaml
+//go:embed kafka/kafka.yaml kafka/separate-controllers/kafka.yaml kafka/zookeeper/kafka.yaml
 //go:embed operators/strimzi/kafka.yaml operators/koperator/kafkacluster.yaml
 var files embed.FS
 
@@ -27,7 +27,11 @@ type Layout struct {
 	StatefulSet string // the brokers' StatefulSet; its pods are <StatefulSet>-N
 	Brokers     int    // replicas of StatefulSet
 	Service     string // the headless service that names the pods
-	Pods        int    // pods the layout runs (brokers and controllers)
+	Pods        int    // pods the layout runs (brokers and controllers, or ZooKeeper)
+	// ZooKeeper is the layout's ZooKeeper ensemble (its StatefulSet and
+	// headless service name the pods), for a layout in ZooKeeper mode;
+	// the zero value for KRaft.
+	ZooKeeper Ensemble
 
 	fileNamespace string // the namespace the file names; In moves it
 	kafkaVersion  string // the apache/kafka tag to run; "" for the file's
@@ -126,7 +130,31 @@ func Layouts() []Layout {
 	return []Layout{
 		{Name: "combined", File: "kafka/kafka.yaml", Namespace: "kafka", StatefulSet: "kafka", Brokers: 3, Service: "kafka-headless", Pods: 3, fileNamespace: "kafka"},
 		{Name: "separate-controllers", File: "kafka/separate-controllers/kafka.yaml", Namespace: "kafka-split", StatefulSet: "kafka-broker", Brokers: 3, Service: "kafka-headless", Pods: 6, fileNamespace: "kafka-split"},
+		{Name: "zookeeper", File: "kafka/zookeeper/kafka.yaml", Namespace: "kafka-zk", StatefulSet: "kafka", Brokers: 3, Service: "kafka-headless", Pods: 6, fileNamespace: "kafka-zk",
+			ZooKeeper: Ensemble{StatefulSet: "zookeeper", Service: "zookeeper-headless", Servers: 3, FirstID: 10, ClientPort: 2181}},
 	}
+}
+
+// Ensemble is a layout's ZooKeeper ensemble: server N (from FirstID) runs
+// in pod <StatefulSet>-<N-FirstID>, named through Service.
+type Ensemble struct {
+	StatefulSet string
+	Service     string
+	Servers     int
+	FirstID     int // myid of pod 0
+	ClientPort  int
+}
+
+// InUse reports whether the layout runs Kafka in ZooKeeper mode.
+func (e Ensemble) InUse() bool { return e.Servers > 0 }
+
+// CheckKafkaVersion says why the layout cannot run Kafka version, if it
+// cannot: ZooKeeper mode ended with Kafka 4.
+func (l Layout) CheckKafkaVersion(version string) error {
+	if l.ZooKeeper.InUse() && kafkadist.CompareVersions(version, "4.0.0") >= 0 {
+		return fmt.Errorf("manifests: layout %s runs Kafka in ZooKeeper mode, which Kafka 4 removed: it needs a 3.x version, not %s", l.Name, version)
+	}
+	return nil
 }
 
 // LayoutNamed returns the layout called name.

@@ -51,7 +51,7 @@ func TestLayoutNamed(t *testing.T) {
 	if _, err := LayoutNamed("combined"); err != nil {
 		t.Error(err)
 	}
-	if _, err := LayoutNamed("zookeeper"); err == nil {
+	if _, err := LayoutNamed("zookeeper-on-kafka-4"); err == nil {
 		t.Error("want an error for an unknown layout")
 	}
 }
@@ -91,17 +91,25 @@ func TestLayoutIn(t *testing.T) {
 	}
 }
 
-// Every layout runs the Kafka that `make kafka-dist` fetches by default,
-// and WithKafkaVersion retags every Kafka container, in any namespace.
+// Every KRaft layout runs the Kafka that `make kafka-dist` fetches by
+// default, the ZooKeeper layout the 3.9.x line, and WithKafkaVersion
+// retags every Kafka container, in any namespace.
 func TestLayoutKafkaVersion(t *testing.T) {
 	for _, l := range Layouts() {
 		t.Run(l.Name, func(t *testing.T) {
-			v, err := l.KafkaVersion()
-			if err != nil || v != kafkadist.DefaultVersion {
-				t.Fatalf("KafkaVersion() = %q, %v; want %s", v, err, kafkadist.DefaultVersion)
+			want, other := kafkadist.DefaultVersion, "4.3.2"
+			if l.ZooKeeper.InUse() {
+				want, other = "3.9.2", "3.9.1"
 			}
-			moved := l.In("elsewhere").WithKafkaVersion("4.3.2")
-			if v, _ := moved.KafkaVersion(); v != "4.3.2" {
+			v, err := l.KafkaVersion()
+			if err != nil || v != want {
+				t.Fatalf("KafkaVersion() = %q, %v; want %s", v, err, want)
+			}
+			if err := l.CheckKafkaVersion(v); err != nil {
+				t.Errorf("the layout's own version refused: %v", err)
+			}
+			moved := l.In("elsewhere").WithKafkaVersion(other)
+			if v, _ := moved.KafkaVersion(); v != other {
 				t.Errorf("KafkaVersion() after WithKafkaVersion = %q", v)
 			}
 			objs, err := moved.Objects()
@@ -114,7 +122,7 @@ func TestLayoutKafkaVersion(t *testing.T) {
 					image := c["image"].(string)
 					if strings.HasPrefix(image, KafkaImage+":") {
 						kafka++
-						if image != KafkaImage+":4.3.2" {
+						if image != KafkaImage+":"+other {
 							t.Errorf("%s %s: image %s", o.GetKind(), o.GetName(), image)
 						}
 					}
@@ -156,6 +164,35 @@ func TestLayoutPodsAreItsWorkloadsReplicas(t *testing.T) {
 		}
 		if got := kube.PodsOf(objs, l.Namespace); got != l.Pods {
 			t.Errorf("layout %s: its workloads ask for %d pods, Pods says %d", l.Name, got, l.Pods)
+		}
+	}
+}
+
+// ZooKeeper mode ended with Kafka 4: the ZooKeeper layout refuses it, with
+// a reason; the KRaft layouts take any version.
+func TestCheckKafkaVersion(t *testing.T) {
+	zk, err := LayoutNamed("zookeeper")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct {
+		layout  Layout
+		version string
+		wantErr bool
+	}{
+		{zk, "3.9.2", false},
+		{zk, "3.8.1", false},
+		{zk, "4.0.0", true},
+		{zk, "4.4.0", true},
+		{Layouts()[0], "3.9.2", false},
+		{Layouts()[0], "4.4.0", false},
+	} {
+		err := tt.layout.CheckKafkaVersion(tt.version)
+		if (err != nil) != tt.wantErr {
+			t.Errorf("%s.CheckKafkaVersion(%s) = %v, want error %t", tt.layout.Name, tt.version, err, tt.wantErr)
+		}
+		if err != nil && !strings.Contains(err.Error(), "ZooKeeper mode") {
+			t.Errorf("the error does not say why: %v", err)
 		}
 	}
 }

@@ -267,6 +267,9 @@ func (c Config) withDefaults() (Config, error) {
 				return bad("target.layout: %v", err)
 			}
 		}
+		if err := layout.CheckKafkaVersion(c.Target.KafkaVersion); err != nil && !c.UsersKafka() {
+			return bad("target.kafkaVersion: %v", err)
+		}
 		fromGiven := c.Upgrade.From != ""
 		if !fromGiven {
 			c.Upgrade.From = DefaultUpgradeFrom

@@ -43,6 +43,7 @@ func ownKafka(ctx SpecContext, l manifests.Layout, objs []*unstructured.Unstruct
 	own.own = true
 	snap, err := own.snapshot(ctx)
 	Expect(err).NotTo(HaveOccurred())
+	own.zkConnect, _ = zooKeeperMode(snap)
 	Expect(waitHealthy(ctx, &own, brokerIDs(snap))).To(Succeed(), "Kafka of "+l.Name+" in "+l.Namespace+" healthy")
 	return &own
 }

@@ -37,18 +37,17 @@ const (
 
 var _ = Describe("A broker pod is force-deleted", Label("pod-kill"), gate(), Serial, func() {
 	It("loses no acknowledged record, and the leader of partition 0 comes back with its ID and its volume", func(ctx SpecContext) {
-		o := runStory(ctx, suite, story{
-			label:   "pod-kill",
-			hard:    true,
-			pick:    leaderOf(0),
-			fault:   forceDelete,
-			newPods: true,
-		})
+		o := runStory(ctx, suite, podKill())
 		expectPassed(o)
 		By("checking that the timeline saw it: the victim fenced and its leaderships moved, between the kill and the after phase")
 		Expect(killSeen(o)).To(BeEmpty())
 	}, SpecTimeout(storyTimeout))
 })
+
+// podKill force-deletes the pod of partition 0's leader.
+func podKill() story {
+	return story{label: "pod-kill", hard: true, pick: leaderOf(0), fault: forceDelete, newPods: true}
+}
 
 var _ = Describe("A broker pod is force-deleted under load from in-cluster agents", Label("agents"), Serial, func() {
 	It("loses no acknowledged record of any agent, with the agents' measurements merged into one report", func(ctx SpecContext) {
@@ -81,8 +80,8 @@ var _ = Describe("A broker pod is deleted gracefully", Label("pod-delete"), Seri
 	}, SpecTimeout(storyTimeout))
 })
 
-var _ = Describe("The active KRaft controller's pod is force-deleted", Label("controller-kill"), Serial, func() {
-	It("elects a new controller, loses no acknowledged record, and the controller rejoins the quorum", func(ctx SpecContext) {
+var _ = Describe("The active controller's pod is force-deleted", Label("controller-kill"), Serial, func() {
+	It("elects a new controller (the KRaft quorum's leader, or in ZooKeeper mode the controller broker), loses no acknowledged record, and the controller rejoins", func(ctx SpecContext) {
 		expectPassed(runStory(ctx, suite, story{
 			label:   "controller-kill",
 			hard:    true,
@@ -238,17 +237,14 @@ func leaderOf(p int32) func(context.Context, *env, string, []brokers.Broker) ([]
 	}
 }
 
-// activeController picks the KRaft quorum's leader.
+// activeController picks the KRaft quorum's leader, or in ZooKeeper mode
+// the controller broker.
 func activeController(ctx context.Context, e *env, topic string, snap []brokers.Broker) ([]brokers.Broker, error) {
-	var id int32
-	err := e.withKafka(func(cl *kafkaadmin.Client) (err error) {
-		id, err = cl.ActiveController(ctx)
-		return err
-	})
+	id, what, err := controllerNow(ctx, e)
 	if err != nil {
 		return nil, err
 	}
-	By(fmt.Sprintf("node %d is the active controller", id))
+	By(fmt.Sprintf("node %d is %s", id, what))
 	return broker(id)(ctx, e, topic, snap)
 }
 

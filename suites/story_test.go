@@ -78,7 +78,8 @@ type story struct {
 	graceful bool
 	// hard marks a fault Kafka answers by fencing the victim (a kill, a
 	// pause, an isolation): its unavailability is bounded by the brokers'
-	// broker.session.timeout.ms.
+	// broker.session.timeout.ms (zookeeper.session.timeout.ms in
+	// ZooKeeper mode).
 	hard bool
 	// unbounded, when set, says why the story's unavailability is
 	// measured and reported but not bounded (a story that holds most of
@@ -195,7 +196,7 @@ func runStory(ctx context.Context, e *env, st story) outcome {
 	o.Add(report.CheckPodsBack, errText(podsErr)...)
 	o.Recovery.ToPodsReady = sinceUnless(recoveredAt, podsErr)
 
-	By("waiting until every broker is registered, every ISR is full and the quorum is caught up")
+	By("waiting until every broker is registered, every ISR is full, " + e.metadataHealth())
 	healthErr := waitHealthy(ctx, e, brokerIDs(before))
 	o.Add(report.CheckHealth, errText(healthErr)...)
 	o.Recovery.ToHealthy = sinceUnless(recoveredAt, healthErr)
@@ -453,12 +454,18 @@ func unavailabilityBound(ctx context.Context, e *env, st story, snap []brokers.B
 	// The active controller's value is the one in force; a broker's is read
 	// (controllers are not always reachable by the suite's clients), which
 	// the manifests keep equal.
-	session, from := kafkaDefaultSessionTimeout, "Kafka's default broker.session.timeout.ms (the brokers' could not be read)"
+	// In ZooKeeper mode the controller learns of a dead broker when its
+	// ZooKeeper session expires.
+	key, session := "broker.session.timeout.ms", kafkaDefaultSessionTimeout
+	if e.zkConnect != "" {
+		key, session = "zookeeper.session.timeout.ms", kafkaDefaultZooKeeperSessionTimeout
+	}
+	from := "Kafka's default " + key + " (the brokers' could not be read)"
 	if ids := brokerIDs(snap); len(ids) > 0 {
 		_ = e.withKafka(func(cl *kafkaadmin.Client) error {
-			v, err := cl.BrokerConfig(ctx, ids[0], "broker.session.timeout.ms")
+			v, err := cl.BrokerConfig(ctx, ids[0], key)
 			if ms, perr := strconv.Atoi(v); err == nil && perr == nil && ms > 0 {
-				session, from = time.Duration(ms)*time.Millisecond, fmt.Sprintf("broker.session.timeout.ms %d of broker %d", ms, ids[0])
+				session, from = time.Duration(ms)*time.Millisecond, fmt.Sprintf("%s %d of broker %d", key, ms, ids[0])
 			}
 			return nil
 		})
@@ -466,5 +473,9 @@ func unavailabilityBound(ctx context.Context, e *env, st story, snap []brokers.B
 	return session + HardMargin, fmt.Sprintf("a hard fault: %s + %s", from, HardMargin)
 }
 
-// kafkaDefaultSessionTimeout is broker.session.timeout.ms's default.
-const kafkaDefaultSessionTimeout = 9 * time.Second
+// The defaults of broker.session.timeout.ms (KRaft) and
+// zookeeper.session.timeout.ms (ZooKeeper mode).
+const (
+	kafkaDefaultSessionTimeout          = 9 * time.Second
+	kafkaDefaultZooKeeperSessionTimeout = 18 * time.Second
+)

@@ -70,6 +70,9 @@ type env struct {
 	// own marks a Kafka a spec deployed for itself (ownKafka): nobody's
 	// data is on it, so losing it is the spec's to decide.
 	own bool
+	// zkConnect is the brokers' zookeeper.connect in ZooKeeper mode; ""
+	// in KRaft mode.
+	zkConnect string
 }
 
 var suite *env
@@ -132,9 +135,13 @@ var _ = BeforeSuite(func(ctx SpecContext) {
 
 	expectReachable(ctx, e)
 
-	By("waiting until Kafka is healthy: every broker registered, every ISR full, the quorum caught up")
 	snap, err := e.snapshot(ctx)
 	Expect(err).NotTo(HaveOccurred())
+	if connect, ok := zooKeeperMode(snap); ok {
+		e.zkConnect = connect
+		By("the brokers run in ZooKeeper mode (zookeeper.connect " + connect + "): health asks for a controller broker and a whole ensemble instead of a KRaft quorum")
+	}
+	By("waiting until Kafka is healthy: every broker registered, every ISR full, " + e.metadataHealth())
 	if err := waitHealthy(ctx, e, brokerIDs(snap)); err != nil {
 		Fail(fmt.Sprintf("%v\n%s", err, brokerDiagnosis(ctx, e, snap)))
 	}
@@ -281,15 +288,27 @@ func brokerIDs(bs []brokers.Broker) []int32 {
 // ids registered, or an error listing what is wrong.
 func healthError(ctx context.Context, e *env, ids []int32) error {
 	return e.withKafka(func(cl *kafkaadmin.Client) error {
-		h, err := cl.CheckHealth(ctx, kafkaadmin.WithBrokers(ids...))
+		opts := []kafkaadmin.HealthOption{kafkaadmin.WithBrokers(ids...)}
+		if e.zkConnect != "" {
+			opts = append(opts, kafkaadmin.WithZooKeeperMode())
+		}
+		h, err := cl.CheckHealth(ctx, opts...)
 		if err != nil {
 			return err
 		}
-		if p := h.Problems(); len(p) > 0 {
+		if p := append(h.Problems(), ensembleProblems(ctx, e)...); len(p) > 0 {
 			return fmt.Errorf("%s", strings.Join(p, "; "))
 		}
 		return nil
 	})
+}
+
+// metadataHealth says what health asks of the metadata's keepers.
+func (e *env) metadataHealth() string {
+	if e.zkConnect != "" {
+		return "a controller broker, the ZooKeeper ensemble led and in sync"
+	}
+	return "the quorum caught up"
 }
 
 // waitHealthy waits for health and returns, instead of failing, what was

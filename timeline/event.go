@@ -32,7 +32,7 @@ const (
 	BrokerUnfenced    Kind = "broker-unfenced"    // a fenced broker was unfenced
 	BrokerGone        Kind = "broker-gone"        // a broker left the registrations
 	BrokerRegistered  Kind = "broker-registered"  // a broker joined the registrations
-	ControllerChanged Kind = "controller-changed" // the KRaft quorum's leader changed (To "-1": none)
+	ControllerChanged Kind = "controller-changed" // the KRaft quorum's leader (ZooKeeper mode: the controller broker) changed (To "-1": none)
 )
 
 // Kinds of Kubernetes events.

@@ -16,7 +16,7 @@ import (
 // renders the KAFKA_* env into server.properties with the image's own rules
 // (kafkaconfig), binds listeners given without a host to the pod's IP (pods
 // share the host's network, each on its own loopback IP), formats storage
-// on first start only, and execs the JVM from the fetched jars of version
+// on first start only (in KRaft mode only), and execs the JVM from the fetched jars of version
 // (read from the jars' fetch mark when ""), with its line's logging config.
 func KafkaRun(libs, version string, environ []string) error {
 	if version == "" {
@@ -68,13 +68,16 @@ func KafkaRun(libs, version string, environ []string) error {
 	logOpt := logging.JVMOption(log4j)
 
 	// Format on first start only, as the image does: a log dir that holds
-	// meta.properties keeps its identity.
+	// meta.properties keeps its identity. In ZooKeeper mode (no
+	// process.roles) the image formats nothing: the broker writes its
+	// meta.properties itself, with the cluster ID it finds in ZooKeeper.
 	logDirs, _ := props.Get("log.dirs")
 	if logDirs == "" {
 		logDirs, _ = props.Get("log.dir")
 	}
 	first := strings.Split(logDirs, ",")[0]
-	if _, err := os.Stat(filepath.Join(first, "meta.properties")); err != nil {
+	_, kraft := props.Get("process.roles")
+	if _, err := os.Stat(filepath.Join(first, "meta.properties")); kraft && err != nil {
 		id, err := kafkaconfig.ClusterID(env)
 		if err != nil {
 			return fmt.Errorf("kafka-run: %w", err)

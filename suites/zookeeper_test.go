@@ -1,0 +1,214 @@
+package suites
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"path/filepath"
+	"strings"
+	"time"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/kafkachaos/kafkachaos/brokers"
+	"github.com/kafkachaos/kafkachaos/chaos"
+	"github.com/kafkachaos/kafkachaos/internal/kube"
+	"github.com/kafkachaos/kafkachaos/kafkaadmin"
+	"github.com/kafkachaos/kafkachaos/localcluster/nodeagent"
+	"github.com/kafkachaos/kafkachaos/manifests"
+	"github.com/kafkachaos/kafkachaos/report"
+	"github.com/kafkachaos/kafkachaos/zookeeper"
+)
+
+// ensembleTimeout bounds one look at the ZooKeeper ensemble: a dead pod's
+// IP may never refuse the connection.
+const ensembleTimeout = 3 * time.Second
+
+// zooKeeperMode reports whether the brokers keep their metadata in
+// ZooKeeper (their env names a zookeeper.connect), and the connect string.
+func zooKeeperMode(snap []brokers.Broker) (string, bool) {
+	for _, b := range snap {
+		if b.ZooKeeperConnect != "" {
+			return b.ZooKeeperConnect, true
+		}
+	}
+	return "", false
+}
+
+// ensemble looks at the ZooKeeper ensemble that e's brokers connect to,
+// from the host: only on the local cluster, whose pods the host reaches;
+// false elsewhere.
+func ensemble(ctx context.Context, e *env) (zookeeper.Ensemble, bool) {
+	if e.zkConnect == "" || e.local == nil {
+		return zookeeper.Ensemble{}, false
+	}
+	resolver := nodeagent.Resolver{Path: filepath.Join(e.local.StateDir(), nodeagent.HostsPath)}
+	var servers []zookeeper.Server
+	for _, addr := range brokers.ZooKeeperServers(e.zkConnect) {
+		host, port, _ := net.SplitHostPort(addr)
+		if ip, err := resolver.Lookup(host); err == nil {
+			addr = net.JoinHostPort(ip, port)
+		}
+		// An unresolved name stays: dialing it fails, and says why.
+		servers = append(servers, zookeeper.Server{Addr: addr})
+	}
+	ctx, cancel := context.WithTimeout(ctx, ensembleTimeout)
+	defer cancel()
+	return zookeeper.Check(ctx, servers), true
+}
+
+// ensembleProblems are the ensemble's problems, each prefixed, for the
+// health check of a cluster in ZooKeeper mode.
+func ensembleProblems(ctx context.Context, e *env) []string {
+	ens, ok := ensemble(ctx, e)
+	if !ok {
+		return nil
+	}
+	var out []string
+	for _, p := range ens.Problems() {
+		out = append(out, "ZooKeeper: "+p)
+	}
+	return out
+}
+
+// zooKeeperLeaderPod returns the pod of the ensemble's leader: the pod
+// in e's namespace whose IP the leader's address has.
+func zooKeeperLeaderPod(ctx context.Context, e *env) (*corev1.Pod, error) {
+	ens, ok := ensemble(ctx, e)
+	if !ok {
+		return nil, fmt.Errorf("no ZooKeeper ensemble to look at (ZooKeeper mode on the local cluster only)")
+	}
+	leader, ok := ens.Leader()
+	if !ok {
+		return nil, fmt.Errorf("the ensemble has no single leader: %s", ens)
+	}
+	ip, _, err := net.SplitHostPort(leader.Addr)
+	if err != nil {
+		return nil, err
+	}
+	pods, err := e.cs.CoreV1().Pods(e.namespace).List(ctx, metav1.ListOptions{})
+	if err != nil {
+		return nil, err
+	}
+	for i := range pods.Items {
+		if p := &pods.Items[i]; p.Status.PodIP == ip && p.DeletionTimestamp == nil {
+			return p, nil
+		}
+	}
+	return nil, fmt.Errorf("no pod in %s has the ZooKeeper leader's IP %s", e.namespace, ip)
+}
+
+// controllerNow is the controller a controller fault aims at: the KRaft
+// quorum's leader, or in ZooKeeper mode the controller broker.
+func controllerNow(ctx context.Context, e *env) (id int32, what string, err error) {
+	err = e.withKafka(func(cl *kafkaadmin.Client) error {
+		if e.zkConnect != "" {
+			id, what = -1, "the controller broker (ZooKeeper mode)"
+			id, err = cl.ControllerBroker(ctx)
+			return err
+		}
+		what = "the active controller"
+		id, err = cl.ActiveController(ctx)
+		return err
+	})
+	return id, what, err
+}
+
+var _ = Describe("The ZooKeeper leader's pod is force-deleted", Label("zookeeper-kill"), Serial, func() {
+	It("elects a new ZooKeeper leader, loses no acknowledged record, and the ensemble is whole again", func(ctx SpecContext) {
+		if suite.cs != nil && suite.zkConnect == "" {
+			Skip("the brokers run in KRaft mode: no ZooKeeper ensemble (run with -kafkachaos.layout=zookeeper)")
+		}
+		expectPassed(runStory(ctx, suite, zooKeeperKill()))
+	}, SpecTimeout(storyTimeout))
+})
+
+// The make test check of ZooKeeper mode, whatever layout the suite runs:
+// the zookeeper layout, deployed for the spec, passes the gate's pod kill
+// and the ZooKeeper leader's kill.
+var _ = Describe("Kafka 3.9 in ZooKeeper mode, on a cluster of the spec's own", Label("zookeeper-mode"), Serial, func() {
+	It("loses no acknowledged record when a broker's pod, then the ZooKeeper leader's pod, is force-deleted", func(ctx SpecContext) {
+		l, err := manifests.LayoutNamed("zookeeper")
+		Expect(err).NotTo(HaveOccurred())
+		l = l.In("kafka-zk-spec")
+		version, err := l.KafkaVersion()
+		Expect(err).NotTo(HaveOccurred())
+		expectKafkaJars(version)
+		objs, err := l.Objects()
+		Expect(err).NotTo(HaveOccurred())
+		e := ownKafka(ctx, l, objs, "ZooKeeper mode runs on a Kafka of the spec's own, of the zookeeper layout")
+		Expect(e.zkConnect).NotTo(BeEmpty(), "the zookeeper layout's brokers name no zookeeper.connect")
+
+		pk := podKill()
+		pk.round = "broker pod-kill"
+		expectPassed(runStory(ctx, e, pk))
+		zk := zooKeeperKill()
+		zk.round = "ZooKeeper leader kill"
+		expectPassed(runStory(ctx, e, zk))
+	}, SpecTimeout(2*storyTimeout))
+})
+
+// zooKeeperKill force-deletes the ZooKeeper leader's pod. No broker is a
+// victim; the pod must come back as a new pod, and health waits for the
+// ensemble to be whole.
+func zooKeeperKill() story {
+	var victim *corev1.Pod
+	return story{
+		label: "zookeeper-kill",
+		hard:  true,
+		pick: func(ctx context.Context, e *env, _ string, _ []brokers.Broker) ([]brokers.Broker, error) {
+			p, err := zooKeeperLeaderPod(ctx, e)
+			if err != nil {
+				return nil, err
+			}
+			victim = p
+			By(fmt.Sprintf("pod %s (%s) leads the ZooKeeper ensemble", p.Name, p.Status.PodIP))
+			return nil, nil
+		},
+		fault: func(e *env, _ []brokers.Broker) chaos.Fault {
+			pod := "<the ZooKeeper leader>" // a dry run picks nothing
+			if victim != nil {
+				pod = victim.Name
+			}
+			return &chaos.PodDelete{Target: e.faultTarget(), Pod: pod, Force: true}
+		},
+		finally: func(ctx context.Context, e *env, _ []brokers.Broker, o *outcome) {
+			o.Add(report.CheckPodsBack, zooKeeperPodBack(ctx, e, victim)...)
+			if ens, ok := ensemble(ctx, e); ok {
+				o.Observations = append(o.Observations, "ZooKeeper after the kill: "+ens.String())
+			}
+		},
+	}
+}
+
+// zooKeeperPodBack checks that the killed ZooKeeper pod came back as a new,
+// Ready pod (the health wait already saw the ensemble whole).
+func zooKeeperPodBack(ctx context.Context, e *env, old *corev1.Pod) []string {
+	if old == nil {
+		return []string{"no ZooKeeper pod was killed"}
+	}
+	var last string
+	err := InterceptGomegaFailure(func() {
+		Eventually(ctx, func(ctx context.Context) error {
+			p, err := e.cs.CoreV1().Pods(e.namespace).Get(ctx, old.Name, metav1.GetOptions{})
+			switch {
+			case err != nil:
+				last = err.Error()
+			case p.UID == old.UID:
+				last = "still the old pod " + string(p.UID)
+			case !kube.PodReady(p):
+				last = fmt.Sprintf("%s, not Ready", p.Status.Phase)
+			default:
+				return nil
+			}
+			return fmt.Errorf("%s: %s", old.Name, last)
+		}).WithTimeout(podBackTimeout).WithPolling(podBackPoll).Should(Succeed())
+	})
+	if err != nil {
+		return []string{strings.TrimSpace(err.Error())}
+	}
+	return nil
+}
