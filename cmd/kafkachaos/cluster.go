@@ -91,6 +91,11 @@ Ready. Then test your own with the suite:
 					return usageError{fmt.Errorf("--kafka: %w, or none", err)}
 				}
 				l = l.WithKafkaVersion(kafkaVersion)
+				if v, err := l.KafkaVersion(); err == nil {
+					if err := l.CheckKafkaVersion(v); err != nil {
+						return usageError{fmt.Errorf("--kafka-version: %w", err)}
+					}
+				}
 				if err := checkKafkaJars(l, kafkaLibs, kafkaCache, kafkaVersion != ""); err != nil {
 					return usageError{err}
 				}
@@ -126,7 +131,7 @@ Ready. Then test your own with the suite:
 			return nil
 		},
 	}
-	up.Flags().StringVar(&kafka, "kafka", "combined", "Kafka layout to deploy from manifests/kafka: combined, separate-controllers, or none")
+	up.Flags().StringVar(&kafka, "kafka", "combined", "Kafka layout to deploy from manifests/kafka: combined, separate-controllers, zookeeper (Kafka 3.9 in ZooKeeper mode), or none")
 	up.Flags().StringVar(&kafkaVersion, "kafka-version", "", "Kafka version the layout runs, as its apache/kafka image tag (default: the manifest's, "+kafkadist.DefaultVersion+"); fetch it first with make kafka-dist KAFKA_VERSION=...")
 	up.Flags().StringVar(&manifest, "manifest", "", "deploy your own manifests instead of a layout: a file, a directory of .yaml/.yml/.json files, or a kustomization")
 	var purge bool
@@ -223,7 +228,18 @@ Ready. Then test your own with the suite:
 	}
 	kafkaRun.Flags().StringVar(&libs, "libs", "", "directory of the Kafka jars")
 	kafkaRun.Flags().StringVar(&version, "version", "", "the jars' Kafka version (default: the one their fetch recorded)")
-	cmd.AddCommand(up, down, status, agentCmd, podExec, kafkaRun)
+	var zkLibs string
+	zooKeeperRun := &cobra.Command{
+		Use:    "zookeeper-run --libs DIR",
+		Short:  "Launch a ZooKeeper server inside a pod as the official zookeeper image does (the node agent runs it)",
+		Hidden: true,
+		Args:   noArgs,
+		RunE: func(*cobra.Command, []string) error {
+			return nodeagent.ZooKeeperRun(zkLibs, os.Environ())
+		},
+	}
+	zooKeeperRun.Flags().StringVar(&zkLibs, "libs", "", "directory of the jars of a Kafka 3.9.x, which hold ZooKeeper's")
+	cmd.AddCommand(up, down, status, agentCmd, podExec, kafkaRun, zooKeeperRun)
 	return cmd
 }
 

@@ -1,0 +1,208 @@
+package nodeagent
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	corev1 "k8s.io/api/core/v1"
+
+	"github.com/kafkachaos/kafkachaos/internal/zkconfig"
+)
+
+func TestZooKeeperRuntimeLookup(t *testing.T) {
+	cache := t.TempDir()
+	fetched := func(kafka string, jars ...string) string {
+		libs := filepath.Join(cache, kafka, "libs")
+		if err := os.MkdirAll(libs, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		for _, j := range append(jars, ".complete") {
+			if err := os.WriteFile(filepath.Join(libs, j), nil, 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		return libs
+	}
+	fetched("4.4.0")
+	libs := fetched("3.9.2", "zookeeper-3.8.4.jar")
+	pinnedLibs := t.TempDir()
+	if err := os.WriteFile(filepath.Join(pinnedLibs, "zookeeper-3.8.4.jar"), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	withZK := runtimes{self: "/bin/kafkachaos", kafkaCache: cache}
+	without := runtimes{self: "/bin/kafkachaos", kafkaCache: t.TempDir()}
+	pinned := runtimes{self: "/bin/kafkachaos", kafkaLibs: pinnedLibs, kafkaCache: cache}
+	pinned4 := runtimes{self: "/bin/kafkachaos", kafkaLibs: t.TempDir(), kafkaCache: cache}
+	none := runtimes{self: "/bin/kafkachaos"}
+	tests := []struct {
+		name     string
+		rt       runtimes
+		image    string
+		wantLibs string
+		wantWhy  string // part of the waiting message; "" if it runs
+	}{
+		{"by tag", withZK, "zookeeper:3.8.4", libs, ""},
+		{"docker.io", withZK, "docker.io/zookeeper:3.8.4", libs, ""},
+		{"library", withZK, "library/zookeeper:3.8.4", libs, ""},
+		{"docker.io library", withZK, "docker.io/library/zookeeper:3.8.4", libs, ""},
+		{"latest", withZK, "zookeeper:latest", libs, ""},
+		{"no tag", withZK, "zookeeper", libs, ""},
+		{"jre variant", withZK, "zookeeper:3.8.4-jre-17", libs, ""},
+		{"pinned jars hold it", pinned, "zookeeper:3.8.4", pinnedLibs, ""},
+		{"pinned jars lack it", pinned4, "zookeeper:3.8.4", libs, ""},
+		{"not fetched", without, "zookeeper:3.8.4", "", "make kafka-dist KAFKA_VERSION=3.9.2"},
+		{"version no line ships", withZK, "zookeeper:3.9.2", "", "no Kafka line the project fetches ships ZooKeeper 3.9.2"},
+		{"without cache", none, "zookeeper:3.8.4", "", "make kafka-dist KAFKA_VERSION=3.9.2"},
+		{"another zookeeper image", withZK, "bitnami/zookeeper:3.8.4", "", "no local runtime"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r, why := tt.rt.lookup(tt.image)
+			if tt.wantWhy != "" {
+				if !strings.Contains(why, tt.wantWhy) {
+					t.Fatalf("why %q; want it to say %q", why, tt.wantWhy)
+				}
+				return
+			}
+			if why != "" {
+				t.Fatalf("why %q", why)
+			}
+			path, args, err := r.command(corev1.Container{Image: tt.image, Command: []string{"zkServer.sh"}, Args: []string{"start-foreground"}})
+			want := "cluster zookeeper-run --libs " + tt.wantLibs
+			if err != nil || path != "/bin/kafkachaos" || strings.Join(args, " ") != want {
+				t.Fatalf("command %q %q, %v; want /bin/kafkachaos %q", path, args, err, want)
+			}
+		})
+	}
+	if _, why := withZK.lookup("busybox"); !strings.Contains(why, "zookeeper (runs the ZooKeeper jars") {
+		t.Errorf("the unknown-image message %q does not name the zookeeper image", why)
+	}
+}
+
+func TestBindToPod(t *testing.T) {
+	const ip = "127.0.0.77"
+	tests := []struct {
+		name      string
+		env       map[string]string
+		myID      int64
+		want      []string // lines the result must hold
+		wantNot   []string // lines it must not
+		wantFound bool
+	}{
+		{"image defaults", nil, 1,
+			[]string{"server.1=" + ip + ":2888:3888;" + ip + ":2181", "admin.serverAddress=" + ip}, []string{"localhost"}, true},
+		{"ensemble member", map[string]string{"ZOO_SERVERS": "server.10=zk-0.zk:2888:3888;2181 server.11=zk-1.zk:2888:3888;2181 server.12=zk-2.zk:2888:3888:observer;2181"}, 12,
+			[]string{"server.10=zk-0.zk:2888:3888;2181", "server.11=zk-1.zk:2888:3888;2181", "server.12=" + ip + ":2888:3888:observer;" + ip + ":2181"}, nil, true},
+		{"explicit client host kept", map[string]string{"ZOO_SERVERS": "server.1=zk-0:2888:3888;127.0.0.1:2181"}, 1,
+			[]string{"server.1=" + ip + ":2888:3888;127.0.0.1:2181"}, nil, true},
+		{"wildcard client host", map[string]string{"ZOO_SERVERS": "server.1=zk-0:2888:3888;0.0.0.0:2181"}, 1,
+			[]string{"server.1=" + ip + ":2888:3888;" + ip + ":2181"}, nil, true},
+		{"old style with clientPort", map[string]string{"ZOO_SERVERS": "server.1=zk-0:2888:3888", "ZOO_CFG_EXTRA": "clientPort=2181 secureClientPort=2281 admin.serverAddress=0.0.0.0 quorumListenOnAllIPs=true"}, 1,
+			[]string{"server.1=" + ip + ":2888:3888", "clientPortAddress=" + ip, "secureClientPortAddress=" + ip, "admin.serverAddress=" + ip, "quorumListenOnAllIPs=false"},
+			[]string{"admin.serverAddress=0.0.0.0", "quorumListenOnAllIPs=true"}, true},
+		{"explicit addresses kept", map[string]string{"ZOO_CFG_EXTRA": "clientPort=2181 clientPortAddress=127.0.0.1 admin.serverAddress=127.0.0.1"}, 1,
+			[]string{"clientPortAddress=127.0.0.1", "admin.serverAddress=127.0.0.1"}, nil, true},
+		{"no entry for myid", map[string]string{"ZOO_SERVERS": "server.1=zk-0:2888:3888;2181"}, 2,
+			[]string{"server.1=zk-0:2888:3888;2181", "admin.serverAddress=" + ip}, nil, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			cfg, err := zkconfig.Render(tt.env)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, found, err := bindToPod(cfg, tt.myID, ip)
+			if err != nil || found != tt.wantFound {
+				t.Fatalf("found %v, %v; want %v", found, err, tt.wantFound)
+			}
+			lines := "\n" + got.String()
+			for _, w := range tt.want {
+				if !strings.Contains(lines, "\n"+w+"\n") {
+					t.Errorf("no line %q in\n%s", w, got)
+				}
+			}
+			for _, w := range tt.wantNot {
+				if strings.Contains(lines, w) {
+					t.Errorf("%q in\n%s", w, got)
+				}
+			}
+		})
+	}
+}
+
+func TestEnsureMyID(t *testing.T) {
+	dir := t.TempDir()
+	id, err := ensureMyID(dir, map[string]string{"ZOO_MY_ID": "12"})
+	if err != nil || id != 12 {
+		t.Fatalf("first start: %d, %v", id, err)
+	}
+	if raw, _ := os.ReadFile(filepath.Join(dir, "myid")); string(raw) != "12\n" {
+		t.Errorf("myid %q", raw)
+	}
+	// Written only if absent: a later start keeps the file's ID.
+	if id, err := ensureMyID(dir, map[string]string{"ZOO_MY_ID": "3"}); err != nil || id != 12 {
+		t.Errorf("restart: %d, %v; want the file's 12", id, err)
+	}
+	if _, err := ensureMyID(t.TempDir(), map[string]string{"ZOO_MY_ID": "x"}); err == nil || !strings.Contains(err.Error(), "ZOO_MY_ID") {
+		t.Errorf("bad ZOO_MY_ID: %v", err)
+	}
+	if _, err := ensureMyID(filepath.Join(dir, "missing"), nil); err == nil || !strings.Contains(err.Error(), "mount a volume") {
+		t.Errorf("missing data dir: %v", err)
+	}
+	bad := t.TempDir()
+	if err := os.WriteFile(filepath.Join(bad, "myid"), []byte("one\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ensureMyID(bad, nil); err == nil || !strings.Contains(err.Error(), "myid") {
+		t.Errorf("bad myid file: %v", err)
+	}
+}
+
+func TestImageDir(t *testing.T) {
+	layer := t.TempDir()
+	unmounted := filepath.Join(t.TempDir(), "data") // stands for the image's /data
+	tests := []struct {
+		name string
+		env  map[string]string
+		def  string
+		want string
+	}{
+		{"given path kept", map[string]string{"ZOO_DATA_DIR": "/var/lib/zookeeper/data"}, unmounted, "/var/lib/zookeeper/data"},
+		{"unmounted default", nil, unmounted, filepath.Join(layer, "data")},
+		{"unmounted default given", map[string]string{"ZOO_DATA_DIR": unmounted}, unmounted, filepath.Join(layer, "data")},
+		{"mounted default", nil, "/", "/"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := imageDir(tt.env, "ZOO_DATA_DIR", tt.def, layer)
+			if err != nil || got != tt.want {
+				t.Fatalf("imageDir = %q, %v; want %q", got, err, tt.want)
+			}
+		})
+	}
+	if got := unescapeMountinfo(`/mnt/a\040b\\c`); got != `/mnt/a b\\c` {
+		t.Errorf("unescape %q", got)
+	}
+}
+
+func TestZooKeeperRunNeedsPodEnv(t *testing.T) {
+	err := ZooKeeperRun("/libs", []string{"ZOO_MY_ID=1"})
+	if err == nil || !strings.Contains(err.Error(), PodIPEnv) {
+		t.Errorf("err %v; want it to name %s", err, PodIPEnv)
+	}
+}
+
+func TestZooKeeperClasspath(t *testing.T) {
+	libs := t.TempDir()
+	for _, j := range []string{"logback-classic-1.2.13.jar", "slf4j-reload4j-1.7.36.jar", "zookeeper-3.8.4.jar"} {
+		if err := os.WriteFile(filepath.Join(libs, j), nil, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want := filepath.Join(libs, "slf4j-reload4j-1.7.36.jar") + ":" + filepath.Join(libs, "*")
+	if got := classpath(libs); got != want {
+		t.Errorf("classpath %q; want %q", got, want)
+	}
+}
