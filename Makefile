@@ -7,7 +7,7 @@ GO            ?= go
 GOTESTFLAGS   ?=
 BIN           := bin/kafkachaos
 
-.PHONY: all build chaos test fuzz soak-interrupts unit lint bench bench-perf kafka-dist k8s-bin setup prereqs prereqs-test clean kind-up kind-chaos kind-down
+.PHONY: all build chaos zk-vs-kraft test fuzz soak-interrupts unit lint bench bench-perf kafka-dist k8s-bin setup prereqs prereqs-test clean kind-up kind-chaos kind-down
 
 all: build
 
@@ -41,12 +41,24 @@ chaos: prereqs setup
 	  -ginkgo.label-filter='$(LABELS)' $(SUITE_VERSIONS) \
 	  -ginkgo.junit-report=$(REPORTS)/junit.xml -ginkgo.json-report=$(REPORTS)/ginkgo.json $(ARGS)
 
+# ZooKeeper vs KRaft, side by side: the gate and the controller kill (and
+# in ZooKeeper mode the ZooKeeper leader's kill) on the zookeeper layout,
+# then on the combined (KRaft) layout at the same Kafka version, each on a
+# fresh local cluster, then compare's table of the two runs (A: ZooKeeper,
+# B: KRaft). A failed spec does not stop the other run; compare's exit 1
+# (B worse than A somewhere) is a result here, not an error.
+ZK_VS_KRAFT_LABELS := gate || controller-kill || zookeeper-kill
+zk-vs-kraft: prereqs setup
+	-$(MAKE) --no-print-directory chaos LABELS='$(ZK_VS_KRAFT_LABELS)' ARGS='-kafkachaos.layout=zookeeper' REPORTS=$(REPORTS)/zookeeper
+	-$(MAKE) --no-print-directory chaos LABELS='$(ZK_VS_KRAFT_LABELS)' ARGS='-kafkachaos.layout=combined -kafkachaos.kafka-version=$(ZK_KAFKA_VERSION)' REPORTS=$(REPORTS)/kraft
+	@$(GO) run ./cmd/kafkachaos compare $(REPORTS)/zookeeper/report.json $(REPORTS)/kraft/report.json; rc=$$?; [ $$rc -le 1 ]
+
 # The tests: unit tests against kfake and client-go fakes (in parallel), then
 # the packages that run real components (Kafka JVMs, the Kubernetes control
 # plane, Chromium rendering the HTML report) one package at a time, so a
 # 2-core machine is not oversubscribed, then the suite's gate, negative,
-# rbac, agents, 5 s pause, 10 s peers-only partition, broker disk-loss and
-# upgrade specs end to end on the local cluster (acting as
+# rbac, agents, 5 s pause, 10 s peers-only partition, broker disk-loss,
+# upgrade and ZooKeeper-mode specs end to end on the local cluster (acting as
 # manifests/rbac's ServiceAccount).
 REAL_PKGS := ./internal/localkafka/ ./localcluster/... ./suites/interrupt/ ./suites/yourkafka/ ./report/
 test: prereqs-test lint setup
@@ -54,7 +66,7 @@ test: prereqs-test lint setup
 	@$(MAKE) --no-print-directory fuzz
 	$(GO) test -count=1 -p 1 -timeout 60m $(GOTESTFLAGS) $(REAL_PKGS)
 	KAFKACHAOS_REPORT_DIR=$(REPORTS)/test $(GO) test -count=1 -timeout 60m $(GOTESTFLAGS) ./suites/ \
-	  -ginkgo.label-filter='gate || negative || rbac || agents || pause-short || peers-only || disk-loss-broker || (upgrade && !upgrade-rollback)' -ginkgo.v -ginkgo.timeout=50m
+	  -ginkgo.label-filter='gate || negative || rbac || agents || pause-short || peers-only || disk-loss-broker || (upgrade && !upgrade-rollback) || zookeeper-mode' -ginkgo.v -ginkgo.timeout=50m
 
 # The fuzz tests of what the suite reads from users and agents, each for
 # FUZZTIME (their committed seeds also run in every go test). Minimizing a
