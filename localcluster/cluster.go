@@ -196,8 +196,32 @@ func (c *Cluster) ports() (ports, error) {
 
 // Up starts whatever part of the control plane is not running, and returns
 // once the API server is ready and the controller manager and scheduler are
-// healthy. It is idempotent.
+// healthy. It is idempotent. When it fails on a cluster none of whose
+// daemons ran before, it stops what it started, so a failed start leaves
+// no process behind.
 func (c *Cluster) Up(ctx context.Context) error {
+	fresh := true
+	for _, d := range c.daemons() {
+		if _, ok := d.running(); ok {
+			fresh = false
+		}
+	}
+	err := c.up(ctx)
+	if err != nil && fresh {
+		// A fresh context: ctx may be what was cancelled.
+		stopCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), stopAfterFailedUp)
+		defer cancel()
+		if derr := c.Down(stopCtx, false); derr != nil {
+			return errors.Join(err, fmt.Errorf("localcluster: stopping the failed start: %w", derr))
+		}
+	}
+	return err
+}
+
+// stopAfterFailedUp bounds stopping the daemons of a start that failed.
+const stopAfterFailedUp = time.Minute
+
+func (c *Cluster) up(ctx context.Context) error {
 	bins, err := c.binaries()
 	if err != nil {
 		return err

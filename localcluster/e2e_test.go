@@ -353,3 +353,26 @@ func processAlive(pid int) bool {
 }
 
 func ptrTo[T any](v T) *T { return &v }
+
+// TestFailedUpLeavesNothing starts a fresh cluster whose node agent exits
+// at once: Up must fail, and stop the control plane it started.
+func TestFailedUpLeavesNothing(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: runs the control plane")
+	}
+	c, err := New(WithStateDir(t.TempDir()), WithAgentBinary("/bin/false"), WithLogf(t.Logf))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(t.Context(), upTimeout)
+	defer cancel()
+	if err := c.Up(ctx); err == nil {
+		_ = c.Down(context.Background(), true)
+		t.Fatal("Up with a node agent that exits at once succeeded")
+	}
+	for _, st := range c.Status() {
+		if st.Running {
+			t.Errorf("%s still runs (pid %d) after a failed Up", st.Name, st.PID)
+		}
+	}
+}

@@ -78,7 +78,13 @@ func TestConfigLoad(t *testing.T) {
 		}},
 		{name: "layout none needs a kept cluster", flags: flagValues{layout: LayoutNone, namespace: "events"}, wantErr: "target.stateDir"},
 		{name: "layout none needs a namespace", flags: flagValues{layout: LayoutNone, stateDir: dir}, wantErr: "target.namespace"},
-		{name: "an unknown layout names none", flags: flagValues{layout: "zookeeper"}, wantErr: "or none"},
+		{name: "an unknown layout names none", flags: flagValues{layout: "raft-on-mars"}, wantErr: "or none"},
+		{name: "zookeeper layout", flags: flagValues{layout: "zookeeper"}, check: func(t *testing.T, c Config) {
+			if c.Target.Namespace != "kafka-zk" || c.Target.StatefulSet != "kafka" || c.Target.KafkaVersion != "3.9.2" {
+				t.Errorf("layout: %+v", c.Target)
+			}
+		}},
+		{name: "zookeeper layout on Kafka 4", flags: flagValues{layout: "zookeeper", kafkaVersion: "4.4.0"}, wantErr: "which Kafka 4 removed"},
 		{name: "separate controllers layout", flags: flagValues{layout: "separate-controllers"}, check: func(t *testing.T, c Config) {
 			if c.Target.Namespace != "kafka-split" || c.Target.StatefulSet != "kafka-broker" {
 				t.Errorf("layout: %+v", c.Target)
@@ -109,7 +115,7 @@ func TestConfigLoad(t *testing.T) {
 		{name: "agents with TLS", flags: flagValues{config: write("agentsTLS.yaml", "target:\n  kubeconfig: "+kubeconfig+"\n  namespace: k\n  bootstrap: [a:9093]\n  security: {securityProtocol: SSL}\nsteadyState: {agents: 2}\n")}, wantErr: "PLAINTEXT brokers only"},
 		{name: "missing file", flags: flagValues{config: filepath.Join(dir, "nope.yaml")}, wantErr: "nope.yaml"},
 		{name: "unknown field", flags: flagValues{config: write("typo.yaml", "steadyStat: {rate: 5}\n")}, wantErr: "steadyStat"},
-		{name: "unknown layout", flags: flagValues{layout: "zookeeper"}, wantErr: "target.layout"},
+		{name: "unknown layout", flags: flagValues{layout: "kraft2"}, wantErr: "target.layout"},
 		{name: "versions default to the manifest's", check: func(t *testing.T, c Config) {
 			if c.Target.KafkaVersion != kafkadist.DefaultVersion || c.Upgrade.From != DefaultUpgradeFrom || c.Upgrade.To != kafkadist.DefaultVersion {
 				t.Errorf("versions: %s, upgrade %+v", c.Target.KafkaVersion, c.Upgrade)
