@@ -49,8 +49,8 @@ chaos: prereqs setup
 # (B worse than A somewhere) is a result here, not an error.
 ZK_VS_KRAFT_LABELS := gate || controller-kill || zookeeper-kill
 zk-vs-kraft: prereqs setup
-	-$(MAKE) --no-print-directory chaos LABELS='$(ZK_VS_KRAFT_LABELS)' ARGS='-kafkachaos.layout=zookeeper' REPORTS=$(REPORTS)/zookeeper
-	-$(MAKE) --no-print-directory chaos LABELS='$(ZK_VS_KRAFT_LABELS)' ARGS='-kafkachaos.layout=combined -kafkachaos.kafka-version=$(ZK_KAFKA_VERSION)' REPORTS=$(REPORTS)/kraft
+	-$(MAKE) --no-print-directory chaos LABELS='$(ZK_VS_KRAFT_LABELS)' KAFKA_VERSION=$(ZK_KAFKA_VERSION) ARGS='-kafkachaos.layout=zookeeper' REPORTS=$(REPORTS)/zookeeper
+	-$(MAKE) --no-print-directory chaos LABELS='$(ZK_VS_KRAFT_LABELS)' KAFKA_VERSION=$(ZK_KAFKA_VERSION) ARGS='-kafkachaos.layout=combined' REPORTS=$(REPORTS)/kraft
 	@$(GO) run ./cmd/kafkachaos compare $(REPORTS)/zookeeper/report.json $(REPORTS)/kraft/report.json; rc=$$?; [ $$rc -le 1 ]
 
 # The tests: unit tests against kfake and client-go fakes (in parallel), then

@@ -3,7 +3,6 @@ package brokers
 import (
 	"context"
 	"fmt"
-	"net"
 	"slices"
 	"strconv"
 	"strings"
@@ -11,6 +10,8 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
+
+	"github.com/kafkachaos/kafkachaos/internal/kube"
 )
 
 // Flavor says how a Kafka deployment maps pods to broker IDs.
@@ -229,9 +230,12 @@ func statefulSetPod(p *corev1.Pod) bool {
 }
 
 // looksLikeKafka says whether a container of p has env of the Kafka images'
-// contract.
+// contract, or runs Kafka's own start script.
 func looksLikeKafka(p *corev1.Pod) bool {
 	for _, c := range p.Spec.Containers {
+		if startsKafka(&c) {
+			return true
+		}
 		for _, e := range c.Env {
 			if isKafkaEnv(e.Name) {
 				return true
@@ -248,43 +252,6 @@ func KafkaImage(p *corev1.Pod) string {
 		return c.Image
 	}
 	return ""
-}
-
-// zooKeeperConnect returns the zookeeper.connect that pod p's Kafka
-// container gets from its env (the apache/kafka and confluentinc images'
-// KAFKA_ZOOKEEPER_CONNECT, bitnami's KAFKA_CFG_ZOOKEEPER_CONNECT), or "".
-func zooKeeperConnect(p *corev1.Pod) string {
-	c := kafkaContainer(p)
-	if c == nil {
-		return ""
-	}
-	for _, name := range []string{"KAFKA_ZOOKEEPER_CONNECT", "KAFKA_CFG_ZOOKEEPER_CONNECT"} {
-		if v, ok := envValue(p, c, name); ok && strings.TrimSpace(v) != "" {
-			return strings.TrimSpace(v)
-		}
-	}
-	return ""
-}
-
-// ZooKeeperServers splits a zookeeper.connect string ("h1:2181,h2:2181/chroot")
-// into its host:port addresses, without the chroot; a host without a port
-// gets ZooKeeper's client port 2181.
-func ZooKeeperServers(connect string) []string {
-	if i := strings.IndexByte(connect, '/'); i >= 0 {
-		connect = connect[:i]
-	}
-	var out []string
-	for a := range strings.SplitSeq(connect, ",") {
-		a = strings.TrimSpace(a)
-		if a == "" {
-			continue
-		}
-		if _, _, err := net.SplitHostPort(a); err != nil {
-			a = net.JoinHostPort(a, "2181")
-		}
-		out = append(out, a)
-	}
-	return out
 }
 
 // kafkaContainer returns the container of p that runs Kafka: the one named
@@ -315,12 +282,19 @@ func kafkaContainer(p *corev1.Pod) *corev1.Container {
 // entries expanded as the kubelet does, and downward-API fields of the pod.
 // Values from config maps, secrets, envFrom or resources are unknown (false).
 func envValue(p *corev1.Pod, c *corev1.Container, name string) (string, bool) {
+	v, ok := envValues(p, c)[name]
+	return v, ok
+}
+
+// envValues is every env entry of container c of pod p whose value the pod
+// spec tells (see envValue), by name.
+func envValues(p *corev1.Pod, c *corev1.Container) map[string]string {
 	vals := map[string]string{}
 	for _, e := range c.Env {
 		v, ok := e.Value, true
 		switch {
 		case e.ValueFrom == nil:
-			v = expand(v, vals)
+			v = kube.Expand(v, vals)
 		case e.ValueFrom.FieldRef != nil:
 			v, ok = podField(p, e.ValueFrom.FieldRef.FieldPath)
 		default:
@@ -332,42 +306,7 @@ func envValue(p *corev1.Pod, c *corev1.Container, name string) (string, bool) {
 			delete(vals, e.Name) // a later entry overrides an earlier one
 		}
 	}
-	v, ok := vals[name]
-	return v, ok
-}
-
-// expand replaces $(VAR) in s with vals[VAR] where VAR is in vals, and $$
-// with $, leaving other references as they are, like the kubelet.
-func expand(s string, vals map[string]string) string {
-	if !strings.Contains(s, "$") {
-		return s
-	}
-	var b strings.Builder
-	for i := 0; i < len(s); i++ {
-		if s[i] != '$' || i+1 == len(s) {
-			b.WriteByte(s[i])
-			continue
-		}
-		switch s[i+1] {
-		case '$':
-			b.WriteByte('$')
-			i++
-			continue
-		case '(':
-			if end := strings.IndexByte(s[i+2:], ')'); end >= 0 {
-				ref := s[i+2 : i+2+end]
-				if v, ok := vals[ref]; ok {
-					b.WriteString(v)
-				} else {
-					b.WriteString(s[i : i+3+end])
-				}
-				i += 2 + end
-				continue
-			}
-		}
-		b.WriteByte(s[i])
-	}
-	return b.String()
+	return vals
 }
 
 // podField returns the downward-API field path of p, for the fields that

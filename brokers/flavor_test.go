@@ -10,6 +10,8 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/kubernetes/fake"
+
+	"github.com/kafkachaos/kafkachaos/internal/kube"
 )
 
 const testNS = "kafka"
@@ -324,8 +326,8 @@ func TestExpand(t *testing.T) {
 		{"cost $", "cost $"},
 	}
 	for _, tt := range tests {
-		if got := expand(tt.in, vals); got != tt.want {
-			t.Errorf("expand(%q) = %q; want %q", tt.in, got, tt.want)
+		if got := kube.Expand(tt.in, vals); got != tt.want {
+			t.Errorf("Expand(%q) = %q; want %q", tt.in, got, tt.want)
 		}
 	}
 }
@@ -363,6 +365,10 @@ func TestZooKeeperConnect(t *testing.T) {
 		{"KRaft: none", stsPod("kafka", "0", "broker,controller"), "", nil},
 		{"apache/kafka env", pod("kafka-0", withEnv("KAFKA_ZOOKEEPER_CONNECT", zk)), zk,
 			[]string{"zookeeper-0.zookeeper-headless.kafka-zk.svc.cluster.local:2181", "zookeeper-1.zookeeper-headless.kafka-zk.svc.cluster.local:2181"}},
+		{"the start script's --override, expanded", pod("kafka-0", withEnv("NS", "kafka-zk"), func(p *corev1.Pod) {
+			p.Spec.Containers[0].Command = []string{"/opt/kafka/bin/kafka-server-start.sh"}
+			p.Spec.Containers[0].Args = []string{"/etc/kafka/zk/server.properties", "--override", "broker.id=0", "--override", "zookeeper.connect=zk-0.$(NS):2181"}
+		}), "zk-0.kafka-zk:2181", []string{"zk-0.kafka-zk:2181"}},
 		{"bitnami env, a chroot and a host without a port", pod("kafka-0", withEnv("KAFKA_CFG_ZOOKEEPER_CONNECT", "zk-a:2182, zk-b/kafka")), "zk-a:2182, zk-b/kafka",
 			[]string{"zk-a:2182", "zk-b:2181"}},
 	}

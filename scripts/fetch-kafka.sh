@@ -30,19 +30,20 @@ root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 # (args), and how its JVMs find their logging config (log_opt). To add a
 # line, add a row here and, if it needs other artifacts, a profile in the pom.
 #   kafka4: Kafka 4.x (KRaft only), log4j2 backend.
-#   kafka3: Kafka 3.9.x (KRaft or ZooKeeper), reload4j as Kafka's poms bring
-#           it, plus org.apache.zookeeper:zookeeper at the version Kafka 3.9
-#           is built with, for the ZooKeeper mode.
+#   kafka3: Kafka 3.7.x to 3.9.x (KRaft or ZooKeeper; 3.7 is the first line
+#           with an apache/kafka image), reload4j as Kafka's poms bring it,
+#           plus org.apache.zookeeper:zookeeper at 3.8.4, the version the
+#           poms of 3.7.2, 3.8.1 and 3.9.x name, for the ZooKeeper mode.
 case "$version" in
 4.*)
 	args="-Pkafka4 -Dlog4j2.version=2.26.1 -Dslf4j2.version=2.0.17"
 	log_opt="-Dlog4j2.configurationFile=$root/internal/kafkadist/log4j2.properties"
 	;;
-3.9.*)
+3.7.* | 3.8.* | 3.9.*)
 	args="-Pkafka3 -Dzookeeper.version=3.8.4"
 	log_opt="-Dlog4j.configuration=file:$root/internal/kafkadist/log4j.properties"
 	;;
-*) die "no row for Kafka $version in the versions table of $0 (known lines: 4.x, 3.9.x)" ;;
+*) die "no row for Kafka $version in the versions table of $0 (known lines: 4.x, 3.7.x to 3.9.x)" ;;
 esac
 
 dest="$root/.cache/kafka/$version"

@@ -81,6 +81,12 @@ type story struct {
 	// broker.session.timeout.ms (zookeeper.session.timeout.ms in
 	// ZooKeeper mode).
 	hard bool
+	// maxUnavailable, when set, is the story's own bound on its
+	// unavailability, and maxUnavailableWhy where it comes from (a fault
+	// whose victim is not a broker, which the producers should hardly
+	// notice).
+	maxUnavailable    time.Duration
+	maxUnavailableWhy string
 	// unbounded, when set, says why the story's unavailability is
 	// measured and reported but not bounded (a story that holds most of
 	// the cluster down on purpose, to test something else).
@@ -446,6 +452,8 @@ func unavailabilityBound(ctx context.Context, e *env, st story, snap []brokers.B
 		return 0, "not bounded: " + st.unbounded
 	case e.cfg.Bounds.MaxUnavailable.Duration > 0:
 		return e.cfg.Bounds.MaxUnavailable.Duration, "bounds.maxUnavailable in the config"
+	case st.maxUnavailable > 0:
+		return st.maxUnavailable, st.maxUnavailableWhy
 	case st.graceful:
 		return GracefulMaxUnavailable, "a graceful operation"
 	case !st.hard:

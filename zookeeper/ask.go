@@ -46,6 +46,16 @@ var ErrNotServing = errors.New("not currently serving requests (no quorum, or el
 // server that is not running) and ZooKeeper's "not currently serving
 // requests" come back as they are.
 func Ask(ctx context.Context, addr, word string) (string, error) {
+	var d net.Dialer
+	return AskVia(ctx, d.DialContext, addr, word)
+}
+
+// DialFunc opens a connection, as net.Dialer.DialContext does.
+type DialFunc func(ctx context.Context, network, addr string) (net.Conn, error)
+
+// AskVia is Ask over connections that dial opens: a resolver of the
+// cluster's names, for one.
+func AskVia(ctx context.Context, dial DialFunc, addr, word string) (string, error) {
 	if !isWord(word) {
 		return "", fmt.Errorf("zookeeper %s: %q is not a four-letter word", addr, word)
 	}
@@ -56,8 +66,7 @@ func Ask(ctx context.Context, addr, word string) (string, error) {
 		return fmt.Errorf("zookeeper %s %s: %s: %w", word, addr, step, err)
 	}
 
-	var d net.Dialer
-	conn, err := d.DialContext(ctx, "tcp", addr)
+	conn, err := dial(ctx, "tcp", addr)
 	if err != nil {
 		return "", fail("dial", err)
 	}

@@ -3,6 +3,7 @@ package zookeeper
 import (
 	"context"
 	"errors"
+	"net"
 	"sync"
 	"time"
 )
@@ -79,6 +80,8 @@ type Ensemble struct {
 	MaxZxidLag int64
 	// Took is how long the check took.
 	Took time.Duration
+
+	dial DialFunc // how Check connects; nil: net.Dialer
 }
 
 // CheckOption sets how Check judges an ensemble.
@@ -89,6 +92,12 @@ type CheckOption func(*Ensemble)
 // negative n turns the comparison off.
 func WithMaxZxidLag(n int64) CheckOption {
 	return func(e *Ensemble) { e.MaxZxidLag = n }
+}
+
+// WithDialer makes Check connect through dial (a resolver of the
+// cluster's names, say) instead of a plain net.Dialer.
+func WithDialer(dial DialFunc) CheckOption {
+	return func(e *Ensemble) { e.dial = dial }
 }
 
 // Check asks every server for srvr at once, and each server that says it
@@ -102,13 +111,18 @@ func Check(ctx context.Context, servers []Server, opts ...CheckOption) Ensemble 
 	for _, o := range opts {
 		o(&e)
 	}
+	dial := e.dial
+	if dial == nil {
+		var d net.Dialer
+		dial = d.DialContext
+	}
 	var wg sync.WaitGroup
 	for i, srv := range servers {
 		st := &e.Servers[i]
 		st.Server = srv
 		// Each server's mntr follows its own srvr at once: a server that
 		// hangs until ctx is done must not leave the leader no time.
-		wg.Go(func() { st.check(ctx) })
+		wg.Go(func() { st.check(ctx, dial) })
 	}
 	wg.Wait()
 	e.Took = time.Since(start)
@@ -116,8 +130,8 @@ func Check(ctx context.Context, servers []Server, opts ...CheckOption) Ensemble 
 }
 
 // check asks the server for srvr and, if it says it leads, for mntr.
-func (st *ServerStatus) check(ctx context.Context) {
-	answer, err := Ask(ctx, st.Server.Addr, "srvr")
+func (st *ServerStatus) check(ctx context.Context, dial DialFunc) {
+	answer, err := AskVia(ctx, dial, st.Server.Addr, "srvr")
 	st.Answer = answer
 	if err != nil {
 		st.Err = err
@@ -127,7 +141,7 @@ func (st *ServerStatus) check(ctx context.Context) {
 	if st.Srvr, st.Err = ParseSrvr(answer); st.Err != nil || st.Srvr.Mode != ModeLeader {
 		return
 	}
-	answer, err = Ask(ctx, st.Server.Addr, "mntr")
+	answer, err = AskVia(ctx, dial, st.Server.Addr, "mntr")
 	if err != nil {
 		st.MntrErr = err
 		return

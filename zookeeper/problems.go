@@ -138,7 +138,7 @@ func (e Ensemble) leaderProblems(l ServerStatus) []string {
 func (e Ensemble) String() string {
 	states := make([]string, len(e.Servers))
 	for i, s := range e.Servers {
-		states[i] = fmt.Sprintf("%d=%s", s.Server.ID, s.State())
+		states[i] = shortName(s.Server) + "=" + s.State()
 	}
 	all := strings.Join(states, " ")
 	if p := e.Problems(); len(p) > 0 {
@@ -150,8 +150,8 @@ func (e Ensemble) String() string {
 		if l.Mntr != nil && l.Mntr.Leader != nil {
 			synced = fmt.Sprint(l.Mntr.Leader.SyncedFollowers)
 		}
-		return fmt.Sprintf("healthy: leader %d (zxid 0x%x), %s synced followers; servers %s",
-			l.Server.ID, l.Srvr.Zxid, synced, all)
+		return fmt.Sprintf("healthy: leader %s (zxid 0x%x), %s synced followers; servers %s",
+			shortName(l.Server), l.Srvr.Zxid, synced, all)
 	}
 	return "healthy: servers " + all
 }
@@ -161,4 +161,12 @@ func serverName(s Server) string {
 		return "server " + s.Addr
 	}
 	return fmt.Sprintf("server %d (%s)", s.ID, s.Addr)
+}
+
+// shortName names s by its ID, or by its address when the ID is unknown.
+func shortName(s Server) string {
+	if s.ID == 0 {
+		return s.Addr
+	}
+	return fmt.Sprint(s.ID)
 }

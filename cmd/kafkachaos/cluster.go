@@ -217,28 +217,38 @@ Ready. Then test your own with the suite:
 	podExec.Flags().StringVar(&scratch, "scratch", "", "directory for overlay layers")
 	podExec.Flags().StringArrayVar(&mounts, "mount", nil, "volume mount SRC:DST[:ro]")
 	var libs, version string
+	var startScript bool
 	kafkaRun := &cobra.Command{
-		Use:    "kafka-run --libs DIR [--version X.Y.Z]",
-		Short:  "Launch Kafka inside a pod as the apache/kafka image does (the node agent runs it)",
+		Use:    "kafka-run --libs DIR [--version X.Y.Z] [--start-script -- CONFIG [--override KEY=VALUE]...]",
+		Short:  "Launch Kafka inside a pod as the apache/kafka image does, or as its kafka-server-start.sh does (the node agent runs it)",
 		Hidden: true,
-		Args:   noArgs,
-		RunE: func(*cobra.Command, []string) error {
+		RunE: func(_ *cobra.Command, args []string) error {
+			if startScript {
+				return nodeagent.KafkaServerStart(libs, version, args, os.Environ())
+			}
+			if len(args) > 0 {
+				return usageError{fmt.Errorf("kafka-run takes arguments only with --start-script, got %q", args)}
+			}
 			return nodeagent.KafkaRun(libs, version, os.Environ())
 		},
 	}
 	kafkaRun.Flags().StringVar(&libs, "libs", "", "directory of the Kafka jars")
 	kafkaRun.Flags().StringVar(&version, "version", "", "the jars' Kafka version (default: the one their fetch recorded)")
+	kafkaRun.Flags().BoolVar(&startScript, "start-script", false, "run as the distribution's bin/kafka-server-start.sh with the arguments after --")
 	var zkLibs string
+	var zkMounts []string
 	zooKeeperRun := &cobra.Command{
-		Use:    "zookeeper-run --libs DIR",
+		Use:    "zookeeper-run --libs DIR [--mount PATH]...",
 		Short:  "Launch a ZooKeeper server inside a pod as the official zookeeper image does (the node agent runs it)",
 		Hidden: true,
 		Args:   noArgs,
 		RunE: func(*cobra.Command, []string) error {
-			return nodeagent.ZooKeeperRun(zkLibs, os.Environ())
+			return nodeagent.ZooKeeperRun(zkLibs, zkMounts, os.Environ())
 		},
 	}
 	zooKeeperRun.Flags().StringVar(&zkLibs, "libs", "", "directory of the jars of a Kafka 3.9.x, which hold ZooKeeper's")
+	// An array, not a slice: a mountPath may hold a comma.
+	zooKeeperRun.Flags().StringArrayVar(&zkMounts, "mount", nil, "mountPath of one of the container's volumes (repeatable); data dirs elsewhere go to the pod's image layer")
 	cmd.AddCommand(up, down, status, agentCmd, podExec, kafkaRun, zooKeeperRun)
 	return cmd
 }

@@ -71,7 +71,7 @@ current-context: ctx
 		{"steadystate: one bad broker of two", []string{"steadystate", "--bootstrap", "127.0.0.1:9092,127.0.0.1:0"}, "127.0.0.1:0"},
 		{"steadystate: huge partitions", []string{"steadystate", "--bootstrap", "127.0.0.1:1", "--partitions", "2000000"}, "partitions 2000000"},
 		{"cluster up: no nodes", []string{"cluster", "up", "--state-dir", filepath.Join(dir, "state"), "--nodes", "0"}, "--nodes 0"},
-		{"cluster up: unknown Kafka line", []string{"cluster", "up", "--state-dir", filepath.Join(dir, "state"), "--kafka-version", "3.6.0"}, "known lines are 4.x and 3.9.x"},
+		{"cluster up: unknown Kafka line", []string{"cluster", "up", "--state-dir", filepath.Join(dir, "state"), "--kafka-version", "3.6.0"}, "known lines are 4.x and 3.7.x to 3.9.x"},
 		{"cluster up: unknown layout", []string{"cluster", "up", "--state-dir", filepath.Join(dir, "state"), "--kafka", "raft-on-mars"}, "--kafka"},
 		{"cluster up: ZooKeeper mode on Kafka 4", []string{"cluster", "up", "--state-dir", filepath.Join(dir, "state"), "--kafka", "zookeeper", "--kafka-version", "4.4.0"}, "Kafka 4 removed"},
 		{"cluster up: missing manifest", []string{"cluster", "up", "--state-dir", filepath.Join(dir, "state"), "--manifest", filepath.Join(dir, "none.yaml")}, "--manifest"},

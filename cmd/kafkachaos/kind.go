@@ -65,7 +65,7 @@ Without them they exit 2 at once and change nothing: use the local target
 			return nil
 		},
 	}
-	up.Flags().StringVar(&kafka, "kafka", manifests.Layouts()[0].Name, "Kafka layout to deploy from manifests/kafka: combined or separate-controllers")
+	up.Flags().StringVar(&kafka, "kafka", manifests.Layouts()[0].Name, "Kafka layout to deploy from manifests/kafka: combined, separate-controllers or zookeeper")
 	up.Flags().StringVar(&image, "image", kind.DefaultImage, `agent image to load into the nodes from the Docker engine ("" loads none)`)
 	down := &cobra.Command{
 		Use:   "down",

@@ -20,10 +20,10 @@ var brokerLog4j string
 var ErrUnknownLine = errors.New("kafkadist: no known Kafka line")
 
 // Line is a Kafka release line that scripts/fetch-kafka.sh fetches and
-// the launchers know how to run: 4.x (log4j2) and 3.9.x (log4j 1, as
-// reload4j). Keep it in step with the script's versions table.
+// the launchers know how to run: 4.x (log4j2), and 3.7.x, 3.8.x and 3.9.x
+// (log4j 1, as reload4j). Keep it in step with the script's versions table.
 type Line struct {
-	// Name is "4.x" or "3.9.x".
+	// Name is "4.x", "3.7.x", "3.8.x" or "3.9.x".
 	Name string
 	// Log4j2 is true when the line's JVMs take a log4j2 config
 	// (-Dlog4j2.configurationFile), false for log4j 1
@@ -44,10 +44,10 @@ func LineOf(version string) (Line, error) {
 	switch {
 	case major == 4:
 		return Line{Name: "4.x", Log4j2: true}, nil
-	case major == 3 && minor == 9:
-		return Line{Name: "3.9.x"}, nil
+	case major == 3 && minor >= 7 && minor <= 9:
+		return Line{Name: fmt.Sprintf("3.%d.x", minor)}, nil
 	}
-	return Line{}, fmt.Errorf("%w for %s: the known lines are 4.x and 3.9.x", ErrUnknownLine, version)
+	return Line{}, fmt.Errorf("%w for %s: the known lines are 4.x and 3.7.x to 3.9.x (3.7 is the first with an apache/kafka image)", ErrUnknownLine, version)
 }
 
 // Logging is a broker's logging config for one line: the file to write,

@@ -1,6 +1,7 @@
 package nodeagent
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -10,25 +11,100 @@ import (
 
 	"github.com/kafkachaos/kafkachaos/internal/kafkaconfig"
 	"github.com/kafkachaos/kafkachaos/internal/kafkadist"
+	"github.com/kafkachaos/kafkachaos/internal/properties"
 )
 
 // KafkaRun is the apache/kafka image's launcher, run inside the pod: it
 // renders the KAFKA_* env into server.properties with the image's own rules
 // (kafkaconfig), binds listeners given without a host to the pod's IP (pods
 // share the host's network, each on its own loopback IP), formats storage
-// on first start only (in KRaft mode only), and execs the JVM from the fetched jars of version
+// on first start only, and execs the JVM from the fetched jars of version
 // (read from the jars' fetch mark when ""), with its line's logging config.
+// Like the image (its KafkaDockerWrapper always formats), it cannot start
+// a broker in ZooKeeper mode: Kafka's StorageTool refuses to format one.
 func KafkaRun(libs, version string, environ []string) error {
+	l, err := newBrokerLaunch(libs, version, environ)
+	if err != nil {
+		return fmt.Errorf("kafka-run: %w", err)
+	}
+	props, err := kafkaconfig.Render(l.env)
+	if err != nil {
+		return fmt.Errorf("kafka-run: %w", err)
+	}
+	return l.exec(props, true)
+}
+
+// KafkaServerStart is the Kafka distribution's bin/kafka-server-start.sh
+// in an apache/kafka container that runs it instead of the image's
+// launcher (args: CONFIG [--override KEY=VALUE]..., as the script takes
+// them): it reads CONFIG (a container path, such as a configMap volume's
+// file), applies the overrides, binds listeners without a host to the
+// pod's IP, formats nothing (as the script does not), and execs the JVM as
+// KafkaRun does. The JVM options come from the same KAFKA_* variables the
+// script reads (KAFKA_HEAP_OPTS, KAFKA_OPTS, ...).
+func KafkaServerStart(libs, version string, args, environ []string) error {
+	l, err := newBrokerLaunch(libs, version, environ)
+	if err != nil {
+		return fmt.Errorf("kafka-server-start: %w", err)
+	}
+	props, err := startScriptProps(args)
+	if err != nil {
+		return fmt.Errorf("kafka-server-start: %w", err)
+	}
+	return l.exec(props, false)
+}
+
+// startScriptProps reads kafka-server-start.sh's arguments: the config
+// file, then --override KEY=VALUE pairs, which win.
+func startScriptProps(args []string) (properties.Properties, error) {
+	if len(args) > 0 && args[0] == "-daemon" {
+		return properties.Properties{}, errors.New("-daemon would leave the container with no process: run in the foreground")
+	}
+	if len(args) == 0 {
+		return properties.Properties{}, errors.New("usage: kafka-server-start.sh CONFIG [--override KEY=VALUE]...")
+	}
+	f, err := os.Open(args[0])
+	if err != nil {
+		return properties.Properties{}, err
+	}
+	defer f.Close()
+	props, err := properties.Read(f)
+	if err != nil {
+		return properties.Properties{}, fmt.Errorf("%s: %w", args[0], err)
+	}
+	for rest := args[1:]; len(rest) > 0; rest = rest[2:] {
+		if rest[0] != "--override" || len(rest) < 2 {
+			return properties.Properties{}, fmt.Errorf("after the config file only --override KEY=VALUE pairs are taken, got %q", rest)
+		}
+		k, v, ok := strings.Cut(rest[1], "=")
+		if !ok || k == "" {
+			return properties.Properties{}, fmt.Errorf("--override %q: want KEY=VALUE", rest[1])
+		}
+		props = props.With(k, v)
+	}
+	return props, nil
+}
+
+// brokerLaunch is what both launchers share: the jars and their line, the
+// container's env, and the pod's IP and directory.
+type brokerLaunch struct {
+	libs, podIP, podDir string
+	line                kafkadist.Line
+	env                 map[string]string
+	environ             []string
+}
+
+func newBrokerLaunch(libs, version string, environ []string) (brokerLaunch, error) {
 	if version == "" {
 		d, err := kafkadist.OpenLibs(libs)
 		if err != nil {
-			return fmt.Errorf("kafka-run: %w", err)
+			return brokerLaunch{}, err
 		}
 		version = d.Version
 	}
 	line, err := kafkadist.LineOf(version)
 	if err != nil {
-		return fmt.Errorf("kafka-run: %w", err)
+		return brokerLaunch{}, err
 	}
 	env := map[string]string{}
 	for _, kv := range environ {
@@ -36,57 +112,57 @@ func KafkaRun(libs, version string, environ []string) error {
 			env[k] = v
 		}
 	}
-	podIP, podDir := env[PodIPEnv], env[PodDirEnv]
-	if podIP == "" || podDir == "" {
-		return fmt.Errorf("kafka-run: %s and %s must be set (the node agent sets them)", PodIPEnv, PodDirEnv)
+	l := brokerLaunch{libs: libs, podIP: env[PodIPEnv], podDir: env[PodDirEnv], line: line, env: env, environ: environ}
+	if l.podIP == "" || l.podDir == "" {
+		return brokerLaunch{}, fmt.Errorf("%s and %s must be set (the node agent sets them)", PodIPEnv, PodDirEnv)
 	}
-	props, err := kafkaconfig.Render(env)
-	if err != nil {
-		return fmt.Errorf("kafka-run: %w", err)
+	return l, nil
+}
+
+// exec binds props' listeners to the pod's IP, writes them and the
+// logging config into the pod's dir, formats storage on first start when
+// format is set, and execs the broker's JVM.
+func (l brokerLaunch) exec(props properties.Properties, format bool) error {
+	if v, ok := props.Get("listeners"); ok {
+		props = props.With("listeners", bindTo(v, l.podIP))
 	}
-	if l, ok := props.Get("listeners"); ok {
-		props = props.With("listeners", bindTo(l, podIP))
-	}
-	dir := filepath.Join(podDir, "kafka")
+	dir := filepath.Join(l.podDir, "kafka")
 	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return fmt.Errorf("kafka-run: %w", err)
+		return err
 	}
 	propsPath := filepath.Join(dir, "server.properties")
 	if err := os.WriteFile(propsPath, []byte(props.String()), 0o644); err != nil {
-		return fmt.Errorf("kafka-run: %w", err)
+		return err
 	}
-	logging := line.BrokerLogging()
+	logging := l.line.BrokerLogging()
 	log4j := filepath.Join(dir, logging.File)
 	if err := os.WriteFile(log4j, []byte(logging.Content), 0o644); err != nil {
-		return fmt.Errorf("kafka-run: %w", err)
+		return err
 	}
 	java, err := exec.LookPath("java")
 	if err != nil {
-		return fmt.Errorf("kafka-run: java not found: %w", err)
+		return fmt.Errorf("java not found: %w", err)
 	}
-	cp := filepath.Join(libs, "*")
+	cp := filepath.Join(l.libs, "*")
 	logOpt := logging.JVMOption(log4j)
 
 	// Format on first start only, as the image does: a log dir that holds
-	// meta.properties keeps its identity. In ZooKeeper mode (no
-	// process.roles) the image formats nothing: the broker writes its
-	// meta.properties itself, with the cluster ID it finds in ZooKeeper.
+	// meta.properties keeps its identity.
 	logDirs, _ := props.Get("log.dirs")
 	if logDirs == "" {
 		logDirs, _ = props.Get("log.dir")
 	}
 	first := strings.Split(logDirs, ",")[0]
-	_, kraft := props.Get("process.roles")
-	if _, err := os.Stat(filepath.Join(first, "meta.properties")); kraft && err != nil {
-		id, err := kafkaconfig.ClusterID(env)
+	if _, err := os.Stat(filepath.Join(first, "meta.properties")); format && err != nil {
+		id, err := kafkaconfig.ClusterID(l.env)
 		if err != nil {
-			return fmt.Errorf("kafka-run: %w", err)
+			return err
 		}
-		format := exec.Command(java, "-Xmx256m", logOpt, "-cp", cp, kafkadist.StorageToolClass,
+		cmd := exec.Command(java, "-Xmx256m", logOpt, "-cp", cp, kafkadist.StorageToolClass,
 			"format", "--cluster-id="+id, "-c", propsPath, "--ignore-formatted")
-		format.Stdout, format.Stderr = os.Stdout, os.Stderr
-		if err := format.Run(); err != nil {
-			return fmt.Errorf("kafka-run: format storage: %w", err)
+		cmd.Stdout, cmd.Stderr = os.Stdout, os.Stderr
+		if err := cmd.Run(); err != nil {
+			return fmt.Errorf("format storage: %w", err)
 		}
 	}
 	// The JVM's temporary files (snappy-java unpacks its native library
@@ -94,16 +170,16 @@ func KafkaRun(libs, version string, environ []string) error {
 	// broker would leave them; each start clears the last one's.
 	tmp := filepath.Join(dir, "tmp")
 	if err := os.RemoveAll(tmp); err != nil {
-		return fmt.Errorf("kafka-run: %w", err)
+		return err
 	}
 	if err := os.MkdirAll(tmp, 0o755); err != nil {
-		return fmt.Errorf("kafka-run: %w", err)
+		return err
 	}
 	// The JVM must not cache a peer's address: pods come back with new IPs.
-	args := append([]string{java}, kafkaconfig.JVMOptions(env)...)
+	args := append([]string{java}, kafkaconfig.JVMOptions(l.env)...)
 	args = append(args, logOpt, "-Djava.io.tmpdir="+tmp, "-Dsun.net.inetaddr.ttl=0", "-Dsun.net.inetaddr.negative.ttl=0",
 		"-cp", cp, kafkadist.ServerClass, propsPath)
-	return syscall.Exec(java, args, environ)
+	return syscall.Exec(java, args, l.environ)
 }
 
 // bindTo rewrites listeners with no host or a wildcard host to ip.

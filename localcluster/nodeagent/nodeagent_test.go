@@ -137,7 +137,7 @@ func TestRuntimeLookup(t *testing.T) {
 		{"kafka latest", byTag, "docker.io/apache/kafka:latest", "/bin/kafkachaos", "--version " + kafkadist.DefaultVersion, ""},
 		{"kafka no tag", byTag, "apache/kafka", "/bin/kafkachaos", "--version " + kafkadist.DefaultVersion, ""},
 		{"kafka not fetched", byTag, "apache/kafka:4.2.0", "", "", "make kafka-dist KAFKA_VERSION=4.2.0"},
-		{"kafka unknown line", byTag, "apache/kafka:3.6.1", "", "", "known lines are 4.x and 3.9.x"},
+		{"kafka unknown line", byTag, "apache/kafka:3.6.1", "", "", "known lines are 4.x and 3.7.x to 3.9.x"},
 		{"kafka odd tag", byTag, "apache/kafka:4.4.0-rc1", "", "", "want a release version"},
 		{"kafka pinned", pinned, "apache/kafka:4.2.0", "/bin/kafkachaos", "--libs /libs", ""},
 		{"kafka without cache", none, "apache/kafka:4.4.0", "", "", "make kafka-dist KAFKA_VERSION=4.4.0"},

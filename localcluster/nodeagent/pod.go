@@ -248,7 +248,7 @@ func (p *podRun) runOnce(c *ctrRun, rt runtimes, env []string) (int32, error) {
 	var args []string
 	var err error
 	if r != nil {
-		path, args, err = r.command(c.spec)
+		path, args, err = r.command(withExpandedArgs(c.spec))
 		if err != nil {
 			why = err.Error()
 		}

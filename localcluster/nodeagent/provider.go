@@ -23,6 +23,7 @@ import (
 	"k8s.io/client-go/kubernetes"
 	statsv1alpha1 "k8s.io/kubelet/pkg/apis/stats/v1alpha1"
 
+	"github.com/kafkachaos/kafkachaos/internal/kube"
 	"github.com/kafkachaos/kafkachaos/localcluster/netpol"
 )
 
@@ -153,6 +154,26 @@ func containerEnv(pod *corev1.Pod, c corev1.Container, ip string) []string {
 		env = append(env, e.Name+"="+e.Value)
 	}
 	return env
+}
+
+// withExpandedArgs returns c with $(VAR) in its command and args replaced
+// by the values of its env, as the kubelet does (the node library resolves
+// the env, and the env's own references, but leaves command and args to
+// the kubelet).
+func withExpandedArgs(c corev1.Container) corev1.Container {
+	vals := make(map[string]string, len(c.Env))
+	for _, e := range c.Env {
+		vals[e.Name] = e.Value
+	}
+	expand := func(in []string) []string {
+		var out []string
+		for _, s := range in {
+			out = append(out, kube.Expand(s, vals))
+		}
+		return out
+	}
+	c.Command, c.Args = expand(c.Command), expand(c.Args)
+	return c
 }
 
 // UpdatePod implements node.PodLifecycleHandler. Pods are immutable here

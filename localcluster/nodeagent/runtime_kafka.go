@@ -2,6 +2,7 @@ package nodeagent
 
 import (
 	"fmt"
+	"path"
 
 	corev1 "k8s.io/api/core/v1"
 
@@ -30,14 +31,27 @@ func (r runtimes) kafkaLookup(image, tag string) (runtime, string) {
 
 // kafkaRuntime runs Apache Kafka as the official apache/kafka image does:
 // `kafkachaos cluster kafka-run` renders KAFKA_* env into server.properties,
-// formats storage on first start, and execs the JVM. The container's
-// command and args are ignored, as the image's entrypoint would not take them.
+// formats storage on first start, and execs the JVM. A container whose
+// command is the distribution's bin/kafka-server-start.sh runs that instead
+// (`kafka-run --start-script -- ARGS`: its config file and overrides, no
+// env rendering, no format); any other command is refused, as this
+// runtime has no shell to run it with.
 type kafkaRuntime struct{ self, libs, version string }
 
-func (k kafkaRuntime) command(corev1.Container) (string, []string, error) {
+func (k kafkaRuntime) command(c corev1.Container) (string, []string, error) {
 	args := []string{"cluster", "kafka-run", "--libs", k.libs}
 	if k.version != "" {
 		args = append(args, "--version", k.version)
 	}
-	return k.self, args, nil
+	if len(c.Command) == 0 {
+		return k.self, args, nil
+	}
+	if path.Base(c.Command[0]) != kafkaStartScript {
+		return "", nil, fmt.Errorf("the apache/kafka image runs its own launcher or %s here, not %q", kafkaStartScript, c.Command[0])
+	}
+	args = append(append(args, "--start-script", "--"), c.Command[1:]...)
+	return k.self, append(args, c.Args...), nil
 }
+
+// kafkaStartScript is the Kafka distribution's start script.
+const kafkaStartScript = "kafka-server-start.sh"

@@ -54,9 +54,15 @@ func (r runtimes) zooKeeperLookup(image, tag string) (runtime, string) {
 // does: `kafkachaos cluster zookeeper-run` renders the ZOO_* env into
 // zoo.cfg, writes myid on first start, and execs the JVM. The container's
 // command and args are ignored, as the image's zkServer.sh
-// start-foreground would be run.
+// start-foreground would be run. Each of its volumes' mountPaths is passed
+// as a --mount, so that zookeeper-run keeps the data dirs in volumes and
+// never in a host directory that the pod's mount namespace shows.
 type zooKeeperRuntime struct{ self, libs string }
 
-func (z zooKeeperRuntime) command(corev1.Container) (string, []string, error) {
-	return z.self, []string{"cluster", "zookeeper-run", "--libs", z.libs}, nil
+func (z zooKeeperRuntime) command(c corev1.Container) (string, []string, error) {
+	args := []string{"cluster", "zookeeper-run", "--libs", z.libs}
+	for _, vm := range c.VolumeMounts {
+		args = append(args, "--mount", vm.MountPath)
+	}
+	return z.self, args, nil
 }

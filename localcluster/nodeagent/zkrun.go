@@ -1,7 +1,6 @@
 package nodeagent
 
 import (
-	"bufio"
 	"errors"
 	"fmt"
 	"os"
@@ -28,14 +27,21 @@ const zkServerHeapMB = "256"
 // has none, and execs QuorumPeerMain from libs, the jars of a fetched
 // Kafka 3.9.x, which ships ZooKeeper's, with log4j 1 logging to stdout.
 //
-// Paths in the env are the container's: the node agent has bound the pod's
-// volumes at their mountPaths in the pod's mount namespace, which this
-// process runs in, so ZOO_DATA_DIR=/var/lib/zookeeper/data with a volume
-// mounted there is used as given, as kafka-run uses log.dirs. Only the
-// image's own /data and /datalog, which live in the image's filesystem
-// unless a volume is mounted there, become directories of the pod when
-// nothing is mounted on them.
-func ZooKeeperRun(libs string, environ []string) error {
+// mounts are the mountPaths of the container's volumes (one --mount each),
+// which the node agent has bound in the pod's mount namespace, which this
+// process runs in. That namespace is a copy of the host's, so every other
+// host directory and mount is visible in it too, and none of them is the
+// container's. Hence ZOO_DATA_DIR and ZOO_DATA_LOG_DIR (/data and /datalog
+// when unset, the Dockerfile's defaults) are used as given only when at or
+// under one of mounts, compared as cleaned paths component by component
+// (/var/lib/zookeeper/data is under a mount at /var/lib/zookeeper, while
+// /data2 is not under one at /data); any other path is the image's
+// filesystem, a container's writable layer, and becomes
+// <podDir>/zookeeper/image/<the path without its leading slash>, created if
+// missing, which a restarted container keeps, like an emptyDir, and the
+// pod's deletion removes. Nothing is ever written into a host directory
+// that is not a volume. A path that is not absolute is refused.
+func ZooKeeperRun(libs string, mounts []string, environ []string) error {
 	if libs == "" {
 		return errors.New("zookeeper-run: --libs is required")
 	}
@@ -50,12 +56,8 @@ func ZooKeeperRun(libs string, environ []string) error {
 		return fmt.Errorf("zookeeper-run: %s and %s must be set (the node agent sets them)", PodIPEnv, PodDirEnv)
 	}
 	dir := filepath.Join(podDir, "zookeeper")
-	for _, d := range [][2]string{{"ZOO_DATA_DIR", zkconfig.DefaultDataDir}, {"ZOO_DATA_LOG_DIR", zkconfig.DefaultDataLogDir}} {
-		p, err := imageDir(env, d[0], d[1], filepath.Join(dir, "image"))
-		if err != nil {
-			return fmt.Errorf("zookeeper-run: %w", err)
-		}
-		env[d[0]] = p
+	if err := containerDirs(env, mounts, filepath.Join(dir, "image")); err != nil {
+		return fmt.Errorf("zookeeper-run: %w", err)
 	}
 	cfg, err := zkconfig.Render(env)
 	if err != nil {
@@ -124,69 +126,52 @@ func classpath(libs string) string {
 	return strings.Join(append(first, filepath.Join(libs, "*")), string(os.PathListSeparator))
 }
 
-// imageDir returns the directory that env's name gives: as given, except
-// def (the image's own /data or /datalog) with no volume mounted on it,
-// which is under layer, as the image's filesystem (a container's writable
-// layer) would hold it. A restarted container keeps it here, like an
-// emptyDir; the pod's deletion removes it.
-func imageDir(env map[string]string, name, def, layer string) (string, error) {
-	p, ok := env[name]
-	if ok && p != def {
-		return p, nil
-	}
-	mounted, err := isMountPoint(def)
-	if err != nil {
-		return "", err
-	}
-	if mounted {
-		return def, nil
-	}
-	p = filepath.Join(layer, filepath.Base(def))
-	if err := os.MkdirAll(p, 0o755); err != nil {
-		return "", err
-	}
-	return p, nil
-}
-
-// isMountPoint reports whether path is a mount point in this process's
-// mount namespace (/proc/self/mountinfo).
-func isMountPoint(path string) (bool, error) {
-	f, err := os.Open("/proc/self/mountinfo")
-	if err != nil {
-		return false, err
-	}
-	defer f.Close()
-	path = filepath.Clean(path)
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		fields := strings.Fields(sc.Text())
-		if len(fields) > 4 && unescapeMountinfo(fields[4]) == path {
-			return true, nil
+// containerDirs sets ZOO_DATA_DIR and ZOO_DATA_LOG_DIR in env (when
+// unset, zkconfig.DefaultDataDir and DefaultDataLogDir) to the directories
+// that hold them: a path at or under one of mounts, the mountPaths of the
+// container's volumes, compared as cleaned paths component by component, is
+// used as given (cleaned); any other path is the image's filesystem and
+// becomes layer/<the path without its leading slash>, created if missing,
+// as a container's writable layer would hold it. So a host directory that
+// is not a volume, such as a host's own /data mount, is never used. A path
+// that is not absolute is an error: it would be relative to the image's
+// working directory, which is not modelled.
+func containerDirs(env map[string]string, mounts []string, layer string) error {
+	for _, d := range [][2]string{{"ZOO_DATA_DIR", zkconfig.DefaultDataDir}, {"ZOO_DATA_LOG_DIR", zkconfig.DefaultDataLogDir}} {
+		p, ok := env[d[0]]
+		if !ok {
+			p = d[1]
 		}
-	}
-	return false, sc.Err()
-}
-
-// unescapeMountinfo undoes mountinfo's octal escapes (\040 for a space).
-func unescapeMountinfo(s string) string {
-	var b strings.Builder
-	for i := 0; i < len(s); i++ {
-		if s[i] == '\\' && i+3 < len(s) {
-			if n, err := strconv.ParseUint(s[i+1:i+4], 8, 8); err == nil {
-				b.WriteByte(byte(n))
-				i += 3
-				continue
+		if !filepath.IsAbs(p) {
+			return fmt.Errorf("%s %q is not an absolute path", d[0], p)
+		}
+		p = filepath.Clean(p)
+		mounted := false
+		for _, m := range mounts {
+			m = filepath.Clean(m)
+			if p == m || m == "/" || strings.HasPrefix(p, m+"/") {
+				mounted = true
+				break
 			}
 		}
-		b.WriteByte(s[i])
+		if !mounted {
+			p = filepath.Join(layer, strings.TrimPrefix(p, "/"))
+			if err := os.MkdirAll(p, 0o755); err != nil {
+				return err
+			}
+		}
+		env[d[0]] = p
 	}
-	return b.String()
+	return nil
 }
 
 // ensureMyID writes ZOO_MY_ID into dataDir/myid unless the file exists, as
-// the image does, and returns the ID that ZooKeeper will read from it. The
-// data dir must exist, as in the image, whose entrypoint fails writing
-// myid otherwise: it is a volume's mountPath, or under one.
+// the image does, and returns the ID that ZooKeeper will read from it.
+// dataDir is containerDirs' ZOO_DATA_DIR: a volume's mountPath or a path
+// under one, or a directory of the pod's image layer, which containerDirs
+// has created. The data dir must exist, as in the image, whose entrypoint
+// fails writing myid otherwise: a path under a volume's mountPath that the
+// volume does not hold is an error.
 func ensureMyID(dataDir string, env map[string]string) (int64, error) {
 	path := filepath.Join(dataDir, "myid")
 	raw, err := os.ReadFile(path)
@@ -206,7 +191,7 @@ func ensureMyID(dataDir string, env map[string]string) (int64, error) {
 		return 0, err
 	}
 	if st, err := os.Stat(dataDir); err != nil || !st.IsDir() {
-		return 0, fmt.Errorf("data dir %s (ZOO_DATA_DIR) does not exist: mount a volume there (on the local cluster, under an existing directory such as /var/lib)", dataDir)
+		return 0, fmt.Errorf("data dir %s (ZOO_DATA_DIR) does not exist in its volume: create it there, or mount the volume at it, as the image's entrypoint would fail writing myid too", dataDir)
 	}
 	if err := os.WriteFile(path, []byte(strconv.FormatInt(id, 10)+"\n"), 0o644); err != nil {
 		return 0, err

@@ -3,6 +3,7 @@ package nodeagent
 import (
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -70,14 +71,30 @@ func TestZooKeeperRuntimeLookup(t *testing.T) {
 				t.Fatalf("why %q", why)
 			}
 			path, args, err := r.command(corev1.Container{Image: tt.image, Command: []string{"zkServer.sh"}, Args: []string{"start-foreground"}})
-			want := "cluster zookeeper-run --libs " + tt.wantLibs
-			if err != nil || path != "/bin/kafkachaos" || strings.Join(args, " ") != want {
+			want := []string{"cluster", "zookeeper-run", "--libs", tt.wantLibs}
+			if err != nil || path != "/bin/kafkachaos" || !slices.Equal(args, want) {
 				t.Fatalf("command %q %q, %v; want /bin/kafkachaos %q", path, args, err, want)
 			}
 		})
 	}
 	if _, why := withZK.lookup("busybox"); !strings.Contains(why, "zookeeper (runs the ZooKeeper jars") {
 		t.Errorf("the unknown-image message %q does not name the zookeeper image", why)
+	}
+}
+
+func TestZooKeeperRuntimeMounts(t *testing.T) {
+	z := zooKeeperRuntime{self: "/bin/kafkachaos", libs: "/libs"}
+	c := corev1.Container{Image: "zookeeper:3.8.4", VolumeMounts: []corev1.VolumeMount{
+		{Name: "data", MountPath: "/var/lib/zookeeper/data"},
+		{Name: "log", MountPath: "/var/lib/zookeeper/log", SubPath: "log"},
+		{Name: "odd", MountPath: "/opt/a,b"},
+		{Name: "conf", MountPath: "/conf", ReadOnly: true},
+	}}
+	path, args, err := z.command(c)
+	want := []string{"cluster", "zookeeper-run", "--libs", "/libs",
+		"--mount", "/var/lib/zookeeper/data", "--mount", "/var/lib/zookeeper/log", "--mount", "/opt/a,b", "--mount", "/conf"}
+	if err != nil || path != "/bin/kafkachaos" || !slices.Equal(args, want) {
+		t.Fatalf("command %q %q, %v; want /bin/kafkachaos %q", path, args, err, want)
 	}
 }
 
@@ -148,7 +165,7 @@ func TestEnsureMyID(t *testing.T) {
 	if _, err := ensureMyID(t.TempDir(), map[string]string{"ZOO_MY_ID": "x"}); err == nil || !strings.Contains(err.Error(), "ZOO_MY_ID") {
 		t.Errorf("bad ZOO_MY_ID: %v", err)
 	}
-	if _, err := ensureMyID(filepath.Join(dir, "missing"), nil); err == nil || !strings.Contains(err.Error(), "mount a volume") {
+	if _, err := ensureMyID(filepath.Join(dir, "missing"), nil); err == nil || !strings.Contains(err.Error(), "does not exist in its volume") {
 		t.Errorf("missing data dir: %v", err)
 	}
 	bad := t.TempDir()
@@ -160,35 +177,71 @@ func TestEnsureMyID(t *testing.T) {
 	}
 }
 
-func TestImageDir(t *testing.T) {
-	layer := t.TempDir()
-	unmounted := filepath.Join(t.TempDir(), "data") // stands for the image's /data
+func TestContainerDirs(t *testing.T) {
 	tests := []struct {
-		name string
-		env  map[string]string
-		def  string
-		want string
+		name    string
+		env     map[string]string
+		mounts  []string
+		want    [2]string // ZOO_DATA_DIR, ZOO_DATA_LOG_DIR; a leading "layer:" is under the layer
+		wantErr string
 	}{
-		{"given path kept", map[string]string{"ZOO_DATA_DIR": "/var/lib/zookeeper/data"}, unmounted, "/var/lib/zookeeper/data"},
-		{"unmounted default", nil, unmounted, filepath.Join(layer, "data")},
-		{"unmounted default given", map[string]string{"ZOO_DATA_DIR": unmounted}, unmounted, filepath.Join(layer, "data")},
-		{"mounted default", nil, "/", "/"},
+		{"defaults, no mount", nil, nil, [2]string{"layer:data", "layer:datalog"}, ""},
+		{"defaults mounted", nil, []string{"/data", "/datalog"}, [2]string{"/data", "/datalog"}, ""},
+		{"default data mounted only", nil, []string{"/data"}, [2]string{"/data", "layer:datalog"}, ""},
+		{"exactly a mount", map[string]string{"ZOO_DATA_DIR": "/var/lib/zookeeper/data", "ZOO_DATA_LOG_DIR": "/var/lib/zookeeper/log"},
+			[]string{"/var/lib/zookeeper/data", "/var/lib/zookeeper/log"}, [2]string{"/var/lib/zookeeper/data", "/var/lib/zookeeper/log"}, ""},
+		{"under a mount", map[string]string{"ZOO_DATA_DIR": "/var/lib/zookeeper/data", "ZOO_DATA_LOG_DIR": "/var/lib/zookeeper/log/txn"},
+			[]string{"/var/lib/zookeeper"}, [2]string{"/var/lib/zookeeper/data", "/var/lib/zookeeper/log/txn"}, ""},
+		{"mount given uncleaned", map[string]string{"ZOO_DATA_DIR": "/var/lib/zookeeper/data/"},
+			[]string{"/var/lib//zookeeper/"}, [2]string{"/var/lib/zookeeper/data", "layer:datalog"}, ""},
+		{"sibling with a common prefix", map[string]string{"ZOO_DATA_DIR": "/data2", "ZOO_DATA_LOG_DIR": "/var/lib/zookeeper/data2"},
+			[]string{"/data", "/var/lib/zookeeper/data"}, [2]string{"layer:data2", "layer:var/lib/zookeeper/data2"}, ""},
+		{"mount under the path", map[string]string{"ZOO_DATA_DIR": "/var/lib/zookeeper"},
+			[]string{"/var/lib/zookeeper/data"}, [2]string{"layer:var/lib/zookeeper", "layer:datalog"}, ""},
+		{"no mount at all", map[string]string{"ZOO_DATA_DIR": "/var/lib/zookeeper", "ZOO_DATA_LOG_DIR": "/var/log/zookeeper"},
+			nil, [2]string{"layer:var/lib/zookeeper", "layer:var/log/zookeeper"}, ""},
+		{"dot-dots cleaned first", map[string]string{"ZOO_DATA_DIR": "/var/lib/zookeeper/../../../data"},
+			[]string{"/var/lib/zookeeper"}, [2]string{"layer:data", "layer:datalog"}, ""},
+		{"relative mount never matches", map[string]string{"ZOO_DATA_DIR": "/data"},
+			[]string{"data"}, [2]string{"layer:data", "layer:datalog"}, ""},
+		{"relative path", map[string]string{"ZOO_DATA_DIR": "data"}, []string{"/data"}, [2]string{}, "ZOO_DATA_DIR"},
+		{"empty path", map[string]string{"ZOO_DATA_LOG_DIR": ""}, nil, [2]string{}, "ZOO_DATA_LOG_DIR"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got, err := imageDir(tt.env, "ZOO_DATA_DIR", tt.def, layer)
-			if err != nil || got != tt.want {
-				t.Fatalf("imageDir = %q, %v; want %q", got, err, tt.want)
+			layer := filepath.Join(t.TempDir(), "zookeeper", "image")
+			env := map[string]string{}
+			for k, v := range tt.env {
+				env[k] = v
+			}
+			err := containerDirs(env, tt.mounts, layer)
+			if tt.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
+					t.Fatalf("err %v; want one naming %s", err, tt.wantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			for i, name := range []string{"ZOO_DATA_DIR", "ZOO_DATA_LOG_DIR"} {
+				want := tt.want[i]
+				if rel, ok := strings.CutPrefix(want, "layer:"); ok {
+					want = filepath.Join(layer, rel)
+					if st, err := os.Stat(want); err != nil || !st.IsDir() {
+						t.Errorf("%s: layer dir %s not created: %v", name, want, err)
+					}
+				}
+				if env[name] != want {
+					t.Errorf("%s = %q; want %q", name, env[name], want)
+				}
 			}
 		})
-	}
-	if got := unescapeMountinfo(`/mnt/a\040b\\c`); got != `/mnt/a b\\c` {
-		t.Errorf("unescape %q", got)
 	}
 }
 
 func TestZooKeeperRunNeedsPodEnv(t *testing.T) {
-	err := ZooKeeperRun("/libs", []string{"ZOO_MY_ID=1"})
+	err := ZooKeeperRun("/libs", nil, []string{"ZOO_MY_ID=1"})
 	if err == nil || !strings.Contains(err.Error(), PodIPEnv) {
 		t.Errorf("err %v; want it to name %s", err, PodIPEnv)
 	}

@@ -1,0 +1,99 @@
+package nodeagent
+
+import (
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	corev1 "k8s.io/api/core/v1"
+)
+
+func TestStartScriptProps(t *testing.T) {
+	cfg := filepath.Join(t.TempDir(), "server.properties")
+	if err := os.WriteFile(cfg, []byte("listeners=PLAINTEXT://:9092\nbroker.id=0\nlog.dirs=/var/lib/kafka/data\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name    string
+		args    []string
+		want    map[string]string
+		wantErr string
+	}{
+		{name: "the file alone", args: []string{cfg}, want: map[string]string{"broker.id": "0", "listeners": "PLAINTEXT://:9092"}},
+		{name: "overrides win", args: []string{cfg, "--override", "broker.id=2", "--override", "zookeeper.connect=zk-0:2181,zk-1:2181/kafka"},
+			want: map[string]string{"broker.id": "2", "zookeeper.connect": "zk-0:2181,zk-1:2181/kafka", "log.dirs": "/var/lib/kafka/data"}},
+		{name: "no config", args: nil, wantErr: "usage"},
+		{name: "daemon", args: []string{"-daemon", cfg}, wantErr: "foreground"},
+		{name: "missing file", args: []string{cfg + ".nope"}, wantErr: "no such file"},
+		{name: "a stray argument", args: []string{cfg, "broker.id=1"}, wantErr: "only --override"},
+		{name: "an override without a value", args: []string{cfg, "--override"}, wantErr: "only --override"},
+		{name: "an override without =", args: []string{cfg, "--override", "broker.id"}, wantErr: "want KEY=VALUE"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			props, err := startScriptProps(tt.args)
+			if tt.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
+					t.Fatalf("startScriptProps(%q) = %v, %v; want an error containing %q", tt.args, props, err, tt.wantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			for k, v := range tt.want {
+				if got, _ := props.Get(k); got != v {
+					t.Errorf("%s = %q, want %q", k, got, v)
+				}
+			}
+		})
+	}
+}
+
+// A container that runs kafka-server-start.sh gets the start-script mode
+// with its arguments; no command, the image's launcher; another command is
+// refused.
+func TestKafkaRuntimeCommand(t *testing.T) {
+	rt := kafkaRuntime{self: "/bin/kafkachaos", libs: "/libs", version: "3.9.2"}
+	tests := []struct {
+		name    string
+		c       corev1.Container
+		want    []string
+		wantErr string
+	}{
+		{name: "the image's launcher", want: []string{"cluster", "kafka-run", "--libs", "/libs", "--version", "3.9.2"}},
+		{name: "the start script", c: corev1.Container{Command: []string{"/opt/kafka/bin/kafka-server-start.sh"}, Args: []string{"/etc/kafka/zk/server.properties", "--override", "broker.id=1"}},
+			want: []string{"cluster", "kafka-run", "--libs", "/libs", "--version", "3.9.2", "--start-script", "--", "/etc/kafka/zk/server.properties", "--override", "broker.id=1"}},
+		{name: "a shell", c: corev1.Container{Command: []string{"sh", "-c", "kafka-server-start.sh x"}}, wantErr: "not \"sh\""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			path, args, err := rt.command(tt.c)
+			if tt.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
+					t.Fatalf("command = %s %q, %v; want an error containing %q", path, args, err, tt.wantErr)
+				}
+				return
+			}
+			if err != nil || path != "/bin/kafkachaos" || !slices.Equal(args, tt.want) {
+				t.Fatalf("command = %s %q, %v; want %q", path, args, err, tt.want)
+			}
+		})
+	}
+}
+
+// $(VAR) in a container's command and args takes the value of its env, as
+// the kubelet expands it; $$ escapes, unknown references stay.
+func TestWithExpandedArgs(t *testing.T) {
+	c := withExpandedArgs(corev1.Container{
+		Command: []string{"/opt/kafka/bin/kafka-server-start.sh"},
+		Args:    []string{"cfg", "--override", "broker.id=$(POD_INDEX)", "zk=$(NS):2181", "$$(POD_INDEX)", "$(NOPE)"},
+		Env:     []corev1.EnvVar{{Name: "POD_INDEX", Value: "2"}, {Name: "NS", Value: "kafka-zk"}},
+	})
+	want := []string{"cfg", "--override", "broker.id=2", "zk=kafka-zk:2181", "$(POD_INDEX)", "$(NOPE)"}
+	if !slices.Equal(c.Args, want) {
+		t.Errorf("args = %q, want %q", c.Args, want)
+	}
+}
