@@ -478,8 +478,18 @@ func unavailabilityBound(ctx context.Context, e *env, st story, snap []brokers.B
 			return nil
 		})
 	}
+	if e.zkConnect != "" {
+		// ZooKeeper expires sessions in tickTime buckets, so an expiry
+		// comes up to a tick late (measured here: 16.2-20.9 s for an
+		// 18 s session).
+		return session + HardMargin + zooKeeperTick, fmt.Sprintf("a hard fault in ZooKeeper mode: %s + %s + ZooKeeper's tickTime %s (sessions expire by the tick)", from, HardMargin, zooKeeperTick)
+	}
 	return session + HardMargin, fmt.Sprintf("a hard fault: %s + %s", from, HardMargin)
 }
+
+// zooKeeperTick is the official zookeeper image's tickTime (ZOO_TICK_TIME),
+// which the zookeeper layout keeps.
+const zooKeeperTick = 2 * time.Second
 
 // The defaults of broker.session.timeout.ms (KRaft) and
 // zookeeper.session.timeout.ms (ZooKeeper mode).
