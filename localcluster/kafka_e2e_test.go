@@ -27,8 +27,9 @@ const (
 	kafkaHealthTimeout = 4 * time.Minute
 )
 
-// TestKafkaOnLocalCluster deploys each manifests/kafka variant on its own
-// local cluster, waits for a healthy 3-broker KRaft cluster, force-deletes
+// TestKafkaOnLocalCluster deploys each manifests/kafka variant (at its own
+// Kafka version) on its own local cluster, waits for a healthy 3-broker
+// cluster (KRaft, or ZooKeeper mode for the zookeeper layout), force-deletes
 // broker 1's pod, and checks it comes back as a new pod with the same PVC
 // and PV, registered again with no under-replicated partition.
 func TestKafkaOnLocalCluster(t *testing.T) {
@@ -41,7 +42,11 @@ func testKafkaLayout(t *testing.T, l manifests.Layout) {
 	if testing.Short() {
 		t.Skip("-short: needs the built control plane and the Kafka jars")
 	}
-	dist, err := kafkadist.Find(kafkadist.DefaultVersion)
+	version, err := l.KafkaVersion()
+	if err != nil {
+		t.Fatal(err)
+	}
+	dist, err := kafkadist.Find(version)
 	probe, _ := New(WithStateDir(t.TempDir()))
 	if _, berr := probe.binaries(); (berr != nil || err != nil) && os.Getenv("CI") == "" {
 		t.Skipf("control plane or Kafka jars missing (CI would fail here): %v %v", berr, err)
@@ -119,7 +124,11 @@ func testKafkaLayout(t *testing.T, l manifests.Layout) {
 	healthy := func(what string) {
 		t.Helper()
 		waitLong(t, ctx, kafkaHealthTimeout, what, func() (string, bool) {
-			h, err := kafkaadmin.New(cl).CheckHealth(ctx, kafkaadmin.WithBrokers(0, 1, 2))
+			opts := []kafkaadmin.HealthOption{kafkaadmin.WithBrokers(0, 1, 2)}
+			if l.ZooKeeper.InUse() {
+				opts = append(opts, kafkaadmin.WithZooKeeperMode())
+			}
+			h, err := kafkaadmin.New(cl).CheckHealth(ctx, opts...)
 			if err != nil {
 				return err.Error(), false
 			}
@@ -129,8 +138,12 @@ func testKafkaLayout(t *testing.T, l manifests.Layout) {
 	healthy("a healthy Kafka cluster")
 	// kubectl logs: the API server asks the node agent for the log.
 	logs, err := cs.CoreV1().Pods(l.Namespace).GetLogs(l.StatefulSet+"-0", &corev1.PodLogOptions{}).DoRaw(ctx)
-	if err != nil || !strings.Contains(string(logs), "Kafka Server started") {
-		t.Errorf("logs of %s-0 through the API server: %v, %d bytes without \"Kafka Server started\"", l.StatefulSet, err, len(logs))
+	started := "Kafka Server started" // KRaft's KafkaRaftServer
+	if l.ZooKeeper.InUse() {
+		started = "] started (kafka.server.KafkaServer)"
+	}
+	if err != nil || !strings.Contains(string(logs), started) {
+		t.Errorf("logs of %s-0 through the API server: %v, %d bytes without %q", l.StatefulSet, err, len(logs), started)
 	}
 	if _, err := adm.CreateTopic(ctx, 6, 3, nil, "kafkachaos-e2e"); err != nil {
 		t.Fatal(err)
