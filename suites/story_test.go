@@ -56,6 +56,10 @@ type story struct {
 	settle func(ctx context.Context, e *env, victims []brokers.Broker) error
 	// newPods: the victims must come back as new pods (new UIDs).
 	newPods bool
+	// podsBack, when set, waits for the fault's pods that are not brokers
+	// (a ZooKeeper server) to come back, after the victims; the pods-back
+	// check and the time to pods Ready include it.
+	podsBack func(ctx context.Context, e *env) error
 	// newVolume: the victims' claim from this volume claim template
 	// (<template>-<pod>) comes back as a new claim on a new volume (a disk
 	// loss).
@@ -199,6 +203,9 @@ func runStory(ctx context.Context, e *env, st story) outcome {
 
 	By(fmt.Sprintf("waiting until brokers %v are back as Ready pods", o.Victims))
 	podsErr := waitPodsBack(ctx, e, victims, st.newPods)
+	if podsErr == nil && st.podsBack != nil {
+		podsErr = st.podsBack(ctx, e)
+	}
 	o.Add(report.CheckPodsBack, errText(podsErr)...)
 	o.Recovery.ToPodsReady = sinceUnless(recoveredAt, podsErr)
 

@@ -2,6 +2,7 @@ package suites
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net"
 	"path/filepath"
@@ -19,7 +20,6 @@ import (
 	"github.com/kafkachaos/kafkachaos/kafkaadmin"
 	"github.com/kafkachaos/kafkachaos/localcluster/nodeagent"
 	"github.com/kafkachaos/kafkachaos/manifests"
-	"github.com/kafkachaos/kafkachaos/report"
 	"github.com/kafkachaos/kafkachaos/zookeeper"
 )
 
@@ -179,8 +179,8 @@ func zooKeeperKill() story {
 			}
 			return &chaos.PodDelete{Target: e.faultTarget(), Pod: pod, Force: true}
 		},
+		podsBack: func(ctx context.Context, e *env) error { return zooKeeperPodBack(ctx, e, victim) },
 		finally: func(ctx context.Context, e *env, _ []brokers.Broker, o *outcome) {
-			o.Add(report.CheckPodsBack, zooKeeperPodBack(ctx, e, victim)...)
 			if ens, ok := ensemble(ctx, e); ok {
 				o.Observations = append(o.Observations, "ZooKeeper after the kill: "+ens.String())
 			}
@@ -188,11 +188,11 @@ func zooKeeperKill() story {
 	}
 }
 
-// zooKeeperPodBack checks that the killed ZooKeeper pod came back as a new,
-// Ready pod (the health wait already saw the ensemble whole).
-func zooKeeperPodBack(ctx context.Context, e *env, old *corev1.Pod) []string {
+// zooKeeperPodBack waits until the killed ZooKeeper pod is back as a new,
+// Ready pod, and returns what it last saw if it never is.
+func zooKeeperPodBack(ctx context.Context, e *env, old *corev1.Pod) error {
 	if old == nil {
-		return []string{"no ZooKeeper pod was killed"}
+		return errors.New("no ZooKeeper pod was killed")
 	}
 	var last string
 	err := InterceptGomegaFailure(func() {
@@ -209,10 +209,10 @@ func zooKeeperPodBack(ctx context.Context, e *env, old *corev1.Pod) []string {
 				return nil
 			}
 			return fmt.Errorf("%s: %s", old.Name, last)
-		}).WithTimeout(podBackTimeout).WithPolling(podBackPoll).Should(Succeed())
+		}).WithTimeout(podBackTimeout).WithPolling(podBackPoll).Should(Succeed(), "the ZooKeeper pod back as a new Ready pod")
 	})
 	if err != nil {
-		return []string{strings.TrimSpace(err.Error())}
+		return fmt.Errorf("%s", strings.TrimSpace(err.Error()))
 	}
 	return nil
 }
