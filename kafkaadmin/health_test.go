@@ -142,7 +142,7 @@ func TestCheckHealth(t *testing.T) {
 		want  []string
 	}{
 		{
-			name:  "ZooKeeper mode: healthy, and no quorum asked for",
+			name:  "ZooKeeper mode: healthy, whatever DescribeQuorum would say",
 			kafka: fakeKafka{metadata: controlledBy(1, metadata(all, full)), quorumErr: errors.New("a ZooKeeper-mode broker has no quorum")},
 			opts:  zkMode,
 		},

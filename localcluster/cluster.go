@@ -134,6 +134,12 @@ func New(opts ...Option) (*Cluster, error) {
 // StateDir returns the directory of the cluster's state.
 func (c *Cluster) StateDir() string { return c.dir }
 
+// Resolver answers the cluster's names (pods, headless services) from the
+// node agent's hosts file, for processes on the host.
+func (c *Cluster) Resolver() nodeagent.Resolver {
+	return nodeagent.Resolver{Path: filepath.Join(c.dir, nodeagent.HostsPath)}
+}
+
 // KubeconfigPath is where Up writes the admin kubeconfig.
 func (c *Cluster) KubeconfigPath() string { return filepath.Join(c.dir, "kubeconfig") }
 

@@ -16,7 +16,6 @@ import (
 	"github.com/kafkachaos/kafkachaos/internal/kafkadist"
 	"github.com/kafkachaos/kafkachaos/internal/kube"
 	"github.com/kafkachaos/kafkachaos/localcluster"
-	"github.com/kafkachaos/kafkachaos/localcluster/nodeagent"
 	"github.com/kafkachaos/kafkachaos/manifests"
 )
 
@@ -125,7 +124,7 @@ func attach(e *env, c *localcluster.Cluster) {
 	Expect(err).NotTo(HaveOccurred())
 	e.admin, err = c.Clientset()
 	Expect(err).NotTo(HaveOccurred())
-	e.kgoOpts = []kgo.Opt{kgo.Dialer(nodeagent.Resolver{Path: filepath.Join(c.StateDir(), nodeagent.HostsPath)}.DialContext)}
+	e.kgoOpts = []kgo.Opt{kgo.Dialer(c.Resolver().DialContext)}
 }
 
 // actAsServiceAccount makes e's clients act as manifests/rbac's

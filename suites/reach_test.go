@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"net"
-	"path/filepath"
 	"strings"
 	"time"
 
@@ -20,7 +19,6 @@ import (
 	"github.com/kafkachaos/kafkachaos/internal/kube"
 	"github.com/kafkachaos/kafkachaos/kafkaadmin"
 	"github.com/kafkachaos/kafkachaos/localcluster"
-	"github.com/kafkachaos/kafkachaos/localcluster/nodeagent"
 )
 
 // Waits of the address checks.
@@ -58,7 +56,7 @@ func expectReachable(ctx context.Context, e *env) {
 	_, cidr, err := net.ParseCIDR(localcluster.ServiceCIDR)
 	Expect(err).NotTo(HaveOccurred())
 	checker := bootstrap.Checker{ServiceCIDR: cidr,
-		Lookup: nodeagent.Resolver{Path: filepath.Join(e.local.StateDir(), nodeagent.HostsPath)}.Lookup}
+		Lookup: e.local.Resolver().Lookup}
 	var last reach
 	var lastErr error
 	var since time.Time // since when the last problems have persisted

@@ -5,8 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"net"
-	"path/filepath"
-	"strings"
 	"time"
 
 	. "github.com/onsi/ginkgo/v2"
@@ -16,9 +14,7 @@ import (
 
 	"github.com/kafkachaos/kafkachaos/brokers"
 	"github.com/kafkachaos/kafkachaos/chaos"
-	"github.com/kafkachaos/kafkachaos/internal/kube"
 	"github.com/kafkachaos/kafkachaos/kafkaadmin"
-	"github.com/kafkachaos/kafkachaos/localcluster/nodeagent"
 	"github.com/kafkachaos/kafkachaos/manifests"
 	"github.com/kafkachaos/kafkachaos/zookeeper"
 )
@@ -54,8 +50,7 @@ func ensemble(ctx context.Context, e *env) (zookeeper.Ensemble, bool) {
 	// The cluster's names resolve through its hosts file only: a name
 	// missing there (a pod being replaced) is a server that does not
 	// answer, never a question to the host's DNS.
-	resolver := nodeagent.Resolver{Path: filepath.Join(e.local.StateDir(), nodeagent.HostsPath)}
-	return zookeeper.Check(ctx, servers, zookeeper.WithDialer(resolver.DialContext)), true
+	return zookeeper.Check(ctx, servers, zookeeper.WithDialer(e.local.Resolver().DialContext)), true
 }
 
 // ensembleProblems are the ensemble's problems, each prefixed, for the
@@ -87,7 +82,7 @@ func zooKeeperLeaderPod(ctx context.Context, e *env) (*corev1.Pod, error) {
 	if err != nil {
 		return nil, err
 	}
-	ip, err := nodeagent.Resolver{Path: filepath.Join(e.local.StateDir(), nodeagent.HostsPath)}.Lookup(host)
+	ip, err := e.local.Resolver().Lookup(host)
 	if err != nil {
 		return nil, err
 	}
@@ -189,30 +184,10 @@ func zooKeeperKill() story {
 }
 
 // zooKeeperPodBack waits until the killed ZooKeeper pod is back as a new,
-// Ready pod, and returns what it last saw if it never is.
+// Ready pod, as waitPodsBack waits for a broker's.
 func zooKeeperPodBack(ctx context.Context, e *env, old *corev1.Pod) error {
 	if old == nil {
 		return errors.New("no ZooKeeper pod was killed")
 	}
-	var last string
-	err := InterceptGomegaFailure(func() {
-		Eventually(ctx, func(ctx context.Context) error {
-			p, err := e.cs.CoreV1().Pods(e.namespace).Get(ctx, old.Name, metav1.GetOptions{})
-			switch {
-			case err != nil:
-				last = err.Error()
-			case p.UID == old.UID:
-				last = "still the old pod " + string(p.UID)
-			case !kube.PodReady(p):
-				last = fmt.Sprintf("%s, not Ready", p.Status.Phase)
-			default:
-				return nil
-			}
-			return fmt.Errorf("%s: %s", old.Name, last)
-		}).WithTimeout(podBackTimeout).WithPolling(podBackPoll).Should(Succeed(), "the ZooKeeper pod back as a new Ready pod")
-	})
-	if err != nil {
-		return fmt.Errorf("%s", strings.TrimSpace(err.Error()))
-	}
-	return nil
+	return waitPodsBack(ctx, e, []brokers.Broker{{Pod: old.Name, PodUID: old.UID}}, true)
 }

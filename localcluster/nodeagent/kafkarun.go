@@ -106,17 +106,26 @@ func newBrokerLaunch(libs, version string, environ []string) (brokerLaunch, erro
 	if err != nil {
 		return brokerLaunch{}, err
 	}
+	env, err := podEnv(environ)
+	if err != nil {
+		return brokerLaunch{}, err
+	}
+	return brokerLaunch{libs: libs, podIP: env[PodIPEnv], podDir: env[PodDirEnv], line: line, env: env, environ: environ}, nil
+}
+
+// podEnv is a launcher's environ as a map, which must hold the pod's IP
+// and directory (PodIPEnv, PodDirEnv) that the node agent sets.
+func podEnv(environ []string) (map[string]string, error) {
 	env := map[string]string{}
 	for _, kv := range environ {
 		if k, v, ok := strings.Cut(kv, "="); ok {
 			env[k] = v
 		}
 	}
-	l := brokerLaunch{libs: libs, podIP: env[PodIPEnv], podDir: env[PodDirEnv], line: line, env: env, environ: environ}
-	if l.podIP == "" || l.podDir == "" {
-		return brokerLaunch{}, fmt.Errorf("%s and %s must be set (the node agent sets them)", PodIPEnv, PodDirEnv)
+	if env[PodIPEnv] == "" || env[PodDirEnv] == "" {
+		return nil, fmt.Errorf("%s and %s must be set (the node agent sets them)", PodIPEnv, PodDirEnv)
 	}
-	return l, nil
+	return env, nil
 }
 
 // exec binds props' listeners to the pod's IP, writes them and the

@@ -45,16 +45,11 @@ func ZooKeeperRun(libs string, mounts []string, environ []string) error {
 	if libs == "" {
 		return errors.New("zookeeper-run: --libs is required")
 	}
-	env := map[string]string{}
-	for _, kv := range environ {
-		if k, v, ok := strings.Cut(kv, "="); ok {
-			env[k] = v
-		}
+	env, err := podEnv(environ)
+	if err != nil {
+		return fmt.Errorf("zookeeper-run: %w", err)
 	}
 	podIP, podDir := env[PodIPEnv], env[PodDirEnv]
-	if podIP == "" || podDir == "" {
-		return fmt.Errorf("zookeeper-run: %s and %s must be set (the node agent sets them)", PodIPEnv, PodDirEnv)
-	}
 	dir := filepath.Join(podDir, "zookeeper")
 	if err := containerDirs(env, mounts, filepath.Join(dir, "image")); err != nil {
 		return fmt.Errorf("zookeeper-run: %w", err)
