@@ -36,10 +36,17 @@ ifeq ($(origin UPGRADE_FROM),command line)
 SUITE_VERSIONS += -kafkachaos.upgrade-from=$(UPGRADE_FROM)
 endif
 chaos: prereqs setup
-	@mkdir -p $(REPORTS)
+	@mkdir -p $(REPORTS) && rm -f $(REPORTS)/report.json
 	KAFKACHAOS_REPORT_DIR=$(REPORTS) $(GO) test -count=1 -timeout 190m ./suites/ -run TestSuites -v -ginkgo.v -ginkgo.timeout=180m \
 	  -ginkgo.label-filter='$(LABELS)' $(SUITE_VERSIONS) \
-	  -ginkgo.junit-report=$(REPORTS)/junit.xml -ginkgo.json-report=$(REPORTS)/ginkgo.json $(ARGS)
+	  -ginkgo.junit-report=$(REPORTS)/junit.xml -ginkgo.json-report=$(REPORTS)/ginkgo.json $(ARGS) \
+	  || $(call why_failed,$(REPORTS))
+
+# why_failed ends a failed suite run with why each spec failed, as text, so
+# the tail of a log (all that CI keeps) says it; Ginkgo's summary only names
+# the failed specs. It exits 1 whatever it could print.
+why_failed = { echo; echo "why the specs failed ($(1)/report.json):"; \
+  $(GO) run ./cmd/kafkachaos report --failures $(1)/report.json || true; exit 1; }
 
 # ZooKeeper vs KRaft, side by side: the gate and the controller kill (and
 # in ZooKeeper mode the ZooKeeper leader's kill) on the zookeeper layout,
@@ -65,8 +72,10 @@ test: prereqs-test lint setup
 	$(GO) test -count=1 -short -timeout 20m $(GOTESTFLAGS) ./...
 	@$(MAKE) --no-print-directory fuzz
 	$(GO) test -count=1 -p 1 -timeout 60m $(GOTESTFLAGS) $(REAL_PKGS)
+	@rm -f $(REPORTS)/test/report.json
 	KAFKACHAOS_REPORT_DIR=$(REPORTS)/test $(GO) test -count=1 -timeout 60m $(GOTESTFLAGS) ./suites/ \
-	  -ginkgo.label-filter='gate || negative || rbac || agents || pause-short || peers-only || disk-loss-broker || (upgrade && !upgrade-rollback) || zookeeper-mode' -ginkgo.v -ginkgo.timeout=50m
+	  -ginkgo.label-filter='gate || negative || rbac || agents || pause-short || peers-only || disk-loss-broker || (upgrade && !upgrade-rollback) || zookeeper-mode' -ginkgo.v -ginkgo.timeout=50m \
+	  || $(call why_failed,$(REPORTS)/test)
 
 # The fuzz tests of what the suite reads from users and agents, each for
 # FUZZTIME (their committed seeds also run in every go test). Minimizing a

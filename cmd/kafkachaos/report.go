@@ -15,6 +15,7 @@ import (
 // newReportCmd renders a run report as one HTML page.
 func newReportCmd() *cobra.Command {
 	var output string
+	var failures bool
 	cmd := &cobra.Command{
 		Use:   "report REPORT.json",
 		Short: "Render a run report as one self-contained HTML page",
@@ -27,7 +28,12 @@ The page needs nothing else: no script, font or image from anywhere, so it
 can be archived or mailed as it is. It goes to report.html next to the
 input unless -o says otherwise; report prints the path it wrote.
 
-Exit codes: 0 written; 1 the page could not be written; 2 bad input.`,
+With --failures it writes no page: it prints, as text, why each failed spec
+failed (its failed checks, their limits, the failure reason), as make test
+does after a failed suite.
+
+Exit codes: 0 written (with --failures: printed, whatever the specs'
+verdicts); 1 the page could not be written; 2 bad input.`,
 		Args: func(cmd *cobra.Command, args []string) error {
 			if len(args) != 1 {
 				return usageError{fmt.Errorf("%s wants one report, got %d arguments", cmd.CommandPath(), len(args))}
@@ -42,6 +48,10 @@ Exit codes: 0 written; 1 the page could not be written; 2 bad input.`,
 			}
 			if len(run.Specs) == 0 {
 				return usageError{fmt.Errorf("%s holds no specs", in)}
+			}
+			if failures {
+				_, err := report.WriteFailures(cmd.OutOrStdout(), run)
+				return err
 			}
 			out := output
 			if out == "" {
@@ -58,6 +68,7 @@ Exit codes: 0 written; 1 the page could not be written; 2 bad input.`,
 			return nil
 		},
 	}
+	cmd.Flags().BoolVar(&failures, "failures", false, "print why each failed spec failed, as text, instead of writing the page")
 	cmd.Flags().StringVarP(&output, "output", "o", "", "the HTML file to write (default report.html next to REPORT.json)")
 	return cmd
 }

@@ -42,6 +42,7 @@ func TestReportExitCodes(t *testing.T) {
 	}{
 		{"next to the input", []string{good}, exitOK, filepath.Join(dir, "report.html"), filepath.Join(dir, "report.html")},
 		{"-o", []string{good, "-o", custom}, exitOK, custom, custom},
+		{"--failures: why, as text, no page", []string{good, "--failures", "-o", filepath.Join(dir, "never.html")}, exitOK, "FAILED drain (fault -, victims -)\n  failure: not healthy before the fault", ""},
 		{"no argument", nil, exitBadInput, "wants one report, got 0", ""},
 		{"two arguments", []string{good, good}, exitBadInput, "wants one report, got 2", ""},
 		{"missing file", []string{filepath.Join(dir, "none.json")}, exitBadInput, "none.json", ""},
@@ -60,6 +61,9 @@ func TestReportExitCodes(t *testing.T) {
 				t.Errorf("output lacks %q:\n%s", tt.want, out)
 			}
 			if tt.written == "" {
+				if _, err := os.Stat(filepath.Join(dir, "never.html")); err == nil {
+					t.Errorf("a page was written")
+				}
 				return
 			}
 			page, err := os.ReadFile(tt.written)
