@@ -7,6 +7,7 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/kafkachaos/kafkachaos/resources"
 	"github.com/kafkachaos/kafkachaos/steadystate"
 )
 
@@ -16,6 +17,8 @@ const (
 	latencyFloor  = 5 * time.Millisecond
 	durationFloor = time.Second
 	rateFloor     = 10 // records/s
+	cpuFloor      = 0.1 // cores
+	memoryFloor   = 64  // MiB
 )
 
 // Metric is one figure compared between two runs.
@@ -66,6 +69,18 @@ func Metrics() []Metric {
 		}},
 		{Name: "recovery to healthy", unit: "s", floor: durationFloor.Seconds(), value: recovery(func(r Recovery) Duration { return r.ToHealthy })},
 		{Name: "throughput back", unit: "s", floor: durationFloor.Seconds(), value: recovery(func(r Recovery) Duration { return r.ThroughputBack })},
+		{Name: "CPU, all pods", unit: "cores", floor: cpuFloor, value: usage(func(u resources.Usage) float64 { return u.CPUCores() })},
+		{Name: "peak memory, all pods", unit: "MiB", floor: memoryFloor, value: usage(func(u resources.Usage) float64 { return float64(u.PeakMemoryBytes()) / (1 << 20) })},
+	}
+}
+
+// usage reads a figure of the pods' use, when the run measured it.
+func usage(of func(resources.Usage) float64) func(Spec) (float64, bool) {
+	return func(s Spec) (float64, bool) {
+		if s.Resources == nil || len(s.Resources.Pods) == 0 {
+			return 0, false
+		}
+		return of(*s.Resources), true
 	}
 }
 
@@ -192,6 +207,8 @@ func figure(v float64, unit string) string {
 		return fmt.Sprintf("%.2f s", v)
 	case unit == "ms":
 		return fmt.Sprintf("%.1f ms", v)
+	case unit == "cores":
+		return fmt.Sprintf("%.2f cores", v)
 	}
 	return fmt.Sprintf("%.0f %s", v, unit)
 }

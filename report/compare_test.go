@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/kafkachaos/kafkachaos/resources"
 	"github.com/kafkachaos/kafkachaos/steadystate"
 )
 
@@ -21,9 +22,22 @@ func spec(name string, rate float64, p99AckMs int64, unavailable time.Duration, 
 				"e2e": {Count: 100, P50: 80_000, P99: 200_000},
 			},
 		},
-		Recovery: Recovery{ToHealthy: toHealthy, ThroughputBack: back},
+		Recovery:  Recovery{ToHealthy: toHealthy, ThroughputBack: back},
+		Resources: usageOf(1, 1024),
 	}
 }
+
+// usageOf is a minute's use of cores and MiB, by two pods.
+func usageOf(cores float64, mib uint64) *resources.Usage {
+	t0 := time.Date(2026, 12, 6, 5, 0, 0, 0, time.UTC)
+	return &resources.Usage{From: t0, To: t0.Add(time.Minute), Pods: []resources.PodUsage{
+		{Pod: "kafka-0", CPUSeconds: cores * 30, PeakMemoryBytes: mib << 19},
+		{Pod: "kafka-1", CPUSeconds: cores * 30, PeakMemoryBytes: mib << 19},
+	}}
+}
+
+// with returns s with other resources.
+func with(s Spec, u *resources.Usage) Spec { s.Resources = u; return s }
 
 func TestCompare(t *testing.T) {
 	base := spec("pod-kill", 1000, 100, 5*time.Second, Reached(10*time.Second), Reached(time.Second))
@@ -41,6 +55,9 @@ func TestCompare(t *testing.T) {
 		{"recovery slower", spec("pod-kill", 1000, 100, 5*time.Second, Reached(30*time.Second), Reached(time.Second)), []string{"recovery to healthy"}},
 		{"throughput never back", spec("pod-kill", 1000, 100, 5*time.Second, Reached(10*time.Second), Never()), []string{"throughput back"}},
 		{"+60% under the noise floor", spec("pod-kill", 1000, 100, 5*time.Second, Reached(10*time.Second), Reached(1600*time.Millisecond)), nil},
+		{"CPU up 50%", with(base, usageOf(1.5, 1024)), []string{"CPU, all pods"}},
+		{"CPU +0.08 cores: under the floor", with(base, usageOf(1.08, 1024)), nil},
+		{"peak memory up 30%", with(base, usageOf(1, 1331)), []string{"peak memory, all pods"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -70,7 +87,7 @@ func TestCompareUnmatchedAndTable(t *testing.T) {
 	if err := c.Write(&out); err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"throughput", "1000 rec/s", "500 rec/s", "-50.0%", "REGRESSION (> 20%)", "never", "only in A: drain", "only in B: scale"} {
+	for _, want := range []string{"throughput", "1000 rec/s", "500 rec/s", "-50.0%", "REGRESSION (> 20%)", "never", "only in A: drain", "only in B: scale", "1.00 cores", "1024 MiB"} {
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("table lacks %q:\n%s", want, out.String())
 		}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 
+	"github.com/kafkachaos/kafkachaos/resources"
 	"github.com/kafkachaos/kafkachaos/steadystate"
 	"github.com/kafkachaos/kafkachaos/timeline"
 )
@@ -47,7 +48,10 @@ type Spec struct {
 	Observations []string `json:"observations,omitempty"`
 	// Events are what Kafka and Kubernetes did while the load ran, on the
 	// steady-state series' clock.
-	Events        []timeline.Event `json:"events,omitempty"`
+	Events []timeline.Event `json:"events,omitempty"`
+	// Resources is what the namespace's pods used while the load ran
+	// (CPU time, peak working set); nil in reports written before it.
+	Resources     *resources.Usage `json:"resources,omitempty"`
 	FailureReason string           `json:"failure,omitempty"`
 }
 

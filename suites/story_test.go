@@ -159,6 +159,8 @@ func runStory(ctx context.Context, e *env, st story) outcome {
 	stopTimeline, err := watchTimeline(ctx, e, topic)
 	Expect(err).NotTo(HaveOccurred())
 	DeferCleanup(func() { stopTimeline() })
+	stopResources := sampleResources(ctx, e)
+	DeferCleanup(func() { stopResources() })
 
 	By(fmt.Sprintf("warming up: at least %s, and until acks flow (topic creation, the first leader elections, the JVM's first seconds)", cfg.Timing.Warmup.Duration))
 	Expect(r.WarmUp(ctx, cfg.Timing.Warmup.Duration)).To(Succeed())
@@ -224,6 +226,8 @@ func runStory(ctx context.Context, e *env, st story) outcome {
 	Expect(err).NotTo(HaveOccurred())
 	tl := stopTimeline()
 	o.Events = tl.Events
+	usage := stopResources()
+	o.Resources = &usage
 	if st.graceful {
 		var pods []string
 		for _, b := range before {

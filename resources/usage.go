@@ -1,0 +1,131 @@
+package resources
+
+import (
+	"slices"
+	"strings"
+	"time"
+
+	statsv1alpha1 "k8s.io/kubelet/pkg/apis/stats/v1alpha1"
+)
+
+// PodUsage is what one pod used in a Sampler's window.
+type PodUsage struct {
+	Pod string `json:"pod"`
+	// CPUSeconds is the CPU time (core-seconds) its containers used in
+	// the window, new containers (a restarted or recreated pod's)
+	// counted from their start.
+	CPUSeconds float64 `json:"cpuSeconds"`
+	// PeakMemoryBytes is the largest working set the samples saw; a peak
+	// between two samples is missed.
+	PeakMemoryBytes uint64 `json:"peakMemoryBytes"`
+	Samples         int    `json:"samples"`
+}
+
+// Usage is what a namespace's pods used between From and To.
+type Usage struct {
+	From time.Time  `json:"from"`
+	To   time.Time  `json:"to"`
+	Pods []PodUsage `json:"pods,omitempty"`
+	// Problem says why the usage is missing or partial (the identity
+	// may not get nodes/proxy, a kubelet serves no CPU figures).
+	Problem string `json:"problem,omitempty"`
+}
+
+// CPUCores is the pods' mean CPU use over the window, in cores.
+func (u Usage) CPUCores() float64 {
+	w := u.To.Sub(u.From).Seconds()
+	if w <= 0 {
+		return 0
+	}
+	var s float64
+	for _, p := range u.Pods {
+		s += p.CPUSeconds
+	}
+	return s / w
+}
+
+// PeakMemoryBytes is the sum of the pods' peaks: an upper bound of the
+// namespace's peak, as the pods need not peak at once.
+func (u Usage) PeakMemoryBytes() uint64 {
+	var s uint64
+	for _, p := range u.Pods {
+		s += p.PeakMemoryBytes
+	}
+	return s
+}
+
+// Of returns the usage of the pods whose names start with one of prefixes
+// (a StatefulSet's pods: "kafka-", "zookeeper-").
+func (u Usage) Of(prefixes ...string) Usage {
+	out := u
+	out.Pods = slices.DeleteFunc(slices.Clone(u.Pods), func(p PodUsage) bool {
+		return !slices.ContainsFunc(prefixes, func(pre string) bool { return strings.HasPrefix(p.Pod, pre) })
+	})
+	return out
+}
+
+// ctrKey names one container instance: a recreated pod has a new UID, a
+// restarted container a new start time.
+type ctrKey struct {
+	uid, container string
+	start          time.Time
+}
+
+// accumulator turns cumulative per-container figures into a window's use.
+type accumulator struct {
+	first bool // the next look is the window's first
+	last  map[ctrKey]uint64
+	pods  map[string]*PodUsage
+}
+
+func newAccumulator() *accumulator {
+	return &accumulator{first: true, last: map[ctrKey]uint64{}, pods: map[string]*PodUsage{}}
+}
+
+// add takes one look at the namespace's pods. A container already running
+// at the first look is counted from that look; one first seen later
+// started in the window and is counted from zero. A cumulative figure that
+// went down belongs to a new process under the same key.
+func (a *accumulator) add(pods []statsv1alpha1.PodStats) {
+	first := a.first
+	a.first = false
+	for _, ps := range pods {
+		pu := a.pods[ps.PodRef.Name]
+		if pu == nil {
+			pu = &PodUsage{Pod: ps.PodRef.Name}
+			a.pods[ps.PodRef.Name] = pu
+		}
+		pu.Samples++
+		var mem uint64
+		for _, c := range ps.Containers {
+			if c.Memory != nil && c.Memory.WorkingSetBytes != nil {
+				mem += *c.Memory.WorkingSetBytes
+			}
+			if c.CPU == nil || c.CPU.UsageCoreNanoSeconds == nil {
+				continue
+			}
+			k := ctrKey{uid: ps.PodRef.UID, container: c.Name, start: c.StartTime.Time}
+			cur := *c.CPU.UsageCoreNanoSeconds
+			prev, seen := a.last[k]
+			switch {
+			case !seen && first:
+			case !seen || cur < prev:
+				pu.CPUSeconds += float64(cur) / 1e9
+			default:
+				pu.CPUSeconds += float64(cur-prev) / 1e9
+			}
+			a.last[k] = cur
+		}
+		pu.PeakMemoryBytes = max(pu.PeakMemoryBytes, mem)
+	}
+}
+
+// usage returns the pods' use, by pod name.
+func (a *accumulator) usage() []PodUsage {
+	out := make([]PodUsage, 0, len(a.pods))
+	for _, p := range a.pods {
+		out = append(out, *p)
+	}
+	slices.SortFunc(out, func(x, y PodUsage) int { return strings.Compare(x.Pod, y.Pod) })
+	return out
+}
