@@ -354,9 +354,10 @@ func (p *provider) AttachToContainer(context.Context, string, string, string, ap
 	return errNotSupported
 }
 
-// GetStatsSummary implements nodeutil.Provider with an empty summary.
+// GetStatsSummary implements nodeutil.Provider (the kubelet's
+// /stats/summary).
 func (p *provider) GetStatsSummary(context.Context) (*statsv1alpha1.Summary, error) {
-	return &statsv1alpha1.Summary{Node: statsv1alpha1.NodeStats{NodeName: p.node}}, nil
+	return p.statsSummary()
 }
 
 // GetMetricsResource implements nodeutil.Provider with no metrics.
