@@ -3,7 +3,6 @@ package resources
 import (
 	"cmp"
 	"context"
-	"encoding/json"
 	"fmt"
 	"slices"
 	"sync"
@@ -22,9 +21,6 @@ const DefaultEvery = 2 * time.Second
 // lookTimeout bounds one node's summary.
 const lookTimeout = 5 * time.Second
 
-// SummaryFunc reads one node's stats summary.
-type SummaryFunc func(ctx context.Context, node string) (*statsv1alpha1.Summary, error)
-
 // Config says whose use to measure.
 type Config struct {
 	Client    kubernetes.Interface
@@ -34,22 +30,6 @@ type Config struct {
 	// Summary reads a node's summary; default: the API server's node
 	// proxy (NodeProxySummary).
 	Summary SummaryFunc
-}
-
-// NodeProxySummary reads a node's /stats/summary through the API server's
-// node proxy, as kubectl get --raw /api/v1/nodes/NODE/proxy/stats/summary.
-func NodeProxySummary(cs kubernetes.Interface) SummaryFunc {
-	return func(ctx context.Context, node string) (*statsv1alpha1.Summary, error) {
-		raw, err := cs.CoreV1().RESTClient().Get().Resource("nodes").Name(node).SubResource("proxy").Suffix("stats/summary").DoRaw(ctx)
-		if err != nil {
-			return nil, fmt.Errorf("stats summary of node %s: %w", node, err)
-		}
-		var s statsv1alpha1.Summary
-		if err := json.Unmarshal(raw, &s); err != nil {
-			return nil, fmt.Errorf("stats summary of node %s: %w", node, err)
-		}
-		return &s, nil
-	}
 }
 
 // Sampler looks at the pods' use until Stop.

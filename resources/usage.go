@@ -1,6 +1,8 @@
 package resources
 
 import (
+	"cmp"
+	"fmt"
 	"slices"
 	"strings"
 	"time"
@@ -128,4 +130,23 @@ func (a *accumulator) usage() []PodUsage {
 	}
 	slices.SortFunc(out, func(x, y PodUsage) int { return strings.Compare(x.Pod, y.Pod) })
 	return out
+}
+
+// String is the usage in one line: the totals, then each pod's.
+func (u Usage) String() string {
+	if len(u.Pods) == 0 {
+		return "not measured: " + cmp.Or(u.Problem, "no pod seen")
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "%.2f cores mean, %d MiB peak (the sum of the pods' peaks) over %s:", u.CPUCores(), u.PeakMemoryBytes()>>20, u.To.Sub(u.From).Round(time.Second))
+	for i, p := range u.Pods {
+		if i > 0 {
+			b.WriteString(";")
+		}
+		fmt.Fprintf(&b, " %s %.1f s CPU %d MiB", p.Pod, p.CPUSeconds, p.PeakMemoryBytes>>20)
+	}
+	if u.Problem != "" {
+		fmt.Fprintf(&b, " (partial: %s)", u.Problem)
+	}
+	return b.String()
 }

@@ -135,3 +135,19 @@ func TestSampler(t *testing.T) {
 		t.Errorf("a second Stop moved the window's end")
 	}
 }
+
+func TestUsageString(t *testing.T) {
+	u := Usage{From: t0, To: t0.Add(10 * time.Second), Pods: []PodUsage{{Pod: "kafka-0", CPUSeconds: 5, PeakMemoryBytes: 300 << 20}}, Problem: "node b: forbidden"}
+	for _, tt := range []struct {
+		u    Usage
+		want string
+	}{
+		{u, "0.50 cores mean, 300 MiB peak (the sum of the pods' peaks) over 10s: kafka-0 5.0 s CPU 300 MiB (partial: node b: forbidden)"},
+		{Usage{Problem: "forbidden"}, "not measured: forbidden"},
+		{Usage{}, "not measured: no pod seen"},
+	} {
+		if got := tt.u.String(); got != tt.want {
+			t.Errorf("got %q, want %q", got, tt.want)
+		}
+	}
+}

@@ -226,22 +226,30 @@ func TestSuiteJob(t *testing.T) {
 func TestUnavailabilityBound(t *testing.T) {
 	set := Config{Bounds: BoundsConfig{MaxUnavailable: metav1.Duration{Duration: 42 * time.Second}}}
 	snap := []brokers.Broker{{ID: 0, BrokerRole: true}}
+	combined := []brokers.Broker{{ID: 0, BrokerRole: true, Controller: true}}
 	tests := []struct {
 		name string
 		cfg  Config
 		st   story
+		snap []brokers.Broker // default snap
 		want time.Duration
 		why  string
 	}{
-		{"the config wins", set, story{hard: true}, 42 * time.Second, "in the config"},
-		{"graceful", Config{}, story{graceful: true}, GracefulMaxUnavailable, "graceful"},
-		{"hard, brokers unreachable", Config{}, story{hard: true}, kafkaDefaultSessionTimeout + HardMargin, "Kafka's default broker.session.timeout.ms"},
-		{"neither", Config{}, story{}, DefaultMaxUnavailable, "default"},
+		{"the config wins", set, story{hard: true}, nil, 42 * time.Second, "in the config"},
+		{"graceful", Config{}, story{graceful: true}, nil, GracefulMaxUnavailable, "graceful"},
+		{"hard, brokers unreachable", Config{}, story{hard: true}, nil, kafkaDefaultSessionTimeout + HardMargin, "Kafka's default broker.session.timeout.ms"},
+		{"hard, a combined node: plus a controller failover", Config{}, story{hard: true}, combined, kafkaDefaultSessionTimeout + HardMargin + kafkaDefaultQuorumFetchTimeout + kafkaDefaultQuorumElectionTimeout,
+			"a controller failover, as the victim may be the active controller too (node 0 is both): Kafka's default controller.quorum.fetch.timeout.ms + Kafka's default controller.quorum.election.timeout.ms"},
+		{"neither", Config{}, story{}, nil, DefaultMaxUnavailable, "default"},
 	}
 	for _, tt := range tests {
 		e := &env{cfg: tt.cfg, bootstrap: []string{refusingAddr(t)}, kgoOpts: []kgo.Opt{kgo.RequestRetries(0), kgo.DialTimeout(200 * time.Millisecond)}}
 		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
-		got, why := unavailabilityBound(ctx, e, tt.st, snap)
+		sn := tt.snap
+		if sn == nil {
+			sn = snap
+		}
+		got, why := unavailabilityBound(ctx, e, tt.st, sn)
 		cancel()
 		if got != tt.want || !strings.Contains(why, tt.why) {
 			t.Errorf("%s: %s (%s), want %s (%q)", tt.name, got, why, tt.want, tt.why)

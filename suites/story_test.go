@@ -228,6 +228,7 @@ func runStory(ctx context.Context, e *env, st story) outcome {
 	o.Events = tl.Events
 	usage := stopResources()
 	o.Resources = &usage
+	GinkgoWriter.Printf("what the pods used: %s\n", usage)
 	if st.graceful {
 		var pods []string
 		for _, b := range before {
@@ -494,6 +495,9 @@ func unavailabilityBound(ctx context.Context, e *env, st story, snap []brokers.B
 		// comes up to a tick late (measured here: 16.2-20.9 s for an
 		// 18 s session).
 		return session + HardMargin + zooKeeperTick, fmt.Sprintf("a hard fault in ZooKeeper mode: %s + %s + ZooKeeper's tickTime %s (sessions expire by the tick)", from, HardMargin, zooKeeperTick)
+	}
+	if failover, why := controllerFailover(ctx, e, snap); failover > 0 {
+		return session + HardMargin + failover, fmt.Sprintf("a hard fault: %s + %s + %s", from, HardMargin, why)
 	}
 	return session + HardMargin, fmt.Sprintf("a hard fault: %s + %s", from, HardMargin)
 }

@@ -1,0 +1,89 @@
+package resources
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"strconv"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
+	statsv1alpha1 "k8s.io/kubelet/pkg/apis/stats/v1alpha1"
+)
+
+// SummaryFunc reads one node's stats summary.
+type SummaryFunc func(ctx context.Context, node string) (*statsv1alpha1.Summary, error)
+
+// NodeProxySummary reads a node's /stats/summary through the API server's
+// node proxy, as kubectl get --raw /api/v1/nodes/NODE/proxy/stats/summary.
+func NodeProxySummary(cs kubernetes.Interface) SummaryFunc {
+	return func(ctx context.Context, node string) (*statsv1alpha1.Summary, error) {
+		raw, err := cs.CoreV1().RESTClient().Get().Resource("nodes").Name(node).SubResource("proxy").Suffix("stats/summary").DoRaw(ctx)
+		if err != nil {
+			return nil, fmt.Errorf("stats summary of node %s: %w", node, err)
+		}
+		var s statsv1alpha1.Summary
+		if err := json.Unmarshal(raw, &s); err != nil {
+			return nil, fmt.Errorf("stats summary of node %s: %w", node, err)
+		}
+		return &s, nil
+	}
+}
+
+// KubeletSummary reads a node's /stats/summary from its kubelet directly,
+// at the node's InternalIP and the kubelet port it reports, with cfg's
+// credentials, as metrics-server does. It serves where the API server's
+// node proxy refuses the node's address (the local cluster's nodes are on
+// loopback). The kubelet's serving certificate is not verified: kubelets
+// commonly serve self-signed ones (metrics-server's --kubelet-insecure-tls).
+func KubeletSummary(cs kubernetes.Interface, cfg *rest.Config) (SummaryFunc, error) {
+	c := rest.AnonymousClientConfig(cfg)
+	c.BearerToken, c.BearerTokenFile = cfg.BearerToken, cfg.BearerTokenFile
+	c.TLSClientConfig = rest.TLSClientConfig{Insecure: true, CertFile: cfg.CertFile, KeyFile: cfg.KeyFile, CertData: cfg.CertData, KeyData: cfg.KeyData}
+	hc, err := rest.HTTPClientFor(c)
+	if err != nil {
+		return nil, fmt.Errorf("a client for the kubelets: %w", err)
+	}
+	return func(ctx context.Context, node string) (*statsv1alpha1.Summary, error) {
+		n, err := cs.CoreV1().Nodes().Get(ctx, node, metav1.GetOptions{})
+		if err != nil {
+			return nil, fmt.Errorf("stats summary of node %s: %w", node, err)
+		}
+		var ip string
+		for _, a := range n.Status.Addresses {
+			if a.Type == corev1.NodeInternalIP {
+				ip = a.Address
+			}
+		}
+		port := n.Status.DaemonEndpoints.KubeletEndpoint.Port
+		if ip == "" || port == 0 {
+			return nil, fmt.Errorf("stats summary of node %s: it reports no InternalIP or kubelet port", node)
+		}
+		url := "https://" + net.JoinHostPort(ip, strconv.Itoa(int(port))) + "/stats/summary"
+		req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+		if err != nil {
+			return nil, err
+		}
+		resp, err := hc.Do(req)
+		if err != nil {
+			return nil, fmt.Errorf("stats summary of node %s: %w", node, err)
+		}
+		defer resp.Body.Close()
+		if resp.StatusCode != http.StatusOK {
+			return nil, fmt.Errorf("stats summary of node %s: %s from %s", node, resp.Status, url)
+		}
+		var s statsv1alpha1.Summary
+		if err := json.NewDecoder(io.LimitReader(resp.Body, maxSummary)).Decode(&s); err != nil {
+			return nil, fmt.Errorf("stats summary of node %s: %w", node, err)
+		}
+		return &s, nil
+	}, nil
+}
+
+// maxSummary bounds what is read of one summary.
+const maxSummary = 64 << 20
