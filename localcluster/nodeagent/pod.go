@@ -302,7 +302,19 @@ func (p *podRun) runOnce(c *ctrRun, rt runtimes, env []string) (int32, error) {
 	c.cmd, c.done = cmd, done
 	c.ready = c.spec.ReadinessProbe == nil
 	c.state = corev1.ContainerState{Running: &corev1.ContainerStateRunning{StartedAt: metav1.Now()}}
+	// A delete between cgroupFor and here found no running container to
+	// kill: this one would outlive its pod. Under the lock, either the
+	// delete's kill sees it running or this sees the pod stopping.
+	deleted := false
+	select {
+	case <-p.stop:
+		deleted = true
+	default:
+	}
 	p.mu.Unlock()
+	if deleted {
+		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+	}
 	p.changed()
 	if c.spec.ReadinessProbe != nil {
 		go p.probe(c, done)
