@@ -16,7 +16,7 @@ import (
 const (
 	latencyFloor  = 5 * time.Millisecond
 	durationFloor = time.Second
-	rateFloor     = 10 // records/s
+	rateFloor     = 10  // records/s
 	cpuFloor      = 0.1 // cores
 	memoryFloor   = 64  // MiB
 )

@@ -15,6 +15,14 @@ import (
 	"github.com/kafkachaos/kafkachaos/timeline"
 )
 
+// observeFencing adds fencingObservation to a hard fault's outcome whose
+// victim is a broker (a controller-only node leads no partition).
+func observeFencing(_ context.Context, e *env, victims []brokers.Broker, o *outcome) {
+	if len(victims) > 0 && victims[0].BrokerRole {
+		o.Observations = append(o.Observations, fencingObservation(*o, e.zkConnect != ""))
+	}
+}
+
 // fencingObservation says, from a hard fault's timeline, how long after
 // the fault the victim's leaderships moved, and whether the victim was
 // the active KRaft controller too. When it was, the new controller starts

@@ -46,10 +46,7 @@ var _ = Describe("A broker pod is force-deleted", Label("pod-kill"), gate(), Ser
 
 // podKill force-deletes the pod of partition 0's leader.
 func podKill() story {
-	return story{label: "pod-kill", hard: true, pick: leaderOf(0), fault: forceDelete, newPods: true,
-		finally: func(_ context.Context, e *env, _ []brokers.Broker, o *outcome) {
-			o.Observations = append(o.Observations, fencingObservation(*o, e.zkConnect != ""))
-		}}
+	return story{label: "pod-kill", hard: true, pick: leaderOf(0), fault: forceDelete, newPods: true, finally: observeFencing}
 }
 
 var _ = Describe("A broker pod is force-deleted under load from in-cluster agents", Label("agents"), Serial, func() {
@@ -91,6 +88,7 @@ var _ = Describe("The active controller's pod is force-deleted", Label("controll
 			pick:    activeController,
 			fault:   forceDelete,
 			newPods: true,
+			finally: observeFencing,
 		}))
 	}, SpecTimeout(storyTimeout))
 })
