@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/kafkachaos/kafkachaos/resources"
 	"github.com/kafkachaos/kafkachaos/steadystate"
 )
 
@@ -108,6 +109,14 @@ type specView struct {
 	Recovery                          []cell
 	// Limits and Observations are the spec's, as report.json has them.
 	Limits, Observations []string
+	// Resources are what the pods used, a row per pod and a total; empty
+	// when not measured, and then ResourcesProblem says why.
+	Resources        []resourceRow
+	ResourcesProblem string
+}
+
+type resourceRow struct {
+	Pod, CPUSeconds, MeanCores, PeakMemory string
 }
 
 // summaryRow holds a spec's figures for the summary table; "-" when the
@@ -151,6 +160,7 @@ func newSpecView(n int, s Spec) specView {
 	}
 	v.Recovery = recoveryCells(s.Recovery)
 	v.Limits, v.Observations = s.Limits, s.Observations
+	v.Resources, v.ResourcesProblem = resourceRows(s.Resources)
 	r := s.SteadyState
 	if r == nil {
 		return v
@@ -206,6 +216,33 @@ func newSpecView(n int, s Spec) specView {
 }
 
 // joinIDs lists IDs for people, "0, 1, 2"; "-" for none.
+// resourceRows lays out what the pods used: a row per pod, then the
+// total, whose peak is the sum of the pods' peaks.
+func resourceRows(u *resources.Usage) ([]resourceRow, string) {
+	if u == nil {
+		return nil, ""
+	}
+	if len(u.Pods) == 0 {
+		return nil, "not measured: " + cmp.Or(u.Problem, "no pod seen")
+	}
+	w := u.To.Sub(u.From).Seconds()
+	row := func(name string, cpu float64, peak uint64) resourceRow {
+		r := resourceRow{Pod: name, CPUSeconds: fmt.Sprintf("%.1f s", cpu), MeanCores: "-", PeakMemory: fmt.Sprintf("%d MiB", peak>>20)}
+		if w > 0 {
+			r.MeanCores = fmt.Sprintf("%.2f", cpu/w)
+		}
+		return r
+	}
+	var rows []resourceRow
+	var cpu float64
+	for _, p := range u.Pods {
+		rows = append(rows, row(p.Pod, p.CPUSeconds, p.PeakMemoryBytes))
+		cpu += p.CPUSeconds
+	}
+	rows = append(rows, row("all pods", cpu, u.PeakMemoryBytes()))
+	return rows, u.Problem
+}
+
 func joinIDs(ids []int32) string {
 	if len(ids) == 0 {
 		return "-"

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/kafkachaos/kafkachaos/resources"
 	"github.com/kafkachaos/kafkachaos/steadystate"
 )
 
@@ -158,6 +159,38 @@ func TestWriteHTMLObservations(t *testing.T) {
 	}
 	if out := render(t, []Spec{{Spec: "plain", Passed: true}}); strings.Contains(out, "Observed") {
 		t.Error("a spec without observations has an Observed section")
+	}
+}
+
+// What the pods used is a table with a total; not measured, it says why.
+func TestWriteHTMLResources(t *testing.T) {
+	t0 := time.Date(2026, 12, 6, 5, 0, 0, 0, time.UTC)
+	measured := &resources.Usage{From: t0, To: t0.Add(50 * time.Second), Problem: "node-2: timeout", Pods: []resources.PodUsage{
+		{Pod: "kafka-0", CPUSeconds: 25, PeakMemoryBytes: 400 << 20}, {Pod: "kafka-1", CPUSeconds: 15, PeakMemoryBytes: 500 << 20}}}
+	tests := []struct {
+		name string
+		u    *resources.Usage
+		want []string
+		not  []string
+	}{
+		{"measured", measured, []string{"What the pods used", "kafka-0", "25.0 s", "0.50", "400 MiB", "all pods", "40.0 s", "0.80", "900 MiB", "partial: node-2: timeout"}, nil},
+		{"not measured", &resources.Usage{Problem: "<forbidden>"}, []string{"What the pods used", "not measured: &lt;forbidden&gt;"}, []string{"all pods"}},
+		{"an older report", nil, nil, []string{"What the pods used"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			out := render(t, []Spec{{Spec: "pod kill", Passed: true, SteadyState: testReport(), Resources: tt.u}})
+			for _, w := range tt.want {
+				if !strings.Contains(out, w) {
+					t.Errorf("page lacks %q", w)
+				}
+			}
+			for _, w := range tt.not {
+				if strings.Contains(out, w) {
+					t.Errorf("page has %q", w)
+				}
+			}
+		})
 	}
 }
 
