@@ -118,14 +118,29 @@ func (l *localLoad) WarmUp(ctx context.Context, min time.Duration) error {
 		return !first.IsZero() && time.Since(first) >= warmAcking, nil
 	})
 	if err != nil {
-		return fmt.Errorf("the load acked nothing for %s after its start (first ack: %v)", time.Since(start).Round(time.Second), first)
+		why := "no produce failed"
+		if n, last := l.acks.failures(); n > 0 {
+			why = fmt.Sprintf("%d produces failed, the last with %s", n, last)
+		}
+		return fmt.Errorf("the load acked nothing for %s after its start (first ack: %v; %s)", time.Since(start).Round(time.Second), first, why)
 	}
 	return nil
 }
 
 // ackWatch is the local load's Observer: it keeps the time of the first
-// ack. The other events are the report's business.
-type ackWatch struct{ firstAck atomic.Int64 }
+// ack, and the count and last kind of failed produces, which say why a
+// warm-up never acked. The other events are the report's business.
+type ackWatch struct {
+	firstAck atomic.Int64
+	failed   atomic.Int64
+	lastKind atomic.Value // string
+}
+
+// failures returns how many produces failed and the last one's kind.
+func (a *ackWatch) failures() (int64, string) {
+	kind, _ := a.lastKind.Load().(string)
+	return a.failed.Load(), kind
+}
 
 func (a *ackWatch) first() time.Time {
 	if ns := a.firstAck.Load(); ns != 0 {
@@ -135,12 +150,15 @@ func (a *ackWatch) first() time.Time {
 }
 func (a *ackWatch) Acked(at time.Time, _ time.Duration) { a.firstAck.CompareAndSwap(0, at.UnixNano()) }
 func (*ackWatch) Sent(time.Time)                        {}
-func (*ackWatch) Failed(time.Time, string)              {}
-func (*ackWatch) Consumed(time.Duration)                {}
-func (*ackWatch) Duplicate()                            {}
-func (*ackWatch) Reordered()                            {}
-func (*ackWatch) Lost(uint64)                           {}
-func (*ackWatch) Phase(steadystate.Phase)               {}
+func (a *ackWatch) Failed(_ time.Time, kind string) {
+	a.failed.Add(1)
+	a.lastKind.Store(kind)
+}
+func (*ackWatch) Consumed(time.Duration)  {}
+func (*ackWatch) Duplicate()              {}
+func (*ackWatch) Reordered()              {}
+func (*ackWatch) Lost(uint64)             {}
+func (*ackWatch) Phase(steadystate.Phase) {}
 
 func (l *localLoad) Finish(ctx context.Context) (*steadystate.Report, error) {
 	l.r.Stop()
