@@ -88,8 +88,9 @@ fuzz:
 	  $(GO) test -run '^$$' -fuzz "^$${f%%:*}$$" -fuzztime $(FUZZTIME) -fuzzminimizetime 200x "$${f#*:}"; \
 	done
 
-# SIGINT at N random moments of random faults on one local cluster, each
-# followed by the check that the cluster is restored (make test tries 3);
+# SIGINT or SIGKILL (then kafkachaos recover) at N random moments of random
+# faults on one local cluster, each followed by the check that the cluster
+# is restored (make test tries 3);
 # SEED=... replays a run's choices.
 N ?= 50
 soak-interrupts: prereqs setup

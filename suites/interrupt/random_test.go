@@ -9,6 +9,7 @@ import (
 	"reflect"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -53,6 +54,13 @@ var interruptible = []struct{ name, filter string }{
 	{"10 s peers-only partition", "peers-only"},
 }
 
+// signals are what a point sends: SIGINT, after which the suite must
+// recover by itself, or SIGKILL, after which kafkachaos recover must.
+var signals = []struct {
+	name string
+	sig  syscall.Signal
+}{{"SIGINT", syscall.SIGINT}, {"SIGKILL", syscall.SIGKILL}}
+
 // interruptPoints is how many random points to try: $KAFKACHAOS_INTERRUPT_POINTS,
 // or defaultPoints.
 func interruptPoints(t *testing.T) int {
@@ -71,9 +79,10 @@ func interruptPoints(t *testing.T) int {
 // state, the delay, its exit, and the restore.
 const pointTimeout = drainTimeout + maxDelay + exitTimeout + restoreTimeout
 
-// interruptAtRandom sends SIGINT to the suite at a random moment between
-// the injection of a fault picked at random and the end of its recovery
-// (before the injection there is nothing to recover), at each of a number of points; after each it checks
+// interruptAtRandom sends SIGINT or SIGKILL (then runs kafkachaos recover,
+// twice) to the suite at a random moment between the injection of a fault
+// picked at random and the end of its recovery (before the injection there
+// is nothing to recover), at each of a number of points; after each it checks
 // that the cluster is restored: no node cordoned, no ledger entry, no
 // partition policy, no frozen process, the StatefulSet as it was and rolled
 // out, every pod Ready, Kafka healthy. The seed and each point's choices
@@ -96,12 +105,14 @@ func interruptAtRandom(ctx context.Context, t *testing.T, c *localcluster.Cluste
 	cs := clientset(t, c)
 	before := statefulSet(ctx, t, cs)
 	kafka := kafkaClient(t, state)
+	kubeconfig := c.KubeconfigPath()
 	restored, landed := 0, 0 // landed: the signal came while the spec ran
 	for i := range points {
 		rng := rand.New(rand.NewPCG(seed, uint64(i)))
 		f := interruptible[rng.IntN(len(interruptible))]
 		delay := time.Duration(rng.Int64N(int64(maxDelay)))
-		ok := t.Run(fmt.Sprintf("point %d: SIGINT %s into the %s", i+1, delay.Round(time.Millisecond), f.name), func(t *testing.T) {
+		sig := signals[rng.IntN(len(signals))]
+		ok := t.Run(fmt.Sprintf("point %d: %s %s into the %s", i+1, sig.name, delay.Round(time.Millisecond), f.name), func(t *testing.T) {
 			args := []string{"-test.v", "-ginkgo.v", "-ginkgo.label-filter=" + f.filter, "-kafkachaos.config=" + config,
 				"-kafkachaos.state-dir=" + state, "-kafkachaos.binary=" + bin}
 			sr := startUntil(ctx, t, root, suite, args, env, injecting)
@@ -109,14 +120,24 @@ func interruptAtRandom(ctx context.Context, t *testing.T, c *localcluster.Cluste
 			case err := <-sr.exited:
 				sr.exited <- err
 			case <-time.After(delay):
-				if err := sr.cmd.Process.Signal(os.Interrupt); err != nil {
+				if err := sr.cmd.Process.Signal(sig.sig); err != nil {
 					t.Fatal(err)
 				}
 			}
 			sr.wait(t)
-			if strings.Contains(sr.out.String(), "Interrupted by User") {
+			switch {
+			case sig.sig == syscall.SIGKILL && !strings.Contains(sr.out.String(), "Ran 1 of"):
 				landed++
-			} else {
+				// Nothing of the suite ran its cleanup: what it left
+				// is recover's to undo, and a second recover finds
+				// nothing.
+				t.Logf("recover after SIGKILL:\n%s", run(ctx, t, root, bin, "recover", "--kubeconfig", kubeconfig))
+				if out := run(ctx, t, root, bin, "recover", "--kubeconfig", kubeconfig); !strings.Contains(out, "nothing to recover") {
+					t.Errorf("second recover printed %q, want nothing to recover", out)
+				}
+			case strings.Contains(sr.out.String(), "Interrupted by User"):
+				landed++
+			default:
 				t.Logf("the signal came after the spec's end: nothing was interrupted")
 			}
 			var last []string
