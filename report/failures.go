@@ -42,7 +42,7 @@ func WriteFailures(w io.Writer, run Run) (int, error) {
 		}
 	}
 	if failed == 0 {
-		b.WriteString("no spec failed\n")
+		b.WriteString("no spec failed: the run failed outside them (a BeforeSuite, a timeout, a build error); see the log above\n")
 	}
 	_, err := io.WriteString(w, b.String())
 	return failed, err

@@ -215,7 +215,6 @@ func newSpecView(n int, s Spec) specView {
 	return v
 }
 
-// joinIDs lists IDs for people, "0, 1, 2"; "-" for none.
 // resourceRows lays out what the pods used: a row per pod, then the
 // total, whose peak is the sum of the pods' peaks.
 func resourceRows(u *resources.Usage) ([]resourceRow, string) {
@@ -243,6 +242,7 @@ func resourceRows(u *resources.Usage) ([]resourceRow, string) {
 	return rows, u.Problem
 }
 
+// joinIDs lists IDs for people, "0, 1, 2"; "-" for none.
 func joinIDs(ids []int32) string {
 	if len(ids) == 0 {
 		return "-"

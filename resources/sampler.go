@@ -39,6 +39,7 @@ type Sampler struct {
 
 	mu      sync.Mutex
 	from    time.Time
+	last    time.Time // the last look that saw the pods
 	acc     *accumulator
 	problem string
 
@@ -49,7 +50,8 @@ type Sampler struct {
 // cfg.Every.
 func Start(ctx context.Context, cfg Config) *Sampler {
 	ctx, cancel := context.WithCancel(ctx)
-	s := &Sampler{cancel: cancel, from: time.Now(), acc: newAccumulator()}
+	from := time.Now()
+	s := &Sampler{cancel: cancel, from: from, last: from, acc: newAccumulator(from)}
 	s.stop = sync.OnceValue(s.end)
 	summary := cfg.Summary
 	if summary == nil {
@@ -79,7 +81,9 @@ func Start(ctx context.Context, cfg Config) *Sampler {
 func (s *Sampler) look(ctx context.Context, cfg Config, summary SummaryFunc) {
 	pods, err := cfg.Client.CoreV1().Pods(cfg.Namespace).List(ctx, metav1.ListOptions{})
 	if err != nil {
-		s.fail(fmt.Errorf("listing the pods of %s: %w", cfg.Namespace, err))
+		if ctx.Err() == nil {
+			s.fail(fmt.Errorf("listing the pods of %s: %w", cfg.Namespace, err))
+		}
 		return
 	}
 	var nodes []string
@@ -94,7 +98,9 @@ func (s *Sampler) look(ctx context.Context, cfg Config, summary SummaryFunc) {
 		sum, err := summary(lctx, n)
 		cancel()
 		if err != nil {
-			s.fail(err)
+			if ctx.Err() == nil {
+				s.fail(err)
+			}
 			continue
 		}
 		for _, ps := range sum.Pods {
@@ -103,9 +109,13 @@ func (s *Sampler) look(ctx context.Context, cfg Config, summary SummaryFunc) {
 			}
 		}
 	}
+	if ctx.Err() != nil {
+		return // Stop's cancel, not the cluster's failure
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.acc.add(seen)
+	s.last = time.Now()
 }
 
 func (s *Sampler) fail(err error) {
@@ -125,5 +135,6 @@ func (s *Sampler) end() Usage {
 	s.done.Wait()
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return Usage{From: s.from, To: time.Now(), Pods: s.acc.usage(), Problem: s.problem}
+	// The window ends at the last look: CPU time after it was not seen.
+	return Usage{From: s.from, To: s.last, Pods: s.acc.usage(), Problem: s.problem}
 }

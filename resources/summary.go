@@ -2,6 +2,7 @@ package resources
 
 import (
 	"context"
+	"crypto/tls"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -12,7 +13,6 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
-	"k8s.io/client-go/rest"
 	statsv1alpha1 "k8s.io/kubelet/pkg/apis/stats/v1alpha1"
 )
 
@@ -35,20 +35,15 @@ func NodeProxySummary(cs kubernetes.Interface) SummaryFunc {
 	}
 }
 
-// KubeletSummary reads a node's /stats/summary from its kubelet directly,
-// at the node's InternalIP and the kubelet port it reports, with cfg's
-// credentials, as metrics-server does. It serves where the API server's
-// node proxy refuses the node's address (the local cluster's nodes are on
-// loopback). The kubelet's serving certificate is not verified: kubelets
-// commonly serve self-signed ones (metrics-server's --kubelet-insecure-tls).
-func KubeletSummary(cs kubernetes.Interface, cfg *rest.Config) (SummaryFunc, error) {
-	c := rest.AnonymousClientConfig(cfg)
-	c.BearerToken, c.BearerTokenFile = cfg.BearerToken, cfg.BearerTokenFile
-	c.TLSClientConfig = rest.TLSClientConfig{Insecure: true, CertFile: cfg.CertFile, KeyFile: cfg.KeyFile, CertData: cfg.CertData, KeyData: cfg.KeyData}
-	hc, err := rest.HTTPClientFor(c)
-	if err != nil {
-		return nil, fmt.Errorf("a client for the kubelets: %w", err)
-	}
+// LocalKubeletSummary reads a node's /stats/summary from the local
+// cluster's node agent directly, at the node's InternalIP and the kubelet
+// port it reports. It serves where the API server's node proxy refuses the
+// node's address (the local cluster's nodes are on loopback). It sends no
+// credentials, as the node agent's kubelet API asks for none, does not
+// verify the agent's self-signed certificate, and refuses a node whose
+// address is not a loopback one: it is no way to reach a real kubelet.
+func LocalKubeletSummary(cs kubernetes.Interface) SummaryFunc {
+	hc := &http.Client{Transport: &http.Transport{TLSClientConfig: &tls.Config{InsecureSkipVerify: true}}} // #nosec G402 -- loopback only, no credentials sent
 	return func(ctx context.Context, node string) (*statsv1alpha1.Summary, error) {
 		n, err := cs.CoreV1().Nodes().Get(ctx, node, metav1.GetOptions{})
 		if err != nil {
@@ -63,6 +58,9 @@ func KubeletSummary(cs kubernetes.Interface, cfg *rest.Config) (SummaryFunc, err
 		port := n.Status.DaemonEndpoints.KubeletEndpoint.Port
 		if ip == "" || port == 0 {
 			return nil, fmt.Errorf("stats summary of node %s: it reports no InternalIP or kubelet port", node)
+		}
+		if a := net.ParseIP(ip); a == nil || !a.IsLoopback() {
+			return nil, fmt.Errorf("stats summary of node %s: its address %s is not a loopback one, and only the local cluster's node agents are read directly", node, ip)
 		}
 		url := "https://" + net.JoinHostPort(ip, strconv.Itoa(int(port))) + "/stats/summary"
 		req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
@@ -82,7 +80,7 @@ func KubeletSummary(cs kubernetes.Interface, cfg *rest.Config) (SummaryFunc, err
 			return nil, fmt.Errorf("stats summary of node %s: %w", node, err)
 		}
 		return &s, nil
-	}, nil
+	}
 }
 
 // maxSummary bounds what is read of one summary.

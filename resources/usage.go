@@ -75,22 +75,23 @@ type ctrKey struct {
 
 // accumulator turns cumulative per-container figures into a window's use.
 type accumulator struct {
-	first bool // the next look is the window's first
-	last  map[ctrKey]uint64
-	pods  map[string]*PodUsage
+	from time.Time // the window's start
+	last map[ctrKey]uint64
+	pods map[string]*PodUsage
 }
 
-func newAccumulator() *accumulator {
-	return &accumulator{first: true, last: map[ctrKey]uint64{}, pods: map[string]*PodUsage{}}
+func newAccumulator(from time.Time) *accumulator {
+	return &accumulator{from: from, last: map[ctrKey]uint64{}, pods: map[string]*PodUsage{}}
 }
 
-// add takes one look at the namespace's pods. A container already running
-// at the first look is counted from that look; one first seen later
-// started in the window and is counted from zero. A cumulative figure that
-// went down belongs to a new process under the same key.
+// add takes one look at the namespace's pods. A container seen for the
+// first time is counted from zero if it started in the window (start times
+// have a second's resolution), else from this look: a look that missed it
+// must not charge the window with its whole life. A figure that went down
+// (a process group whose exited children's time left it) is a new
+// starting point, not a new process.
 func (a *accumulator) add(pods []statsv1alpha1.PodStats) {
-	first := a.first
-	a.first = false
+	from := a.from.Truncate(time.Second)
 	for _, ps := range pods {
 		pu := a.pods[ps.PodRef.Name]
 		if pu == nil {
@@ -110,10 +111,9 @@ func (a *accumulator) add(pods []statsv1alpha1.PodStats) {
 			cur := *c.CPU.UsageCoreNanoSeconds
 			prev, seen := a.last[k]
 			switch {
-			case !seen && first:
-			case !seen || cur < prev:
+			case !seen && !c.StartTime.IsZero() && !c.StartTime.Time.Before(from):
 				pu.CPUSeconds += float64(cur) / 1e9
-			default:
+			case seen && cur > prev:
 				pu.CPUSeconds += float64(cur-prev) / 1e9
 			}
 			a.last[k] = cur

@@ -27,7 +27,8 @@ func pod(ns, name, uid string, cs ...statsv1alpha1.ContainerStats) statsv1alpha1
 }
 
 func TestAccumulator(t *testing.T) {
-	later := t0.Add(time.Minute)
+	from := t0.Add(time.Hour) // the window starts an hour after the brokers did
+	later := from.Add(time.Minute)
 	tests := []struct {
 		name  string
 		looks [][]statsv1alpha1.PodStats
@@ -43,11 +44,21 @@ func TestAccumulator(t *testing.T) {
 			{pod("k", "kafka-1", "u1", ctr("kafka", t0, 52, 300))},
 			{pod("k", "kafka-1", "u2", ctr("kafka", later, 7, 200))},
 		}, map[string]PodUsage{"kafka-1": {Pod: "kafka-1", CPUSeconds: 9, PeakMemoryBytes: 300, Samples: 3}}},
-		{"a restarted container, the same start time, counts from zero", [][]statsv1alpha1.PodStats{
+		{"missed by the first look, running before the window: counted from its first look", [][]statsv1alpha1.PodStats{
+			{},
+			{pod("k", "kafka-3", "u4", ctr("kafka", t0, 3600, 300))},
+			{pod("k", "kafka-3", "u4", ctr("kafka", t0, 3602, 300))},
+		}, map[string]PodUsage{"kafka-3": {Pod: "kafka-3", CPUSeconds: 2, PeakMemoryBytes: 300, Samples: 2}}},
+		{"started in the window, first seen late: counted from zero", [][]statsv1alpha1.PodStats{
+			{},
+			{},
+			{pod("k", "kafka-4", "u5", ctr("kafka", later, 6, 100))},
+		}, map[string]PodUsage{"kafka-4": {Pod: "kafka-4", CPUSeconds: 6, PeakMemoryBytes: 100, Samples: 1}}},
+		{"a falling figure is a new starting point, not a new process", [][]statsv1alpha1.PodStats{
 			{pod("k", "kafka-2", "u3", ctr("kafka", t0, 50, 10))},
-			{pod("k", "kafka-2", "u3", ctr("kafka", t0, 3, 10))},
-			{pod("k", "kafka-2", "u3", ctr("kafka", t0, 4, 10))},
-		}, map[string]PodUsage{"kafka-2": {Pod: "kafka-2", CPUSeconds: 4, PeakMemoryBytes: 10, Samples: 3}}},
+			{pod("k", "kafka-2", "u3", ctr("kafka", t0, 48, 10))},
+			{pod("k", "kafka-2", "u3", ctr("kafka", t0, 49, 10))},
+		}, map[string]PodUsage{"kafka-2": {Pod: "kafka-2", CPUSeconds: 1, PeakMemoryBytes: 10, Samples: 3}}},
 		{"containers of a pod add up", [][]statsv1alpha1.PodStats{
 			{pod("k", "zookeeper-0", "z", ctr("zk", t0, 1, 100), ctr("side", t0, 1, 50))},
 			{pod("k", "zookeeper-0", "z", ctr("zk", t0, 2, 120), ctr("side", t0, 1.5, 60))},
@@ -58,7 +69,7 @@ func TestAccumulator(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			a := newAccumulator()
+			a := newAccumulator(from)
 			for _, l := range tt.looks {
 				a.add(l)
 			}
@@ -149,5 +160,34 @@ func TestUsageString(t *testing.T) {
 		if got := tt.u.String(); got != tt.want {
 			t.Errorf("got %q, want %q", got, tt.want)
 		}
+	}
+}
+
+// TestSamplerStopDuringALook: a look that Stop cuts short is not the
+// cluster's failure, and the window ends at the last look that counted.
+func TestSamplerStopDuringALook(t *testing.T) {
+	cs := fake.NewClientset(&corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: "kafka", Name: "kafka-0"}, Spec: corev1.PodSpec{NodeName: "node-a"}})
+	blocked := make(chan struct{})
+	calls := 0
+	summary := func(ctx context.Context, _ string) (*statsv1alpha1.Summary, error) {
+		calls++
+		if calls > 1 {
+			close(blocked)
+			<-ctx.Done()
+			return nil, ctx.Err()
+		}
+		return &statsv1alpha1.Summary{Pods: []statsv1alpha1.PodStats{pod("kafka", "kafka-0", "u", ctr("kafka", t0, 1, 64))}}, nil
+	}
+	s := Start(context.Background(), Config{Client: cs, Namespace: "kafka", Every: 10 * time.Millisecond, Summary: summary})
+	<-blocked
+	u := s.Stop()
+	if u.Problem != "" {
+		t.Errorf("problem %q: Stop's cancel counted as a failure", u.Problem)
+	}
+	if u.To.Before(u.From) {
+		t.Errorf("window %s to %s", u.From, u.To)
+	}
+	if len(u.Pods) != 1 {
+		t.Errorf("pods %+v, want kafka-0 from the first look", u.Pods)
 	}
 }

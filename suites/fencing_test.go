@@ -46,13 +46,20 @@ func fencingObservation(o outcome, zk bool) string {
 	victim := fmt.Sprint(o.Victims[0])
 	var moved, failover time.Duration
 	var newController string
+	wasController := false
 	for _, e := range o.Events {
 		if e.At.Before(from) {
 			continue
 		}
 		switch {
-		case e.Kind == timeline.ControllerChanged && e.From == victim && failover == 0:
-			failover, newController = e.At.Sub(from), e.To
+		case e.Kind == timeline.ControllerChanged:
+			// The victim led the quorum if the first change after the
+			// fault is away from it; the takeover is the first look that
+			// names another node (a look may know no controller: "-1").
+			wasController = wasController || e.From == victim
+			if wasController && failover == 0 && e.To != victim && e.To != "-1" {
+				failover, newController = e.At.Sub(from), e.To
+			}
 		case e.Kind == timeline.LeaderChanged && e.From == victim && moved == 0:
 			moved = e.At.Sub(from)
 		}
@@ -122,6 +129,9 @@ func TestFencingObservation(t *testing.T) {
 	early.At = at(-1000)
 	otherCtrl := ctrl
 	otherCtrl.From, otherCtrl.To = "0", "1"
+	toNone, noneTo1 := ctrl, ctrl
+	toNone.To = "-1"
+	noneTo1.From, noneTo1.At = "-1", at(900)
 	tests := []struct {
 		name   string
 		events []timeline.Event
@@ -131,6 +141,7 @@ func TestFencingObservation(t *testing.T) {
 		{"the controller too", []timeline.Event{ctrl, moved}, false, "11.5s after the kill; it was the active controller too, and node 1 took over 500ms after"},
 		{"a broker only", []timeline.Event{moved}, false, "11.5s after the kill; predicted: within broker.session.timeout.ms of its last heartbeat"},
 		{"another node's failover", []timeline.Event{otherCtrl, moved}, false, "predicted: within broker.session.timeout.ms"},
+		{"through a look that knew no controller", []timeline.Event{toNone, noneTo1, moved}, false, "node 1 took over 900ms after"},
 		{"ZooKeeper mode", []timeline.Event{ctrl, moved}, true, "once its ZooKeeper session expires"},
 		{"moved before the fault only", []timeline.Event{early}, false, "no leadership was seen moving off broker 2"},
 	}

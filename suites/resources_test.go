@@ -19,11 +19,7 @@ func sampleResources(ctx context.Context, e *env) (stop func() resources.Usage) 
 	cfg := resources.Config{Client: e.cs, Namespace: e.namespace}
 	how := "the node proxy"
 	if e.local != nil {
-		read, err := resources.KubeletSummary(e.cs, e.csConfig)
-		if err != nil {
-			return func() resources.Usage { return resources.Usage{Problem: err.Error()} }
-		}
-		cfg.Summary, how = read, "each node's kubelet API"
+		cfg.Summary, how = resources.LocalKubeletSummary(e.cs), "each node agent's kubelet API"
 	}
 	By(fmt.Sprintf("measuring the CPU and memory of the pods of %s (the kubelets' stats summary through %s, every %s)", e.namespace, how, resources.DefaultEvery))
 	return resources.Start(ctx, cfg).Stop

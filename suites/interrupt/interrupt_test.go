@@ -286,7 +286,8 @@ func run(ctx context.Context, t *testing.T, dir, name string, args ...string) st
 type suiteRun struct {
 	cmd    *exec.Cmd
 	out    *syncBuffer
-	exited chan error // receives Wait's result once
+	exited chan error    // receives Wait's result once
+	logged chan struct{} // closed once all of its output is read
 }
 
 // startUntil starts the suite and returns once it printed marker; the
@@ -301,13 +302,13 @@ func startUntil(ctx context.Context, t *testing.T, root, suite string, args, env
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	run := &suiteRun{cmd: cmd, out: &syncBuffer{}, exited: make(chan error, 1)}
+	seen, logged := make(chan struct{}), make(chan struct{})
+	run := &suiteRun{cmd: cmd, out: &syncBuffer{}, exited: make(chan error, 1), logged: logged}
 	go func() {
 		err := cmd.Wait()
 		pw.Close() // ends the reader below
 		run.exited <- err
 	}()
-	seen, logged := make(chan struct{}), make(chan struct{})
 	t.Cleanup(func() {
 		_ = cmd.Process.Kill()
 		<-logged // no t.Log once the test is over
@@ -338,7 +339,8 @@ func startUntil(ctx context.Context, t *testing.T, root, suite string, args, env
 	return nil
 }
 
-// wait waits for the suite to exit, whatever its status.
+// wait waits for the suite to exit, whatever its status, and for the last
+// of its output to be read.
 func (r *suiteRun) wait(t *testing.T) {
 	t.Helper()
 	select {
@@ -347,6 +349,7 @@ func (r *suiteRun) wait(t *testing.T) {
 	case <-time.After(exitTimeout):
 		t.Fatalf("the suite did not exit within %s of the signal", exitTimeout)
 	}
+	<-r.logged // the pipe closed with the exit
 }
 
 // syncBuffer collects lines from one goroutine for another.

@@ -116,6 +116,7 @@ func interruptAtRandom(ctx context.Context, t *testing.T, c *localcluster.Cluste
 			args := []string{"-test.v", "-ginkgo.v", "-ginkgo.label-filter=" + f.filter, "-kafkachaos.config=" + config,
 				"-kafkachaos.state-dir=" + state, "-kafkachaos.binary=" + bin}
 			sr := startUntil(ctx, t, root, suite, args, env, injecting)
+			sent := false
 			select {
 			case err := <-sr.exited:
 				sr.exited <- err
@@ -123,10 +124,11 @@ func interruptAtRandom(ctx context.Context, t *testing.T, c *localcluster.Cluste
 				if err := sr.cmd.Process.Signal(sig.sig); err != nil {
 					t.Fatal(err)
 				}
+				sent = true
 			}
 			sr.wait(t)
 			switch {
-			case sig.sig == syscall.SIGKILL && !strings.Contains(sr.out.String(), "Ran 1 of"):
+			case sent && sig.sig == syscall.SIGKILL && !strings.Contains(sr.out.String(), "Ran 1 of"):
 				landed++
 				// Nothing of the suite ran its cleanup: what it left
 				// is recover's to undo, and a second recover finds
