@@ -84,6 +84,7 @@ func (p *podRun) runInPod(cmd *exec.Cmd) error {
 	}
 	err = cmd.Start()
 	started()
+	p.starting.Done() // an exec is no container: a delete need not see it run
 	if err != nil {
 		return err
 	}

@@ -35,13 +35,16 @@ const (
 
 // podRun is one pod on a node: its containers as host processes.
 type podRun struct {
-	mu     sync.Mutex
-	pod    *corev1.Pod // our copy; status is ours
-	ip     string
-	ctrs   []*ctrRun
-	stop   chan struct{} // closed when the pod is being deleted
-	logDir string
-	notify func(*corev1.Pod)
+	mu   sync.Mutex
+	pod  *corev1.Pod // our copy; status is ours
+	ip   string
+	ctrs []*ctrRun
+	stop chan struct{} // closed when the pod is being deleted
+	// starting counts containers between cgroupFor and their Running
+	// state: kill waits for them, so none starts unseen by a delete.
+	starting sync.WaitGroup
+	logDir   string
+	notify   func(*corev1.Pod)
 
 	hostname string
 	mounts   map[string][]Mount // by container name
@@ -57,7 +60,8 @@ type podRun struct {
 // through a duplicate of the pod's fd that done closes once the process
 // started: a pod deleted meanwhile closes its own fd, and the number must
 // not be reused under a starting process. It fails once the pod is being
-// deleted.
+// deleted. On success the container counts as starting until the caller
+// calls p.starting.Done.
 func (p *podRun) cgroupFor(a *syscall.SysProcAttr) (done func(), err error) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
@@ -67,6 +71,7 @@ func (p *podRun) cgroupFor(a *syscall.SysProcAttr) (done func(), err error) {
 	default:
 	}
 	if p.cgroupFD < 0 {
+		p.starting.Add(1)
 		return func() {}, nil
 	}
 	fd, err := unix.FcntlInt(uintptr(p.cgroupFD), unix.F_DUPFD_CLOEXEC, 0)
@@ -74,6 +79,7 @@ func (p *podRun) cgroupFor(a *syscall.SysProcAttr) (done func(), err error) {
 		return nil, fmt.Errorf("cgroup fd: %w", err)
 	}
 	a.UseCgroupFD, a.CgroupFD = true, fd
+	p.starting.Add(1)
 	return func() { _ = unix.Close(fd) }, nil
 }
 
@@ -290,6 +296,7 @@ func (p *podRun) runOnce(c *ctrRun, rt runtimes, env []string) (int32, error) {
 	err = cmd.Start()
 	inCgroup()
 	if err != nil {
+		p.starting.Done()
 		logf.Close()
 		p.setWaiting(c, "StartError", err.Error())
 		return 0, err
@@ -302,19 +309,8 @@ func (p *podRun) runOnce(c *ctrRun, rt runtimes, env []string) (int32, error) {
 	c.cmd, c.done = cmd, done
 	c.ready = c.spec.ReadinessProbe == nil
 	c.state = corev1.ContainerState{Running: &corev1.ContainerStateRunning{StartedAt: metav1.Now()}}
-	// A delete between cgroupFor and here found no running container to
-	// kill: this one would outlive its pod. Under the lock, either the
-	// delete's kill sees it running or this sees the pod stopping.
-	deleted := false
-	select {
-	case <-p.stop:
-		deleted = true
-	default:
-	}
 	p.mu.Unlock()
-	if deleted {
-		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
-	}
+	p.starting.Done() // a delete's kill now sees it running
 	p.changed()
 	if c.spec.ReadinessProbe != nil {
 		go p.probe(c, done)
@@ -427,6 +423,10 @@ func (p *podRun) probeOnce(pr *corev1.Probe, c *ctrRun) bool {
 // kill ends every container: SIGTERM to each process group, then SIGKILL
 // once grace has passed (at once when grace is 0).
 func (p *podRun) kill(grace time.Duration) {
+	// A container that passed cgroupFor before stop was closed is still
+	// starting: wait until it runs, so it is killed too. None can begin
+	// starting once stop is closed, which the callers did.
+	p.starting.Wait()
 	p.mu.Lock()
 	var running []*ctrRun
 	for _, c := range p.ctrs {
