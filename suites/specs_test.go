@@ -154,6 +154,12 @@ var _ = Describe("A broker config change is rolled out", Label("rolling-restart"
 		Expect(err).NotTo(HaveOccurred())
 		pods, err := statefulSetPods(ctx, suite, "", snap)
 		Expect(err).NotTo(HaveOccurred())
+		By("checking that the brokers take their config from env, which the fault changes")
+		why, err := configByStartScript(ctx, suite, suite.cfg.Target.StatefulSet)
+		Expect(err).NotTo(HaveOccurred())
+		if why != "" {
+			Skip(why)
+		}
 		By("reading " + configKey + " as the brokers run with it")
 		was, err := configOf(ctx, suite, pods[0].ID, configKey)
 		Expect(err).NotTo(HaveOccurred())

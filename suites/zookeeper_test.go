@@ -5,6 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"path"
+	"slices"
+	"strings"
+	"testing"
 	"time"
 
 	. "github.com/onsi/ginkgo/v2"
@@ -190,4 +194,47 @@ func zooKeeperPodBack(ctx context.Context, e *env, old *corev1.Pod) error {
 		return errors.New("no ZooKeeper pod was killed")
 	}
 	return waitPodsBack(ctx, e, []brokers.Broker{{Pod: old.Name, PodUID: old.UID}}, true)
+}
+
+// configByStartScript says why a config change by env cannot reach the
+// brokers of StatefulSet name, or "" when it can: a container that runs
+// kafka-server-start.sh (the zookeeper layout's brokers) takes its config
+// from the file and --override arguments, not from KAFKA_* env.
+func configByStartScript(ctx context.Context, e *env, name string) (string, error) {
+	s, err := e.cs.AppsV1().StatefulSets(e.namespace).Get(ctx, name, metav1.GetOptions{})
+	if err != nil {
+		return "", err
+	}
+	return startScriptWhy(s.Spec.Template.Spec.Containers), nil
+}
+
+func startScriptWhy(cs []corev1.Container) string {
+	if len(cs) == 0 {
+		return ""
+	}
+	for _, a := range append(slices.Clone(cs[0].Command), cs[0].Args...) {
+		if path.Base(a) == "kafka-server-start.sh" {
+			return fmt.Sprintf("container %s runs %s: it takes its config from that file and --override arguments, not from env, so the config-change fault (env %s) would not reach Kafka", cs[0].Name, a, configEnv)
+		}
+	}
+	return ""
+}
+
+func TestStartScriptWhy(t *testing.T) {
+	tests := []struct {
+		name string
+		cs   []corev1.Container
+		want string
+	}{
+		{"env-configured", []corev1.Container{{Name: "kafka", Image: "apache/kafka:4.4.0"}}, ""},
+		{"the start script as the command", []corev1.Container{{Name: "kafka", Command: []string{"/opt/kafka/bin/kafka-server-start.sh", "/etc/kafka/zk/server.properties"}}}, "runs /opt/kafka/bin/kafka-server-start.sh"},
+		{"through a shell", []corev1.Container{{Name: "kafka", Command: []string{"sh", "-c"}, Args: []string{"kafka-server-start.sh"}}}, "runs kafka-server-start.sh"},
+		{"no container", nil, ""},
+	}
+	for _, tt := range tests {
+		got := startScriptWhy(tt.cs)
+		if (tt.want == "") != (got == "") || !strings.Contains(got, tt.want) {
+			t.Errorf("%s: %q, want %q", tt.name, got, tt.want)
+		}
+	}
 }
