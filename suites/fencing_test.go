@@ -4,13 +4,11 @@ import (
 	"context"
 	"fmt"
 	"slices"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/kafkachaos/kafkachaos/brokers"
-	"github.com/kafkachaos/kafkachaos/kafkaadmin"
 	"github.com/kafkachaos/kafkachaos/steadystate"
 	"github.com/kafkachaos/kafkachaos/timeline"
 )
@@ -103,15 +101,10 @@ func controllerFailover(ctx context.Context, e *env, snap []brokers.Broker) (tim
 	}
 	id := snap[i].ID
 	read := func(key string, def time.Duration) (time.Duration, string) {
-		d, what := def, fmt.Sprintf("Kafka's default %s", key)
-		_ = e.withKafka(func(cl *kafkaadmin.Client) error {
-			v, err := cl.BrokerConfig(ctx, id, key)
-			if ms, perr := strconv.Atoi(v); err == nil && perr == nil && ms > 0 {
-				d, what = time.Duration(ms)*time.Millisecond, fmt.Sprintf("%s %d of node %d", key, ms, id)
-			}
-			return nil
-		})
-		return d, what
+		if d, ok := brokerConfigDuration(ctx, e, id, key); ok {
+			return d, fmt.Sprintf("%s %d of node %d", key, d.Milliseconds(), id)
+		}
+		return def, "Kafka's default " + key
 	}
 	fetch, fwhy := read("controller.quorum.fetch.timeout.ms", kafkaDefaultQuorumFetchTimeout)
 	elect, ewhy := read("controller.quorum.election.timeout.ms", kafkaDefaultQuorumElectionTimeout)

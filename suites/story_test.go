@@ -482,13 +482,9 @@ func unavailabilityBound(ctx context.Context, e *env, st story, snap []brokers.B
 	}
 	from := "Kafka's default " + key + " (the brokers' could not be read)"
 	if ids := brokerIDs(snap); len(ids) > 0 {
-		_ = e.withKafka(func(cl *kafkaadmin.Client) error {
-			v, err := cl.BrokerConfig(ctx, ids[0], key)
-			if ms, perr := strconv.Atoi(v); err == nil && perr == nil && ms > 0 {
-				session, from = time.Duration(ms)*time.Millisecond, fmt.Sprintf("%s %d of broker %d", key, ms, ids[0])
-			}
-			return nil
-		})
+		if d, ok := brokerConfigDuration(ctx, e, ids[0], key); ok {
+			session, from = d, fmt.Sprintf("%s %d of broker %d", key, d.Milliseconds(), ids[0])
+		}
 	}
 	if e.zkConnect != "" {
 		// ZooKeeper expires sessions in tickTime buckets, so an expiry
@@ -500,6 +496,19 @@ func unavailabilityBound(ctx context.Context, e *env, st story, snap []brokers.B
 		return session + HardMargin + failover, fmt.Sprintf("a hard fault: %s + %s + %s", from, HardMargin, why)
 	}
 	return session + HardMargin, fmt.Sprintf("a hard fault: %s + %s", from, HardMargin)
+}
+
+// brokerConfigDuration reads a broker's config key, a count of
+// milliseconds; false when it cannot be read or is not positive.
+func brokerConfigDuration(ctx context.Context, e *env, id int32, key string) (d time.Duration, ok bool) {
+	_ = e.withKafka(func(cl *kafkaadmin.Client) error {
+		v, err := cl.BrokerConfig(ctx, id, key)
+		if ms, perr := strconv.Atoi(v); err == nil && perr == nil && ms > 0 {
+			d, ok = time.Duration(ms)*time.Millisecond, true
+		}
+		return nil
+	})
+	return d, ok
 }
 
 // zooKeeperTick is the official zookeeper image's tickTime (ZOO_TICK_TIME),
