@@ -24,7 +24,8 @@ const (
 	// references to earlier env entries, and downward-API metadata fields
 	// are resolved, so "10$(POD_INDEX)" gives controller IDs 100-102), else
 	// the label apps.kubernetes.io/pod-index, else the pod name's ordinal
-	// suffix. Roles come from env KAFKA_PROCESS_ROLES.
+	// suffix. Roles come from env KAFKA_PROCESS_ROLES, or from an
+	// `--override process.roles=...` of kafka-server-start.sh.
 	FlavorStatefulSet Flavor = "statefulset"
 	// FlavorStrimzi is a Strimzi-managed cluster: pods labelled
 	// strimzi.io/cluster, named <cluster>-<pool>-<id> with node pools. The ID
@@ -167,9 +168,12 @@ func (f Flavor) roles(p *corev1.Pod) (controller, broker bool) {
 			if v == "" {
 				v, _ = envValue(p, c, "KAFKA_CFG_PROCESS_ROLES")
 			}
+			if v == "" {
+				v, _ = startScriptOverride(p, c, "process.roles")
+			}
 		}
 		if strings.TrimSpace(v) == "" {
-			return false, true // ZooKeeper mode, or roles set outside env: a broker
+			return false, true // ZooKeeper mode, or roles set outside env and args: a broker
 		}
 		for r := range strings.SplitSeq(v, ",") {
 			switch strings.TrimSpace(r) {

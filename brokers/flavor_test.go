@@ -40,6 +40,15 @@ func withLabels(kv ...string) podOpt {
 	}
 }
 
+// withStartScript makes the pod's first container run
+// kafka-server-start.sh with args.
+func withStartScript(args ...string) podOpt {
+	return func(p *corev1.Pod) {
+		p.Spec.Containers[0].Command = []string{"/opt/kafka/bin/kafka-server-start.sh"}
+		p.Spec.Containers[0].Args = args
+	}
+}
+
 func withoutLabel(k string) podOpt { return func(p *corev1.Pod) { delete(p.Labels, k) } }
 
 // withEnv appends literal name=value pairs to the kafka container's env.
@@ -297,6 +306,7 @@ func TestRoles(t *testing.T) {
 		{"statefulset controller", FlavorStatefulSet, splitControllerPod("0"), true, false},
 		{"statefulset broker", FlavorStatefulSet, stsPod("kafka-broker", "0", " broker "), false, true},
 		{"statefulset roles unset", FlavorStatefulSet, pod("kafka-0", withEnv("KAFKA_BROKER_ID", "0")), false, true},
+		{"statefulset roles from a start script's override", FlavorStatefulSet, pod("kafka-0", withStartScript("/etc/kafka/node-0.properties", "--override", "process.roles=$(ROLES)"), withEnv("ROLES", "controller,broker")), true, true},
 		{"strimzi combined", FlavorStrimzi, strimziPod("c-p-0", true, true), true, true},
 		{"strimzi controller", FlavorStrimzi, strimziPod("c-p-0", false, true), true, false},
 		{"strimzi without role labels", FlavorStrimzi, strimziPod("c-p-0", true, true, withoutLabel(labelStrimziBroker), withoutLabel(labelStrimziCtrl)), false, true},

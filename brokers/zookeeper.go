@@ -40,15 +40,23 @@ func zooKeeperConnect(p *corev1.Pod) string {
 			return strings.TrimSpace(v)
 		}
 	}
+	v, _ := startScriptOverride(p, c, "zookeeper.connect")
+	return v
+}
+
+// startScriptOverride returns the value that an `--override KEY=VALUE`
+// argument of container c (of pod p) gives key, with $(VAR) references to
+// its env expanded, and whether there is one.
+func startScriptOverride(p *corev1.Pod, c *corev1.Container, key string) (string, bool) {
 	args := append(append([]string(nil), c.Command...), c.Args...)
 	for i, a := range args {
 		if a == "--override" && i+1 < len(args) {
-			if v, ok := strings.CutPrefix(args[i+1], "zookeeper.connect="); ok {
-				return strings.TrimSpace(kube.Expand(v, envValues(p, c)))
+			if v, ok := strings.CutPrefix(args[i+1], key+"="); ok {
+				return strings.TrimSpace(kube.Expand(v, envValues(p, c))), true
 			}
 		}
 	}
-	return ""
+	return "", false
 }
 
 // ZooKeeperServers splits a zookeeper.connect string ("h1:2181,h2:2181/chroot")

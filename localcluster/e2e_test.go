@@ -34,8 +34,13 @@ const (
 const shImage = "kafkachaos.test/sh"
 
 // sleeperScript records, in the pod's volume, the hostname it saw and one
-// line per start, then sleeps.
-const sleeperScript = `hostname >> /var/lib/sleeper/data/hostname && echo start >> /var/lib/sleeper/data/starts && exec sleep 3600`
+// line per start, then sleeps. It refuses to start before the init
+// container has run.
+const sleeperScript = `test -f /var/lib/sleeper/data/inits || exit 3; hostname >> /var/lib/sleeper/data/hostname && echo start >> /var/lib/sleeper/data/starts && exec sleep 3600`
+
+// sleeperInitScript is the sleeper's init container: its first run on a
+// volume fails (the pod must retry it), later ones record one line per pod.
+const sleeperInitScript = `test -f /var/lib/sleeper/data/init-tried || { touch /var/lib/sleeper/data/init-tried; exit 1; }; echo init >> /var/lib/sleeper/data/inits`
 
 // buildAgent builds the kafkachaos binary the node agent runs.
 func buildAgent(t *testing.T) string {
@@ -145,6 +150,10 @@ func TestNodeAgentRunsStatefulSet(t *testing.T) {
 					Volumes: []corev1.Volume{{Name: "info", VolumeSource: corev1.VolumeSource{DownwardAPI: &corev1.DownwardAPIVolumeSource{
 						Items: []corev1.DownwardAPIVolumeFile{{Path: "name", FieldRef: &corev1.ObjectFieldSelector{FieldPath: "metadata.name"}}},
 					}}}},
+					InitContainers: []corev1.Container{{
+						Name: "init", Image: shImage + ":1", Args: []string{"-c", sleeperInitScript},
+						VolumeMounts: []corev1.VolumeMount{{Name: "data", MountPath: "/var/lib/sleeper/data"}},
+					}},
 					Containers: []corev1.Container{{
 						Name: "main", Image: shImage + ":1", Args: []string{"-c", sleeperScript},
 						VolumeMounts: []corev1.VolumeMount{
@@ -223,6 +232,10 @@ func TestNodeAgentRunsStatefulSet(t *testing.T) {
 		raw, err := os.ReadFile(filepath.Join(pv.Spec.HostPath.Path, "starts"))
 		return fmt.Sprintf("%q %v", raw, err), strings.Count(string(raw), "start") == 2
 	})
+	// The init container ran once per pod, after a failed first try.
+	if raw, err := os.ReadFile(filepath.Join(pv.Spec.HostPath.Path, "inits")); err != nil || string(raw) != "init\ninit\n" {
+		t.Errorf("init container runs recorded by sleeper-1: %q, %v; want one per pod, two", raw, err)
+	}
 	if raw, err := os.ReadFile(filepath.Join(pv.Spec.HostPath.Path, "hostname")); err != nil || string(raw) != "sleeper-1\nsleeper-1\n" {
 		t.Errorf("hostnames seen by sleeper-1: %q, %v; want sleeper-1 twice", raw, err)
 	}

@@ -216,25 +216,30 @@ Ready. Then test your own with the suite:
 	podExec.Flags().StringVar(&hostname, "hostname", "", "the pod's hostname")
 	podExec.Flags().StringVar(&scratch, "scratch", "", "directory for overlay layers")
 	podExec.Flags().StringArrayVar(&mounts, "mount", nil, "volume mount SRC:DST[:ro]")
-	var libs, version string
-	var startScript bool
+	var libs, version, script string
 	kafkaRun := &cobra.Command{
-		Use:    "kafka-run --libs DIR [--version X.Y.Z] [--start-script -- CONFIG [--override KEY=VALUE]...]",
-		Short:  "Launch Kafka inside a pod as the apache/kafka image does, or as its kafka-server-start.sh does (the node agent runs it)",
+		Use:    "kafka-run --libs DIR [--version X.Y.Z] [--script kafka-server-start.sh|kafka-storage.sh -- ARGS...]",
+		Short:  "Launch Kafka inside a pod as the apache/kafka image does, or run one of the distribution's scripts there (the node agent runs it)",
 		Hidden: true,
 		RunE: func(_ *cobra.Command, args []string) error {
-			if startScript {
+			switch script {
+			case nodeagent.KafkaStartScript:
 				return nodeagent.KafkaServerStart(libs, version, args, os.Environ())
+			case nodeagent.KafkaStorageScript:
+				return nodeagent.KafkaStorage(libs, version, args, os.Environ())
+			case "":
+			default:
+				return usageError{fmt.Errorf("kafka-run --script: want %s or %s, got %q", nodeagent.KafkaStartScript, nodeagent.KafkaStorageScript, script)}
 			}
 			if len(args) > 0 {
-				return usageError{fmt.Errorf("kafka-run takes arguments only with --start-script, got %q", args)}
+				return usageError{fmt.Errorf("kafka-run takes arguments only with --script, got %q", args)}
 			}
 			return nodeagent.KafkaRun(libs, version, os.Environ())
 		},
 	}
 	kafkaRun.Flags().StringVar(&libs, "libs", "", "directory of the Kafka jars")
 	kafkaRun.Flags().StringVar(&version, "version", "", "the jars' Kafka version (default: the one their fetch recorded)")
-	kafkaRun.Flags().BoolVar(&startScript, "start-script", false, "run as the distribution's bin/kafka-server-start.sh with the arguments after --")
+	kafkaRun.Flags().StringVar(&script, "script", "", "run as the distribution's bin/"+nodeagent.KafkaStartScript+" or bin/"+nodeagent.KafkaStorageScript+" with the arguments after --")
 	var zkLibs string
 	var zkMounts []string
 	zooKeeperRun := &cobra.Command{

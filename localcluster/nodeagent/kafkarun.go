@@ -54,6 +54,28 @@ func KafkaServerStart(libs, version string, args, environ []string) error {
 	return l.exec(props, false)
 }
 
+// KafkaStorage is the Kafka distribution's bin/kafka-storage.sh in an
+// apache/kafka container (an init container that formats the log dirs
+// before kafka-server-start.sh runs, as deployments of a dynamic KRaft
+// quorum do): Kafka's StorageTool with args as given, its config file a
+// container path. Its exit code is the tool's.
+func KafkaStorage(libs, version string, args, environ []string) error {
+	l, err := newBrokerLaunch(libs, version, environ)
+	if err != nil {
+		return fmt.Errorf("kafka-storage: %w", err)
+	}
+	logOpt, err := l.writeLogging()
+	if err != nil {
+		return fmt.Errorf("kafka-storage: %w", err)
+	}
+	java, err := exec.LookPath("java")
+	if err != nil {
+		return fmt.Errorf("kafka-storage: java not found: %w", err)
+	}
+	argv := append([]string{java, "-Xmx256m", logOpt, "-cp", filepath.Join(l.libs, "*"), kafkadist.StorageToolClass}, args...)
+	return syscall.Exec(java, argv, l.environ)
+}
+
 // startScriptProps reads kafka-server-start.sh's arguments: the config
 // file, then --override KEY=VALUE pairs, which win.
 func startScriptProps(args []string) (properties.Properties, error) {
@@ -135,17 +157,13 @@ func (l brokerLaunch) exec(props properties.Properties, format bool) error {
 	if v, ok := props.Get("listeners"); ok {
 		props = props.With("listeners", bindTo(v, l.podIP))
 	}
-	dir := filepath.Join(l.podDir, "kafka")
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+	dir := l.dir()
+	logOpt, err := l.writeLogging()
+	if err != nil {
 		return err
 	}
 	propsPath := filepath.Join(dir, "server.properties")
 	if err := os.WriteFile(propsPath, []byte(props.String()), 0o644); err != nil {
-		return err
-	}
-	logging := l.line.BrokerLogging()
-	log4j := filepath.Join(dir, logging.File)
-	if err := os.WriteFile(log4j, []byte(logging.Content), 0o644); err != nil {
 		return err
 	}
 	java, err := exec.LookPath("java")
@@ -153,7 +171,6 @@ func (l brokerLaunch) exec(props properties.Properties, format bool) error {
 		return fmt.Errorf("java not found: %w", err)
 	}
 	cp := filepath.Join(l.libs, "*")
-	logOpt := logging.JVMOption(log4j)
 
 	// Format on first start only, as the image does: a log dir that holds
 	// meta.properties keeps its identity.
@@ -189,6 +206,23 @@ func (l brokerLaunch) exec(props properties.Properties, format bool) error {
 	args = append(args, logOpt, "-Djava.io.tmpdir="+tmp, "-Dsun.net.inetaddr.ttl=0", "-Dsun.net.inetaddr.negative.ttl=0",
 		"-cp", cp, kafkadist.ServerClass, propsPath)
 	return syscall.Exec(java, args, l.environ)
+}
+
+// dir is the launcher's directory in the pod's.
+func (l brokerLaunch) dir() string { return filepath.Join(l.podDir, "kafka") }
+
+// writeLogging writes the line's logging config into the launcher's
+// directory and returns the JVM option that points at it.
+func (l brokerLaunch) writeLogging() (string, error) {
+	if err := os.MkdirAll(l.dir(), 0o755); err != nil {
+		return "", err
+	}
+	logging := l.line.BrokerLogging()
+	path := filepath.Join(l.dir(), logging.File)
+	if err := os.WriteFile(path, []byte(logging.Content), 0o644); err != nil {
+		return "", err
+	}
+	return logging.JVMOption(path), nil
 }
 
 // bindTo rewrites listeners with no host or a wildcard host to ip.

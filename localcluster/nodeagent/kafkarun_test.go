@@ -52,8 +52,8 @@ func TestStartScriptProps(t *testing.T) {
 	}
 }
 
-// A container that runs kafka-server-start.sh gets the start-script mode
-// with its arguments; no command, the image's launcher; another command is
+// A container that runs kafka-server-start.sh or kafka-storage.sh gets
+// that script's mode with its arguments; no command, the image's launcher; another command is
 // refused.
 func TestKafkaRuntimeCommand(t *testing.T) {
 	rt := kafkaRuntime{self: "/bin/kafkachaos", libs: "/libs", version: "3.9.2"}
@@ -65,7 +65,9 @@ func TestKafkaRuntimeCommand(t *testing.T) {
 	}{
 		{name: "the image's launcher", want: []string{"cluster", "kafka-run", "--libs", "/libs", "--version", "3.9.2"}},
 		{name: "the start script", c: corev1.Container{Command: []string{"/opt/kafka/bin/kafka-server-start.sh"}, Args: []string{"/etc/kafka/zk/server.properties", "--override", "broker.id=1"}},
-			want: []string{"cluster", "kafka-run", "--libs", "/libs", "--version", "3.9.2", "--start-script", "--", "/etc/kafka/zk/server.properties", "--override", "broker.id=1"}},
+			want: []string{"cluster", "kafka-run", "--libs", "/libs", "--version", "3.9.2", "--script", "kafka-server-start.sh", "--", "/etc/kafka/zk/server.properties", "--override", "broker.id=1"}},
+		{name: "the storage tool", c: corev1.Container{Command: []string{"/opt/kafka/bin/kafka-storage.sh", "format"}, Args: []string{"-c", "/etc/kafka/node-0.properties", "--ignore-formatted"}},
+			want: []string{"cluster", "kafka-run", "--libs", "/libs", "--version", "3.9.2", "--script", "kafka-storage.sh", "--", "format", "-c", "/etc/kafka/node-0.properties", "--ignore-formatted"}},
 		{name: "a shell", c: corev1.Container{Command: []string{"sh", "-c", "kafka-server-start.sh x"}}, wantErr: "not \"sh\""},
 	}
 	for _, tt := range tests {

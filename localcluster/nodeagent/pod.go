@@ -35,11 +35,13 @@ const (
 
 // podRun is one pod on a node: its containers as host processes.
 type podRun struct {
-	mu   sync.Mutex
-	pod  *corev1.Pod // our copy; status is ours
-	ip   string
-	ctrs []*ctrRun
-	stop chan struct{} // closed when the pod is being deleted
+	mu  sync.Mutex
+	pod *corev1.Pod // our copy; status is ours
+	ip  string
+	// inits are the init containers, run to completion before ctrs.
+	inits []*ctrRun
+	ctrs  []*ctrRun
+	stop  chan struct{} // closed when the pod is being deleted
 	// starting counts containers between cgroupFor and their Running
 	// state: kill waits for them, so none starts unseen by a delete.
 	starting sync.WaitGroup
@@ -121,6 +123,8 @@ func (p *podRun) snapshotLocked() *corev1.Pod {
 	st.HostIPs = []corev1.HostIP{{IP: hostIP}}
 	st.PodIPs = []corev1.PodIP{{IP: p.ip}}
 	st.ContainerStatuses = nil
+	var initialized, initFailed bool
+	st.InitContainerStatuses, initialized, initFailed = p.initStatusLocked()
 	allReady, allRunning, anyFailed, allDone := true, true, false, true
 	for _, c := range p.ctrs {
 		cs := corev1.ContainerStatus{
@@ -143,6 +147,10 @@ func (p *podRun) snapshotLocked() *corev1.Pod {
 		}
 	}
 	switch {
+	case initFailed:
+		st.Phase = corev1.PodFailed
+	case !initialized:
+		st.Phase = corev1.PodPending
 	case allDone && anyFailed:
 		st.Phase = corev1.PodFailed
 	case allDone:
@@ -172,7 +180,7 @@ func (p *podRun) snapshotLocked() *corev1.Pod {
 	}
 	st.Conditions = []corev1.PodCondition{
 		cond(corev1.PodScheduled, true),
-		cond(corev1.PodInitialized, true),
+		cond(corev1.PodInitialized, initialized),
 		cond(corev1.ContainersReady, allReady && allRunning),
 		cond(corev1.PodReady, allReady && allRunning),
 	}
@@ -208,41 +216,19 @@ func (p *podRun) changed() {
 	}
 }
 
-// supervise runs container i until the pod is deleted, restarting it as the
-// restart policy says.
+// supervise runs app container i until the pod is deleted, restarting it
+// as the restart policy says.
 func (p *podRun) supervise(i int, rt runtimes, env []string) {
 	c := p.ctrs[i]
 	backoff := restartBackoffStart
 	for {
 		exitCode, err := p.runOnce(c, rt, env)
-		select {
-		case <-p.stop:
-			return
-		default:
+		if err != nil || p.stopping() {
+			return // a waiting reason was set, or the pod is going
 		}
-		if err != nil {
-			return // a waiting reason was set; nothing to restart
-		}
-		if !willRestart(p.pod.Spec.RestartPolicy, exitCode) {
+		if !willRestart(p.pod.Spec.RestartPolicy, exitCode) || !p.backOff(c, &backoff) {
 			return
 		}
-		p.mu.Lock()
-		c.last = c.state
-		c.state = corev1.ContainerState{Waiting: &corev1.ContainerStateWaiting{
-			Reason: "CrashLoopBackOff", Message: fmt.Sprintf("back-off %s restarting failed container %s", backoff, c.spec.Name)}}
-		p.mu.Unlock()
-		p.changed()
-		t := time.NewTimer(backoff)
-		select {
-		case <-p.stop:
-			t.Stop()
-			return
-		case <-t.C:
-		}
-		backoff = min(backoff*2, restartBackoffMax)
-		p.mu.Lock()
-		c.restarts++
-		p.mu.Unlock()
 	}
 }
 
@@ -429,7 +415,7 @@ func (p *podRun) kill(grace time.Duration) {
 	p.starting.Wait()
 	p.mu.Lock()
 	var running []*ctrRun
-	for _, c := range p.ctrs {
+	for _, c := range append(append([]*ctrRun(nil), p.inits...), p.ctrs...) {
 		if c.state.Running != nil && c.cmd != nil {
 			running = append(running, c)
 		}

@@ -94,7 +94,7 @@ func (p *provider) CreatePod(ctx context.Context, pod *corev1.Pod) error {
 		}
 		run.cgroupFD = fd
 	}
-	for _, c := range pod.Spec.Containers {
+	for _, c := range append(append([]corev1.Container(nil), pod.Spec.InitContainers...), pod.Spec.Containers...) {
 		// Every pod resolves cluster names through the agent's hosts file.
 		run.mounts[c.Name] = append(containerMounts(c, vols), Mount{Source: p.hosts.path, Target: "/etc/hosts", ReadOnly: true})
 	}
@@ -109,8 +109,15 @@ func (p *provider) CreatePod(ctx context.Context, pod *corev1.Pod) error {
 	}
 	now := time.Now()
 	run.pod.Status.StartTime = ptr(metaTime(now))
+	waiting := "ContainerCreating"
+	if len(pod.Spec.InitContainers) > 0 {
+		waiting = "PodInitializing"
+	}
+	for _, c := range pod.Spec.InitContainers {
+		run.inits = append(run.inits, &ctrRun{spec: c, state: corev1.ContainerState{Waiting: &corev1.ContainerStateWaiting{Reason: "PodInitializing"}}})
+	}
 	for _, c := range pod.Spec.Containers {
-		run.ctrs = append(run.ctrs, &ctrRun{spec: c, state: corev1.ContainerState{Waiting: &corev1.ContainerStateWaiting{Reason: "ContainerCreating"}}})
+		run.ctrs = append(run.ctrs, &ctrRun{spec: c, state: corev1.ContainerState{Waiting: &corev1.ContainerStateWaiting{Reason: waiting}}})
 	}
 	p.pods[k] = run
 	p.mu.Unlock()
@@ -118,9 +125,9 @@ func (p *provider) CreatePod(ctx context.Context, pod *corev1.Pod) error {
 		p.policiesChanged()
 	}
 
-	for i, c := range pod.Spec.Containers {
-		go run.supervise(i, p.rt, append(containerEnv(pod, c, ip), PodDirEnv+"="+logDir))
-	}
+	go run.start(p.rt, func(c corev1.Container) []string {
+		return append(containerEnv(pod, c, ip), PodDirEnv+"="+logDir)
+	})
 	run.changed()
 	return nil
 }

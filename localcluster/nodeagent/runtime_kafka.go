@@ -32,10 +32,12 @@ func (r runtimes) kafkaLookup(image, tag string) (runtime, string) {
 // kafkaRuntime runs Apache Kafka as the official apache/kafka image does:
 // `kafkachaos cluster kafka-run` renders KAFKA_* env into server.properties,
 // formats storage on first start, and execs the JVM. A container whose
-// command is the distribution's bin/kafka-server-start.sh runs that instead
-// (`kafka-run --start-script -- ARGS`: its config file and overrides, no
-// env rendering, no format); any other command is refused, as this
-// runtime has no shell to run it with.
+// command is one of the distribution's scripts runs that instead
+// (`kafka-run --script NAME -- ARGS`): bin/kafka-server-start.sh (its
+// config file and overrides, no env rendering, no format) or
+// bin/kafka-storage.sh (Kafka's StorageTool, as an init container that
+// formats runs it). Any other command is refused, as this runtime has no
+// shell to run it with.
 type kafkaRuntime struct{ self, libs, version string }
 
 func (k kafkaRuntime) command(c corev1.Container) (string, []string, error) {
@@ -46,12 +48,17 @@ func (k kafkaRuntime) command(c corev1.Container) (string, []string, error) {
 	if len(c.Command) == 0 {
 		return k.self, args, nil
 	}
-	if path.Base(c.Command[0]) != kafkaStartScript {
-		return "", nil, fmt.Errorf("the apache/kafka image runs its own launcher or %s here, not %q", kafkaStartScript, c.Command[0])
+	script := path.Base(c.Command[0])
+	if script != KafkaStartScript && script != KafkaStorageScript {
+		return "", nil, fmt.Errorf("the apache/kafka image runs its own launcher, %s or %s here, not %q", KafkaStartScript, KafkaStorageScript, c.Command[0])
 	}
-	args = append(append(args, "--start-script", "--"), c.Command[1:]...)
+	args = append(append(args, "--script", script, "--"), c.Command[1:]...)
 	return k.self, append(args, c.Args...), nil
 }
 
-// kafkaStartScript is the Kafka distribution's start script.
-const kafkaStartScript = "kafka-server-start.sh"
+// The Kafka distribution's scripts that a container of the apache/kafka
+// image may run instead of the image's launcher.
+const (
+	KafkaStartScript   = "kafka-server-start.sh"
+	KafkaStorageScript = "kafka-storage.sh"
+)

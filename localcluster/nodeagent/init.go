@@ -1,0 +1,91 @@
+package nodeagent
+
+import (
+	"fmt"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+)
+
+// start runs the pod's init containers one after another, each to
+// success, then starts its app containers, as a kubelet does. A failed
+// init container is restarted with back-off, unless the pod's restart
+// policy is Never, which fails the pod. Init containers run once per pod:
+// an app container restarted in place does not run them again (a pod
+// deleted and recreated does).
+func (p *podRun) start(rt runtimes, env func(corev1.Container) []string) {
+	for _, c := range p.inits {
+		backoff := restartBackoffStart
+		for {
+			code, err := p.runOnce(c, rt, env(c.spec))
+			if err != nil || p.stopping() {
+				return // a waiting reason was set, or the pod is going
+			}
+			if code == 0 {
+				break
+			}
+			if p.pod.Spec.RestartPolicy == corev1.RestartPolicyNever || !p.backOff(c, &backoff) {
+				return
+			}
+		}
+	}
+	p.mu.Lock()
+	for _, c := range p.ctrs {
+		c.state = corev1.ContainerState{Waiting: &corev1.ContainerStateWaiting{Reason: "ContainerCreating"}}
+	}
+	p.mu.Unlock()
+	p.changed()
+	for i := range p.ctrs {
+		go p.supervise(i, rt, env(p.ctrs[i].spec))
+	}
+}
+
+// stopping reports whether the pod is being deleted.
+func (p *podRun) stopping() bool {
+	select {
+	case <-p.stop:
+		return true
+	default:
+		return false
+	}
+}
+
+// backOff waits before container c is restarted, in CrashLoopBackOff, and
+// doubles the next wait. It returns false if the pod is deleted meanwhile.
+func (p *podRun) backOff(c *ctrRun, backoff *time.Duration) bool {
+	p.mu.Lock()
+	c.last = c.state
+	c.state = corev1.ContainerState{Waiting: &corev1.ContainerStateWaiting{
+		Reason: "CrashLoopBackOff", Message: fmt.Sprintf("back-off %s restarting failed container %s", *backoff, c.spec.Name)}}
+	p.mu.Unlock()
+	p.changed()
+	t := time.NewTimer(*backoff)
+	select {
+	case <-p.stop:
+		t.Stop()
+		return false
+	case <-t.C:
+	}
+	*backoff = min(*backoff*2, restartBackoffMax)
+	p.mu.Lock()
+	c.restarts++
+	p.mu.Unlock()
+	return true
+}
+
+// initStatus is what the pod's init containers say about it: their
+// statuses, whether all completed, and whether one failed for good.
+func (p *podRun) initStatusLocked() (statuses []corev1.ContainerStatus, initialized, failed bool) {
+	initialized = true
+	for _, c := range p.inits {
+		t := c.state.Terminated
+		done := t != nil && t.ExitCode == 0
+		statuses = append(statuses, corev1.ContainerStatus{
+			Name: c.spec.Name, Image: c.spec.Image, ImageID: c.spec.Image, RestartCount: c.restarts,
+			State: c.state, LastTerminationState: c.last, Ready: done, Started: ptr(c.state.Running != nil),
+		})
+		initialized = initialized && done
+		failed = failed || (t != nil && t.ExitCode != 0 && p.pod.Spec.RestartPolicy == corev1.RestartPolicyNever)
+	}
+	return statuses, initialized, failed
+}
