@@ -111,8 +111,11 @@ bench:
 
 # kafkachaos steadystate against Kafka's ProducerPerformance and
 # EndToEndLatency on one local cluster; JSON results in bench/results/.
+# PERF_ARGS passes bench/perf's flags, e.g.
+#   make bench-perf PERF_ARGS='--brokers 5 --record-sizes 100,1024'
+PERF_ARGS ?=
 bench-perf: prereqs kafka-dist
-	$(GO) run ./bench/perf -out bench/results
+	$(GO) run ./bench/perf -out bench/results -kafka-version $(KAFKA_VERSION) $(PERF_ARGS)
 
 # What the long set-up needs, checked in seconds before it starts (Go,
 # Java 17+, Maven, network namespaces; for make test also Chromium, which it

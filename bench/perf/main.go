@@ -3,7 +3,6 @@ package main
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -11,9 +10,8 @@ import (
 	"os/exec"
 	"os/signal"
 	"path/filepath"
-	"regexp"
 	"runtime"
-	"strconv"
+	"slices"
 	"strings"
 	"syscall"
 	"time"
@@ -26,59 +24,22 @@ import (
 	"github.com/kafkachaos/kafkachaos/steadystate"
 )
 
-// Result is what bench/results/<date>.json holds.
-type Result struct {
-	Date          time.Time `json:"date"`
-	KafkaVersion  string    `json:"kafkaVersion"`
-	GoVersion     string    `json:"goVersion"`
-	CPUs          int       `json:"cpus"`
-	Records       int64     `json:"records"`
-	RecordSize    int       `json:"recordSize"`
-	Acks          string    `json:"acks"`
-	Partitions    int32     `json:"partitions"`
-	Replication   int16     `json:"replicationFactor"`
-	KafkaLine     string    `json:"kafkaProducerPerfLine"`
-	OursLine      string    `json:"kafkachaosLine"`
-	KafkaRate     float64   `json:"kafkaRecordsPerSec"`
-	OursRate      float64   `json:"kafkachaosRecordsPerSec"`
-	Ratio         float64   `json:"ratio"`
-	E2EKafka      string    `json:"kafkaEndToEndLatency"`
-	E2EOurs       string    `json:"kafkachaosEndToEndLatency"`
-	E2EOursRate   int       `json:"kafkachaosE2ERate"`
-	E2EKafkaCount int       `json:"kafkaE2EMessages"`
-}
-
-type options struct {
-	records    int64
-	recordSize int
-	partitions int32
-	e2eCount   int
-	e2eRate    int
-	out        string
-	version    string
-}
-
 // Timeouts of the benchmark's steps.
 const (
 	clusterTimeout = 5 * time.Minute
 	toolTimeout    = 15 * time.Minute
 )
 
+// warmupRecords is what our warm-up run sends before anything is measured.
+const warmupRecords = 100_000
+
 func main() {
-	var o options
-	flag.Int64Var(&o.records, "records", 1_000_000, "records for each producer benchmark")
-	flag.IntVar(&o.recordSize, "record-size", 100, "record size in bytes")
-	flag.Var(int32Flag{&o.partitions}, "partitions", "partitions of the benchmark topics (default 6)")
-	flag.IntVar(&o.e2eCount, "e2e-messages", 2000, "messages for EndToEndLatency and for our low-rate e2e run")
-	flag.IntVar(&o.e2eRate, "e2e-rate", 200, "records/s of our low-rate end-to-end run")
-	flag.StringVar(&o.out, "out", "bench/results", "directory for the JSON result")
-	flag.StringVar(&o.version, "kafka-version", kafkadist.DefaultVersion, "Kafka version of the fetched jars")
-	flag.Parse()
-	if o.partitions == 0 {
-		o.partitions = 6
+	o, err := parseOptions(os.Args[1:], os.Stderr)
+	if errors.Is(err, flag.ErrHelp) {
+		os.Exit(0)
 	}
-	if o.records <= 0 || o.recordSize < steadystate.HeaderSize || o.e2eCount <= 0 || o.e2eRate <= 0 {
-		fmt.Fprintf(os.Stderr, "perf: records, e2e-messages and e2e-rate must be > 0, record-size >= %d\n", steadystate.HeaderSize)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "perf:", err)
 		os.Exit(2)
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
@@ -89,198 +50,284 @@ func main() {
 	}
 }
 
+// bench is one benchmark's cluster and tools.
+type bench struct {
+	o        options
+	dist     kafkadist.Dist
+	toolsLog string
+	boot     []string
+	rf       int16
+	minISR   int
+}
+
 func run(ctx context.Context, o options) error {
 	dist, err := kafkadist.Find(o.version)
 	if err != nil {
-		return err
+		return fmt.Errorf("find the Kafka %s jars (make kafka-dist fetches them): %w", o.version, err)
 	}
 	toolsLog := filepath.Join(os.TempDir(), fmt.Sprintf("kafkachaos-tools-log4j2-%d.properties", os.Getpid()))
 	if err := os.WriteFile(toolsLog, []byte(kafkadist.ToolsLog4j2()), 0o644); err != nil {
-		return err
+		return fmt.Errorf("tools log config: %w", err)
 	}
 	defer os.Remove(toolsLog)
 
-	fmt.Println("starting a local 3-broker KRaft cluster...")
-	k, err := localkafka.New(localkafka.WithVersion(o.version))
+	fmt.Printf("starting a local %d-broker KRaft cluster...\n", o.brokers)
+	k, err := localkafka.New(localkafka.WithVersion(o.version), localkafka.WithNodes(o.brokers))
 	if err != nil {
-		return err
+		return fmt.Errorf("local cluster: %w", err)
 	}
 	defer k.Close()
 	startCtx, cancel := context.WithTimeout(ctx, clusterTimeout)
 	defer cancel()
 	if err := k.Start(startCtx); err != nil {
-		return err
+		return fmt.Errorf("start the local cluster: %w", err)
 	}
 	if err := k.WaitHealthy(startCtx); err != nil {
+		return fmt.Errorf("the local cluster did not become healthy: %w", err)
+	}
+	b := &bench{o: o, dist: dist, toolsLog: toolsLog, boot: k.Bootstrap()}
+	b.rf, b.minISR = o.replication()
+	if err := b.createTopics(ctx); err != nil {
 		return err
 	}
-	boot := strings.Join(k.Bootstrap(), ",")
-	adm, closeAdm, err := admin(k.Bootstrap())
+	smallest := slices.Min(o.recordSizes)
+
+	fmt.Printf("warming up the brokers (%d records)...\n", min(o.records, warmupRecords))
+	if _, _, err := b.ours(ctx, "perf-warmup", min(o.records, warmupRecords), smallest, steadystate.RateUnlimited); err != nil {
+		return err
+	}
+	fmt.Println("kafka-producer-perf-test sending one record, for the JVM's start-up CPU...")
+	startup, err := b.kafka(ctx, "perf-kafka-startup", 1, smallest, javaDefaults())
 	if err != nil {
 		return err
 	}
-	defer closeAdm()
-	for _, t := range []struct {
-		name       string
-		partitions int32
-	}{{"perf-warmup", o.partitions}, {"perf-kafka", o.partitions}, {"perf-ours", o.partitions}, {"perf-e2e-kafka", 1}, {"perf-e2e-ours", 1}} {
-		if err := createTopic(ctx, adm, t.name, t.partitions); err != nil {
+
+	res := Result{
+		Schema: ResultSchema, Date: time.Now().UTC(), KafkaVersion: o.version, GoVersion: runtime.Version(), CPUs: runtime.NumCPU(),
+		Brokers: o.brokers, Partitions: o.partitions, Replication: b.rf, MinInsyncReplicas: b.minISR,
+		KafkaStartupCPUSeconds: startup.CPU.Seconds,
+	}
+	for _, size := range o.recordSizes {
+		sr, err := b.compareAt(ctx, size)
+		if err != nil {
 			return err
 		}
+		res.Sizes = append(res.Sizes, sr)
 	}
 
-	fmt.Println("warming up the brokers (100,000 records)...")
-	if _, err := ours(ctx, k.Bootstrap(), "perf-warmup", min(o.records, 100_000), steadystate.RateUnlimited, o); err != nil {
-		return err
-	}
-
-	fmt.Printf("kafka-producer-perf-test: %d records of %d bytes, acks=all, throughput -1...\n", o.records, o.recordSize)
-	kout, err := java(ctx, dist, toolsLog, kafkadist.ProducerPerfClass,
-		"--topic", "perf-kafka", "--num-records", fmt.Sprint(o.records), "--record-size", fmt.Sprint(o.recordSize),
-		"--throughput", "-1", "--producer-props", "bootstrap.servers="+boot, "acks=all", "enable.idempotence=true")
+	fmt.Printf("EndToEndLatency: %d messages of %d bytes, acks=all...\n", o.e2eCount, smallest)
+	eout, err := b.java(ctx, kafkadist.EndToEndLatencyClass,
+		strings.Join(b.boot, ","), "perf-e2e-kafka", fmt.Sprint(o.e2eCount), "all", fmt.Sprint(smallest))
 	if err != nil {
 		return err
 	}
-	kafkaLine := lastLineWith(kout, "records sent,")
-	if kafkaLine == "" {
-		return fmt.Errorf("ProducerPerformance printed no summary line:\n%s", kout)
-	}
-
-	fmt.Println("kafkachaos steadystate: the same...")
-	rep, err := ours(ctx, k.Bootstrap(), "perf-ours", o.records, steadystate.RateUnlimited, o)
-	if err != nil {
-		return err
-	}
-
-	fmt.Printf("EndToEndLatency: %d messages, acks=all...\n", o.e2eCount)
-	eout, err := java(ctx, dist, toolsLog, kafkadist.EndToEndLatencyClass,
-		boot, "perf-e2e-kafka", fmt.Sprint(o.e2eCount), "all", fmt.Sprint(o.recordSize))
-	if err != nil {
-		return err
-	}
-	kafkaE2E := strings.TrimSpace(lastLineWith(eout, "Avg latency") + " " + lastLineWith(eout, "Percentiles"))
-
 	fmt.Printf("kafkachaos steadystate end-to-end: %d records at %d/s...\n", o.e2eCount, o.e2eRate)
-	erep, err := ours(ctx, k.Bootstrap(), "perf-e2e-ours", int64(o.e2eCount), o.e2eRate, o)
+	erep, _, err := b.ours(ctx, "perf-e2e-ours", int64(o.e2eCount), smallest, o.e2eRate)
 	if err != nil {
 		return err
 	}
 	e := erep.Latency[steadystate.EndToEnd.String()]
-	oursE2E := fmt.Sprintf("Avg latency: %.4f ms Percentiles: 50th = %d, 99th = %d, 99.9th = %d",
+	res.E2ERecordSize, res.E2EOursRate, res.E2EKafkaCount = smallest, o.e2eRate, o.e2eCount
+	res.E2EKafka = strings.TrimSpace(lastLineWith(eout.out, "Avg latency") + " " + lastLineWith(eout.out, "Percentiles"))
+	res.E2EOurs = fmt.Sprintf("Avg latency: %.4f ms Percentiles: 50th = %d, 99th = %d, 99.9th = %d",
 		e.Mean/1000, e.P50/1000, e.P99/1000, e.P999/1000)
 
-	kRate, err := perfRate(kafkaLine)
+	printResult(os.Stdout, res)
+	path, err := writeResult(o.out, res)
 	if err != nil {
-		return err
-	}
-	res := Result{
-		Date: time.Now().UTC(), KafkaVersion: o.version, GoVersion: runtime.Version(), CPUs: runtime.NumCPU(),
-		Records: o.records, RecordSize: o.recordSize, Acks: "all", Partitions: o.partitions, Replication: 3,
-		KafkaLine: kafkaLine, OursLine: rep.SummaryLine, KafkaRate: kRate, OursRate: rep.Summary.RecordsPerSec,
-		Ratio: rep.Summary.RecordsPerSec / kRate, E2EKafka: kafkaE2E, E2EOurs: oursE2E, E2EOursRate: o.e2eRate, E2EKafkaCount: o.e2eCount,
-	}
-	fmt.Printf("\nkafka-producer-perf-test: %s\nkafkachaos steadystate:   %s\nthroughput ratio (ours / Kafka's): %.3f\n", res.KafkaLine, res.OursLine, res.Ratio)
-	fmt.Printf("\nEndToEndLatency (closed loop):     %s\nkafkachaos e2e (open loop, %d/s): %s\n", res.E2EKafka, o.e2eRate, res.E2EOurs)
-	if !rep.Records.Clean() || !erep.Records.Clean() {
-		return fmt.Errorf("the verifier found anomalies in a benchmark run: %+v / %+v", rep.Records, erep.Records)
-	}
-	return writeResult(o.out, res)
-}
-
-// ours runs the steady state on topic and returns its report.
-func ours(ctx context.Context, boot []string, topic string, records int64, rate int, o options) (*steadystate.Report, error) {
-	r, err := steadystate.New(steadystate.Config{
-		Bootstrap: boot, Topic: topic, Partitions: o.partitions, NumRecords: records, Rate: rate, RecordSize: o.recordSize,
-	})
-	if err != nil {
-		return nil, err
-	}
-	return r.Run(ctx)
-}
-
-// java runs one of Kafka's tools and returns its stdout.
-func java(ctx context.Context, d kafkadist.Dist, log4j, class string, args ...string) (string, error) {
-	ctx, cancel := context.WithTimeout(ctx, toolTimeout)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, "java", append([]string{"-Xmx512m", "-cp", d.Classpath(), "-Dlog4j2.configurationFile=" + log4j, class}, args...)...)
-	var out, errb bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errb
-	if err := cmd.Run(); err != nil {
-		return "", fmt.Errorf("%s: %w\n%s%s", class, err, out.String(), errb.String())
-	}
-	return out.String(), nil
-}
-
-func lastLineWith(out, s string) string {
-	lines := strings.Split(strings.TrimSpace(out), "\n")
-	for i := len(lines) - 1; i >= 0; i-- {
-		if strings.Contains(lines[i], s) {
-			return strings.TrimSpace(lines[i])
-		}
-	}
-	return ""
-}
-
-var perfRateRe = regexp.MustCompile(`records sent, ([0-9.]+) records/sec`)
-
-func perfRate(line string) (float64, error) {
-	m := perfRateRe.FindStringSubmatch(line)
-	if m == nil {
-		return 0, fmt.Errorf("no records/sec in %q", line)
-	}
-	return strconv.ParseFloat(m[1], 64)
-}
-
-func admin(boot []string) (*kadm.Client, func(), error) {
-	cl, err := kgo.NewClient(kgo.SeedBrokers(boot...))
-	if err != nil {
-		return nil, nil, err
-	}
-	return kadm.NewClient(cl), cl.Close, nil
-}
-
-func createTopic(ctx context.Context, adm *kadm.Client, name string, partitions int32) error {
-	minISR := "2"
-	resp, err := adm.CreateTopic(ctx, partitions, 3, map[string]*string{"min.insync.replicas": &minISR}, name)
-	if err == nil {
-		err = resp.Err
-	}
-	if err != nil {
-		return fmt.Errorf("create topic %s: %w", name, err)
-	}
-	return nil
-}
-
-func writeResult(dir string, r Result) error {
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return err
-	}
-	raw, err := json.MarshalIndent(r, "", "  ")
-	if err != nil {
-		return err
-	}
-	path := filepath.Join(dir, r.Date.Format("2006-01-02T150405Z")+".json")
-	if err := os.WriteFile(path, append(raw, '\n'), 0o644); err != nil {
 		return err
 	}
 	fmt.Println("result:", path)
 	return nil
 }
 
-type int32Flag struct{ p *int32 }
+// Modes of a comparison, in topic names.
+const (
+	modeIdentical = "identical"
+	modeDefaults  = "defaults"
+)
 
-func (f int32Flag) String() string {
-	if f.p == nil {
-		return "0"
-	}
-	return fmt.Sprint(*f.p)
+func topicName(size int, mode, client string) string {
+	return fmt.Sprintf("perf-%d-%s-%s", size, mode, client)
 }
 
-func (f int32Flag) Set(s string) error {
-	v, err := strconv.ParseInt(s, 10, 32)
+// createTopics creates every topic of the benchmark up front, with the
+// same settings.
+func (b *bench) createTopics(ctx context.Context) error {
+	cl, err := kgo.NewClient(kgo.SeedBrokers(b.boot...))
 	if err != nil {
-		return errors.New("not an int32")
+		return fmt.Errorf("admin client: %w", err)
 	}
-	*f.p = int32(v)
+	defer cl.Close()
+	adm := kadm.NewClient(cl)
+	topics := map[string]int32{"perf-warmup": b.o.partitions, "perf-kafka-startup": b.o.partitions, "perf-e2e-kafka": 1, "perf-e2e-ours": 1}
+	for _, size := range b.o.recordSizes {
+		for _, mode := range []string{modeIdentical, modeDefaults} {
+			topics[topicName(size, mode, "kafka")] = b.o.partitions
+			topics[topicName(size, mode, "ours")] = b.o.partitions
+		}
+	}
+	minISR := fmt.Sprint(b.minISR)
+	for name, partitions := range topics {
+		resp, err := adm.CreateTopic(ctx, partitions, b.rf, map[string]*string{"min.insync.replicas": &minISR}, name)
+		if err == nil {
+			err = resp.Err
+		}
+		if err != nil {
+			return fmt.Errorf("create topic %s: %w", name, err)
+		}
+	}
 	return nil
+}
+
+// compareAt runs both comparisons at one record size. Who goes first
+// alternates (identical: Kafka's tool, defaults: ours), so that neither
+// always runs right after the other, on brokers still busy with its load.
+func (b *bench) compareAt(ctx context.Context, size int) (SizeResult, error) {
+	records := b.o.recordsAt(size)
+	sr := SizeResult{RecordSize: size, Records: records}
+	ours := oursSettings()
+
+	fmt.Printf("\n%d-byte records, %d per run: identical settings, Kafka's tool first...\n", size, records)
+	ki, err := b.kafka(ctx, topicName(size, modeIdentical, "kafka"), records, size, javaIdentical(ours))
+	if err != nil {
+		return sr, err
+	}
+	oi, err := b.oursRun(ctx, topicName(size, modeIdentical, "ours"), records, size, ours)
+	if err != nil {
+		return sr, err
+	}
+	sr.Identical = newComparison(ki, oi)
+
+	fmt.Printf("%d-byte records: each with its own defaults, ours first...\n", size)
+	od, err := b.oursRun(ctx, topicName(size, modeDefaults, "ours"), records, size, ours)
+	if err != nil {
+		return sr, err
+	}
+	kd, err := b.kafka(ctx, topicName(size, modeDefaults, "kafka"), records, size, javaDefaults())
+	if err != nil {
+		return sr, err
+	}
+	sr.Defaults = newComparison(kd, od)
+	return sr, nil
+}
+
+// kafka runs ProducerPerformance with settings s and returns its run, with
+// the CPU time of the whole JVM.
+func (b *bench) kafka(ctx context.Context, topic string, records int64, size int, s ProducerSettings) (ClientRun, error) {
+	args := []string{"--topic", topic, "--num-records", fmt.Sprint(records), "--throughput", "-1"}
+	switch s.Payload {
+	case PayloadRandomLetters:
+		args = append(args, "--record-size", fmt.Sprint(size))
+	case PayloadHeaderZerosFile:
+		path, err := writePayloadFile(size)
+		if err != nil {
+			return ClientRun{}, err
+		}
+		defer os.Remove(path)
+		args = append(args, "--payload-file", path)
+	default:
+		return ClientRun{}, fmt.Errorf("no way to give Kafka's tool payload %q", s.Payload)
+	}
+	// --producer-props takes every argument after it: it goes last.
+	args = append(append(args, "--producer-props"), javaProps(strings.Join(b.boot, ","), s)...)
+	fmt.Printf("  kafka-producer-perf-test: batch.size=%d linger.ms=%d compression=%s partitioner=%s\n",
+		s.BatchBytes, s.LingerMs, s.Compression, s.Partitioner)
+	out, err := b.java(ctx, kafkadist.ProducerPerfClass, args...)
+	if err != nil {
+		return ClientRun{}, err
+	}
+	line := lastLineWith(out.out, "records sent,")
+	n, rate, err := parsePerfLine(line)
+	if err != nil {
+		return ClientRun{}, fmt.Errorf("%w; ProducerPerformance printed:\n%s", err, out.out)
+	}
+	if n != records {
+		return ClientRun{}, fmt.Errorf("ProducerPerformance had %d of %d records acknowledged:\n%s", n, records, out.out)
+	}
+	fmt.Println("   ", line)
+	return newClientRun(s, line, n, rate, out.cpu, 0), nil
+}
+
+// oursRun runs the steady state at an unlimited rate and returns its run.
+func (b *bench) oursRun(ctx context.Context, topic string, records int64, size int, s ProducerSettings) (ClientRun, error) {
+	fmt.Println("  kafkachaos steadystate")
+	rep, cpu, err := b.ours(ctx, topic, records, size, steadystate.RateUnlimited)
+	if err != nil {
+		return ClientRun{}, err
+	}
+	if rep.Summary.Records != records {
+		return ClientRun{}, fmt.Errorf("steadystate on %s had %d of %d records acknowledged: %s", topic, rep.Summary.Records, records, rep.SummaryLine)
+	}
+	fmt.Println("   ", rep.SummaryLine)
+	return newClientRun(s, rep.SummaryLine, rep.Summary.Records, rep.Summary.RecordsPerSec, cpu, int64(rep.Records.Consumed)), nil
+}
+
+// ours runs the steady state on topic and returns its report, and the CPU
+// time this process spent in the run. That is the producer's, and also the
+// consumer's that reads every record back and the verifier's that checks
+// it, which Kafka's tool does not do; and the Go runtime's (GC) for all
+// three. A GC before the run leaves earlier runs' garbage out of it.
+func (b *bench) ours(ctx context.Context, topic string, records int64, size, rate int) (*steadystate.Report, cpuTime, error) {
+	r, err := steadystate.New(steadystate.Config{
+		Bootstrap: b.boot, Topic: topic, Partitions: b.o.partitions, ReplicationFactor: b.rf, MinInsyncReplicas: b.minISR,
+		NumRecords: records, Rate: rate, RecordSize: size,
+	})
+	if err != nil {
+		return nil, cpuTime{}, fmt.Errorf("steadystate on %s: %w", topic, err)
+	}
+	runtime.GC()
+	before, err := selfCPU()
+	if err != nil {
+		return nil, cpuTime{}, err
+	}
+	rep, err := r.Run(ctx)
+	if err != nil {
+		return nil, cpuTime{}, fmt.Errorf("steadystate on %s: %w", topic, err)
+	}
+	after, err := selfCPU()
+	if err != nil {
+		return nil, cpuTime{}, err
+	}
+	if !rep.Records.Clean() {
+		return nil, cpuTime{}, fmt.Errorf("the verifier found anomalies on %s: %+v", topic, rep.Records)
+	}
+	return rep, after.sub(before), nil
+}
+
+// javaRun is what one of Kafka's tools printed and the CPU it used.
+type javaRun struct {
+	out string
+	cpu cpuTime
+}
+
+// java runs one of Kafka's tools to its end.
+func (b *bench) java(ctx context.Context, class string, args ...string) (javaRun, error) {
+	ctx, cancel := context.WithTimeout(ctx, toolTimeout)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, "java", append([]string{"-Xmx512m", "-cp", b.dist.Classpath(), "-Dlog4j2.configurationFile=" + b.toolsLog, class}, args...)...)
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	if err := cmd.Run(); err != nil {
+		return javaRun{}, fmt.Errorf("%s: %w\n%s%s", class, err, out.String(), errb.String())
+	}
+	return javaRun{out: out.String(), cpu: childCPU(cmd.ProcessState)}, nil
+}
+
+// writePayloadFile writes the identical run's payload file for size and
+// returns its path; the caller removes it.
+func writePayloadFile(size int) (string, error) {
+	f, err := os.CreateTemp("", fmt.Sprintf("kafkachaos-perf-payload-%d-*.txt", size))
+	if err != nil {
+		return "", fmt.Errorf("payload file: %w", err)
+	}
+	_, werr := f.Write(payloadFile(size, payloadCount, uint64(size)))
+	if cerr := f.Close(); werr == nil {
+		werr = cerr
+	}
+	if werr != nil {
+		os.Remove(f.Name())
+		return "", fmt.Errorf("payload file: %w", werr)
+	}
+	return f.Name(), nil
 }
