@@ -26,7 +26,11 @@ type Quorum struct {
 
 // Replica is one member of the quorum, as the leader sees it.
 type Replica struct {
-	ID           int32
+	ID int32
+	// DirectoryID is the replica's metadata log directory ID, in Kafka's
+	// text form, under a dynamic quorum (KIP-853); "" when the quorum is
+	// static or the broker does not say.
+	DirectoryID  string
 	LogEndOffset int64
 	// Lag is how many records the replica trails the leader's log end offset by.
 	Lag int64
@@ -98,7 +102,7 @@ func (c *Client) DescribeQuorum(ctx context.Context) Quorum {
 		}
 	}
 	replica := func(s kmsg.DescribeQuorumResponseTopicPartitionReplicaState) Replica {
-		r := Replica{ID: s.ReplicaID, LogEndOffset: s.LogEndOffset, LagTime: -1}
+		r := Replica{ID: s.ReplicaID, DirectoryID: UUIDString(s.ReplicaDirectoryID), LogEndOffset: s.LogEndOffset, LagTime: -1}
 		if leaderLEO >= 0 {
 			r.Lag = max(leaderLEO-s.LogEndOffset, 0)
 		}

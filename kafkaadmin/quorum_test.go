@@ -50,3 +50,49 @@ func TestActiveController(t *testing.T) {
 		})
 	}
 }
+
+// A directory ID reads as Kafka writes it in meta.properties; the zero
+// UUID (a static quorum's voters) as none.
+func TestUUIDString(t *testing.T) {
+	tests := []struct {
+		name string
+		u    [16]byte
+		want string
+	}{
+		{"zero", [16]byte{}, ""},
+		{"the dynamic-quorum layout's node 2", [16]byte{0xe6, 0x25, 0x59, 0x3d, 0x4b, 0x1b, 0x4e, 0xd4, 0x85, 0xa5, 0x3b, 0xd4, 0xd9, 0x94, 0x73, 0x9e}, "5iVZPUsbTtSFpTvU2ZRzng"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := UUIDString(tt.u); got != tt.want {
+				t.Errorf("UUIDString(%x) = %q, want %q", tt.u, got, tt.want)
+			}
+		})
+	}
+}
+
+// ParseUUID reads what UUIDString writes, and refuses what is not one.
+func TestParseUUID(t *testing.T) {
+	tests := []struct {
+		in      string
+		wantErr bool
+	}{
+		{in: "5iVZPUsbTtSFpTvU2ZRzng"},
+		{in: "iXmNKuthQBm8Z5VOvwAEuA"},
+		{in: "", wantErr: true},
+		{in: "5iVZPUsbTtSFpTvU2ZRz", wantErr: true},
+		{in: "5iVZPUsbTtSFpTvU2ZRzng==", wantErr: true},
+		{in: "not base64 at all!!!!!", wantErr: true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.in, func(t *testing.T) {
+			u, err := ParseUUID(tt.in)
+			if (err != nil) != tt.wantErr {
+				t.Fatalf("ParseUUID(%q) = %x, %v; want an error: %t", tt.in, u, err, tt.wantErr)
+			}
+			if err == nil && UUIDString(u) != tt.in {
+				t.Errorf("UUIDString(ParseUUID(%q)) = %q", tt.in, UUIDString(u))
+			}
+		})
+	}
+}

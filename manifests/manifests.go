@@ -15,7 +15,7 @@ import (
 	"github.com/kafkachaos/kafkachaos/internal/kube"
 )
 
-//go:embed kafka/kafka.yaml kafka/separate-controllers/kafka.yaml kafka/zookeeper/kafka.yaml
+//go:embed kafka/kafka.yaml kafka/separate-controllers/kafka.yaml kafka/zookeeper/kafka.yaml kafka/dynamic-quorum/kafka.yaml
 //go:embed operators/strimzi/kafka.yaml operators/koperator/kafkacluster.yaml
 var files embed.FS
 
@@ -132,6 +132,7 @@ func Layouts() []Layout {
 		{Name: "separate-controllers", File: "kafka/separate-controllers/kafka.yaml", Namespace: "kafka-split", StatefulSet: "kafka-broker", Brokers: 3, Service: "kafka-headless", Pods: 6, fileNamespace: "kafka-split"},
 		{Name: "zookeeper", File: "kafka/zookeeper/kafka.yaml", Namespace: "kafka-zk", StatefulSet: "kafka", Brokers: 3, Service: "kafka-headless", Pods: 6, fileNamespace: "kafka-zk",
 			ZooKeeper: Ensemble{StatefulSet: "zookeeper", Service: "zookeeper-headless", Servers: 3, FirstID: 10, ClientPort: 2181}},
+		{Name: "dynamic-quorum", File: "kafka/dynamic-quorum/kafka.yaml", Namespace: "kafka-dyn", StatefulSet: "kafka", Brokers: 3, Service: "kafka-headless", Pods: 3, fileNamespace: "kafka-dyn"},
 	}
 }
 
@@ -217,8 +218,29 @@ func (l Layout) Objects() ([]*unstructured.Unstructured, error) {
 		case o.GetNamespace() == l.fileNamespace:
 			o.SetNamespace(l.Namespace)
 		}
+		if o.GetKind() == "ConfigMap" {
+			if err := renameInData(o, "."+l.fileNamespace+".svc.", "."+l.Namespace+".svc."); err != nil {
+				return nil, err
+			}
+		}
 	}
 	return objs, nil
+}
+
+// renameInData replaces old with new in a ConfigMap's data: config files
+// name their peers by full DNS name, which carries the namespace.
+func renameInData(o *unstructured.Unstructured, old, new string) error {
+	data, _, err := unstructured.NestedStringMap(o.Object, "data")
+	if err != nil {
+		return fmt.Errorf("manifests: ConfigMap %s: %w", o.GetName(), err)
+	}
+	for k, v := range data {
+		data[k] = strings.ReplaceAll(v, old, new)
+	}
+	if len(data) == 0 {
+		return nil
+	}
+	return unstructured.SetNestedStringMap(o.Object, data, "data")
 }
 
 // ReadyPods counts the layout's Ready pods (see kube.ReadyPods).

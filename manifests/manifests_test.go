@@ -4,6 +4,8 @@ import (
 	"strings"
 	"testing"
 
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
 	"github.com/kafkachaos/kafkachaos/internal/kafkadist"
 	"github.com/kafkachaos/kafkachaos/internal/kube"
 )
@@ -76,6 +78,14 @@ func TestLayoutIn(t *testing.T) {
 					}
 				case o.GetNamespace() != "kafka-copy":
 					t.Errorf("%s %s is in %q, want kafka-copy", o.GetKind(), o.GetName(), o.GetNamespace())
+				}
+				// Config files name peers by full DNS name: those move too.
+				if data, _, _ := unstructured.NestedStringMap(o.Object, "data"); o.GetKind() == "ConfigMap" {
+					for k, v := range data {
+						if strings.Contains(v, "."+l.Namespace+".svc.") {
+							t.Errorf("ConfigMap %s, %s still names namespace %s:\n%s", o.GetName(), k, l.Namespace, v)
+						}
+					}
 				}
 			}
 			if namespaces != 1 {

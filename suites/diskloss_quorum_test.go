@@ -105,13 +105,14 @@ func voterDiskLossStory(label string, s sentinel) story {
 }
 
 // laggingVoterDiskLossStory forces the KAFKA-14077 shape: voter B frozen,
-// a topic committed on the leader A and the victim C, C's volume wiped, A
+// a topic committed on the leader A and the victim C, C's volume lost
+// (mode: wiped in place, or its claim and pod deleted together), A
 // frozen, B resumed. B and C are a majority; C votes for B, whose log
 // lacks the topic. Then A is resumed and follows whoever leads. With
 // waitForVictim, A is frozen only once C has fetched the metadata log back,
 // as Kafka's operations guide asks of a replaced controller disk: then C's
 // log is the longer, C does not vote for B, and nothing may be lost.
-func laggingVoterDiskLossStory(label string, waitForVictim bool) story {
+func laggingVoterDiskLossStory(label string, mode chaos.DiskLossMode, waitForVictim bool) story {
 	var leader, lagging int32 = -1, -1
 	var old, now kafkaadmin.Quorum
 	var elected time.Duration
@@ -119,8 +120,9 @@ func laggingVoterDiskLossStory(label string, waitForVictim bool) story {
 	var shape string // how far the lagging voter lagged
 	var hw int64     // the quorum's high watermark once the sentinel is committed
 	var caughtUp time.Duration
+	var ids directoryIDs
 	return story{
-		label: label,
+		label: label, newPods: mode == chaos.DiskLossClaim, newVolume: newVolumeOf(mode),
 		unbounded: "the story holds the leader frozen and the third voter's volume empty until a new quorum leader is elected: " +
 			"every partition is unwritable for that long, by design; the spec is about the metadata",
 		pick: func(ctx context.Context, e *env, _ string, snap []brokers.Broker) ([]brokers.Broker, error) {
@@ -136,7 +138,8 @@ func laggingVoterDiskLossStory(label string, waitForVictim bool) story {
 			By(fmt.Sprintf("leader %d, lagging voter %d, victim %d (%s)", leader, lagging, v.ID, v.Pod))
 			s = sentinel{topic: "kafkachaos-sentinel", partitions: 3, records: 100, replicas: []int32{leader, v.ID}}
 			primer = sentinel{topic: "kafkachaos-primer", partitions: 1, records: 1, replicas: []int32{leader, v.ID}}
-			return []brokers.Broker{v}, nil
+			ids, err = readDirectoryIDs(ctx, e, v)
+			return []brokers.Broker{v}, err
 		},
 		fault: func(e *env, v []brokers.Broker) chaos.Fault {
 			pod := func(ctx context.Context, id int32) (string, error) {
@@ -161,16 +164,18 @@ func laggingVoterDiskLossStory(label string, waitForVictim bool) story {
 			var elected0, wiped time.Time
 			var restarts int32
 			wait := step{what: fmt.Sprintf("not waiting for voter %d to fetch the metadata log back", v[0].ID), do: func(context.Context) error { return nil }}
-			name := fmt.Sprintf("voter %d frozen, a topic committed on %d and %d, voter %d's volume wiped, leader %d frozen, voter %d resumed",
-				lagging, leader, v[0].ID, v[0].ID, leader, lagging)
+			name := fmt.Sprintf("voter %d frozen, a topic committed on %d and %d, voter %d's volume %s, leader %d frozen, voter %d resumed",
+				lagging, leader, v[0].ID, v[0].ID, lostHow(mode), leader, lagging)
 			if waitForVictim {
 				// The leader's view of the victim's log end is stale until
 				// the victim fetches again: first its JVM must be back.
 				wait = step{what: fmt.Sprintf("waiting until voter %d runs again, is Ready, and has fetched the metadata log back past the sentinel", v[0].ID), do: func(ctx context.Context) error {
-					if err := containerRestarted(ctx, e, v[0].Pod, restarts); err != nil {
-						return err
+					if mode == chaos.DiskLossWipe {
+						if err := containerRestarted(ctx, e, v[0].Pod, restarts); err != nil {
+							return err
+						}
 					}
-					if err := waitPodsBack(ctx, e, v, false); err != nil {
+					if err := waitPodsBack(ctx, e, v, mode == chaos.DiskLossClaim); err != nil {
 						return err
 					}
 					if err := voterReached(ctx, e, v[0].ID, hw); err != nil {
@@ -179,8 +184,8 @@ func laggingVoterDiskLossStory(label string, waitForVictim bool) story {
 					caughtUp = time.Since(wiped)
 					return nil
 				}}
-				name = fmt.Sprintf("voter %d frozen, a topic committed on %d and %d, voter %d's volume wiped and fetched back, leader %d frozen, voter %d resumed",
-					lagging, leader, v[0].ID, v[0].ID, leader, lagging)
+				name = fmt.Sprintf("voter %d frozen, a topic committed on %d and %d, voter %d's volume %s and fetched back, leader %d frozen, voter %d resumed",
+					lagging, leader, v[0].ID, v[0].ID, lostHow(mode), leader, lagging)
 			}
 			return &sequence{name: name, steps: []step{
 				{what: "reading the quorum's epoch", do: func(ctx context.Context) (err error) {
@@ -199,11 +204,11 @@ func laggingVoterDiskLossStory(label string, waitForVictim bool) story {
 					hw, err = quorumHighWatermark(ctx, e)
 					return err
 				}},
-				{what: fmt.Sprintf("wiping voter %d's volume in place", v[0].ID), fault: func(ctx context.Context) (chaos.Fault, error) {
+				{what: fmt.Sprintf("voter %d's volume %s", v[0].ID, lostHow(mode)), fault: func(ctx context.Context) (chaos.Fault, error) {
 					var err error
 					restarts, err = restartsOf(ctx, e, v[0].Pod)
 					wiped = time.Now()
-					return diskLoss(e, v[0].Pod, chaos.DiskLossWipe), err
+					return diskLoss(e, v[0].Pod, mode), err
 				}},
 				wait,
 				// Best effort, and quick: the victim is fetching back all the
@@ -238,6 +243,7 @@ func laggingVoterDiskLossStory(label string, waitForVictim bool) story {
 		},
 		during: func(context.Context, *env, []brokers.Broker) error { return nil },
 		finally: func(ctx context.Context, e *env, v []brokers.Broker, o *outcome) {
+			o.Observations = append(o.Observations, ids.after(ctx, e, v[0], o))
 			if shape != "" {
 				o.Observations = append(o.Observations, "before the leader froze: "+shape)
 			}

@@ -64,7 +64,20 @@ var _ = Describe("Disk loss", Label("disk-loss"), Serial, func() {
 	// wins the election, a hung one stays out, as a hung node would.
 	It("of a combined voter under a static quorum, while the third voter lags and the leader hangs: committed metadata survives", func(ctx SpecContext) {
 		e := diskLossKafka(ctx, "combined")
-		expectPassed(runStory(ctx, e, laggingVoterDiskLossStory("disk-loss-voter-lagging", false)))
+		expectPassed(runStory(ctx, e, laggingVoterDiskLossStory("disk-loss-voter-lagging", chaos.DiskLossWipe, false)))
+	}, SpecTimeout(storyTimeout))
+
+	// The KAFKA-14077 shape again, on a dynamic quorum (KIP-853), whose
+	// voters carry directory IDs so that a voter on a new disk is not taken
+	// for the old one. The layout formats in an init container with the
+	// operations guide's --initial-controllers list and --ignore-formatted,
+	// which is what a StatefulSet on the apache/kafka image can do without
+	// a shell: so a new, empty volume is formatted with the node's old
+	// directory ID. The victim's claim and pod are deleted together, as a
+	// replaced disk, so that the init container runs again.
+	It("of a combined voter under a dynamic quorum (KIP-853) formatted by an init container, while the third voter lags and the leader hangs: committed metadata survives", Label("disk-loss-dynamic"), func(ctx SpecContext) {
+		e := diskLossKafka(ctx, "dynamic-quorum")
+		expectPassed(runStory(ctx, e, laggingVoterDiskLossStory("disk-loss-voter-dynamic", chaos.DiskLossClaim, false)))
 	}, SpecTimeout(storyTimeout))
 
 	// The same, with what Kafka's operations guide asks of a replaced
@@ -72,7 +85,7 @@ var _ = Describe("Disk loss", Label("disk-loss"), Serial, func() {
 	// the metadata log back.
 	It("of a combined voter under a static quorum, fetched back before the leader hangs while the third voter lags: committed metadata survives", func(ctx SpecContext) {
 		e := diskLossKafka(ctx, "combined")
-		expectPassed(runStory(ctx, e, laggingVoterDiskLossStory("disk-loss-voter-caught-up", true)))
+		expectPassed(runStory(ctx, e, laggingVoterDiskLossStory("disk-loss-voter-caught-up", chaos.DiskLossWipe, true)))
 	}, SpecTimeout(storyTimeout))
 })
 

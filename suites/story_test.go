@@ -295,7 +295,7 @@ func expectPassed(o outcome) {
 	GinkgoHelper()
 	for _, c := range o.Checks {
 		By("checking: " + string(c.Name))
-		Expect(c.Problems).To(BeEmpty(), c.Name)
+		Expect(c.Problems).To(BeEmpty(), string(c.Name))
 	}
 }
 

@@ -131,7 +131,7 @@ Ready. Then test your own with the suite:
 			return nil
 		},
 	}
-	up.Flags().StringVar(&kafka, "kafka", "combined", "Kafka layout to deploy from manifests/kafka: combined, separate-controllers, zookeeper (Kafka 3.9 in ZooKeeper mode), or none")
+	up.Flags().StringVar(&kafka, "kafka", "combined", "Kafka layout to deploy from manifests/kafka: combined, separate-controllers, zookeeper (Kafka 3.9 in ZooKeeper mode), dynamic-quorum (KIP-853), or none")
 	up.Flags().StringVar(&kafkaVersion, "kafka-version", "", "Kafka version the layout runs, as its apache/kafka image tag (default: the manifest's, "+kafkadist.DefaultVersion+"); fetch it first with make kafka-dist KAFKA_VERSION=...")
 	up.Flags().StringVar(&manifest, "manifest", "", "deploy your own manifests instead of a layout: a file, a directory of .yaml/.yml/.json files, or a kustomization")
 	var purge bool
