@@ -80,6 +80,21 @@ var _ = Describe("Disk loss", Label("disk-loss"), Serial, func() {
 		expectPassed(runStory(ctx, e, laggingVoterDiskLossStory("disk-loss-voter-dynamic", chaos.DiskLossClaim, false)))
 	}, SpecTimeout(storyTimeout))
 
+	// What KIP-853 is for: the same layout once its pods format new volumes
+	// with --no-initial-controllers, so that a replaced disk gets a
+	// directory ID of its own. The replacement is an observer, the quorum
+	// runs on two voters until an operator removes the old voter and adds
+	// the new one, and the health check must see that.
+	It("of a combined voter under a dynamic quorum (KIP-853), formatted anew without initial controllers: degraded until the old voter is removed and the new one added, nothing lost", Label("disk-loss-replace"), func(ctx SpecContext) {
+		e := diskLossKafka(ctx, "dynamic-quorum")
+		By("switching the StatefulSet's format to --no-initial-controllers, as a manifest should once the quorum is bootstrapped")
+		Expect(formatWithoutInitialControllers(ctx, e)).To(Succeed())
+		s := sentinel{topic: "kafkachaos-sentinel", partitions: 3, records: 100}
+		By(fmt.Sprintf("committing metadata and records before the fault: topic %s, %d partitions, %s=%s, %d records with acks=all", s.topic, s.partitions, sentinelConfig, sentinelValue, s.records))
+		Expect(s.plant(ctx, e, -1)).To(Succeed())
+		expectPassed(runStory(ctx, e, replacedVoterStory("disk-loss-voter-replaced", s)))
+	}, SpecTimeout(storyTimeout))
+
 	// The same, with what Kafka's operations guide asks of a replaced
 	// controller disk: the leader hangs only once the victim has fetched
 	// the metadata log back.
