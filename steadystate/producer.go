@@ -35,13 +35,29 @@ type producer struct {
 	inflight sync.WaitGroup
 }
 
+// What a producer may hold unacknowledged. At a fixed rate, 10 s of its
+// share of the rate (at least 10,000 records), so that an outage of that
+// long fails no record for want of room. As fast as possible, as the Java
+// producer's buffer.memory (32 MiB): a record bound alone would cap the
+// throughput at records per round trip (10,000 records of 100 B over a
+// 100 ms acks=all round trip is 100,000 records/s, the bound bench-perf
+// measured with it).
+const (
+	UnlimitedBufferedBytes   = 32 << 20
+	UnlimitedBufferedRecords = 1 << 20
+)
+
 func (r *Runner) newProducer(id uint32, start time.Time, partitions int32, gapMin time.Duration) (*producer, error) {
 	c := r.cfg
 	opts := append(r.baseOpts(),
 		kgo.RecordPartitioner(kgo.ManualPartitioner()),
 		kgo.RecordDeliveryTimeout(c.ProduceTimeout),
-		kgo.MaxBufferedRecords(max(10_000, c.Rate*10/c.Producers)),
 	)
+	if c.Rate == RateUnlimited {
+		opts = append(opts, kgo.MaxBufferedRecords(UnlimitedBufferedRecords), kgo.MaxBufferedBytes(UnlimitedBufferedBytes))
+	} else {
+		opts = append(opts, kgo.MaxBufferedRecords(max(10_000, c.Rate*10/c.Producers)))
+	}
 	switch c.Acks {
 	case AcksAll:
 		opts = append(opts, kgo.RequiredAcks(kgo.AllISRAcks()))

@@ -58,6 +58,9 @@ type bench struct {
 	boot     []string
 	rf       int16
 	minISR   int
+	// startupCPU is the CPU time of Kafka's tool sending one record: its
+	// JVM's start-up, inside every run of it.
+	startupCPU float64
 }
 
 func run(ctx context.Context, o options) error {
@@ -101,6 +104,7 @@ func run(ctx context.Context, o options) error {
 	if err != nil {
 		return err
 	}
+	b.startupCPU = startup.CPU.Seconds
 
 	res := Result{
 		Schema: ResultSchema, Date: time.Now().UTC(), KafkaVersion: o.version, GoVersion: runtime.Version(), CPUs: runtime.NumCPU(),
@@ -197,7 +201,7 @@ func (b *bench) compareAt(ctx context.Context, size int) (SizeResult, error) {
 	if err != nil {
 		return sr, err
 	}
-	sr.Identical = newComparison(ki, oi)
+	sr.Identical = newComparison(ki, oi, b.startupCPU)
 
 	fmt.Printf("%d-byte records: each with its own defaults, ours first...\n", size)
 	od, err := b.oursRun(ctx, topicName(size, modeDefaults, "ours"), records, size, ours)
@@ -208,7 +212,7 @@ func (b *bench) compareAt(ctx context.Context, size int) (SizeResult, error) {
 	if err != nil {
 		return sr, err
 	}
-	sr.Defaults = newComparison(kd, od)
+	sr.Defaults = newComparison(kd, od, b.startupCPU)
 	return sr, nil
 }
 

@@ -42,20 +42,23 @@ func TestNewClientRun(t *testing.T) {
 
 func TestNewComparison(t *testing.T) {
 	for _, tt := range []struct {
-		name            string
-		kafka, ours     ClientRun
-		ratio, cpuRatio float64
+		name                 string
+		kafka, ours          ClientRun
+		startup              float64
+		ratio, cpuRatio, net float64
 	}{
-		{"ours faster, cheaper", ClientRun{RecordsPerSec: 40_000, RecordsSentPerCPUSecond: 100_000},
-			ClientRun{RecordsPerSec: 120_000, RecordsSentPerCPUSecond: 150_000, RecordsVerifiedPerCPUSecond: 150_000}, 3, 1.5},
-		{"ours slower", ClientRun{RecordsPerSec: 100_000, RecordsSentPerCPUSecond: 200_000},
-			ClientRun{RecordsPerSec: 80_000, RecordsVerifiedPerCPUSecond: 50_000}, 0.8, 0.25},
-		{"Kafka's run empty", ClientRun{}, ClientRun{RecordsPerSec: 1, RecordsVerifiedPerCPUSecond: 1}, 0, 0},
+		{"ours faster, cheaper", ClientRun{Records: 100_000, RecordsPerSec: 40_000, RecordsSentPerCPUSecond: 100_000, CPU: CPU{Seconds: 1}},
+			ClientRun{RecordsPerSec: 120_000, RecordsSentPerCPUSecond: 150_000, RecordsVerifiedPerCPUSecond: 150_000}, 0.5, 3, 1.5, 0.75},
+		{"ours slower", ClientRun{Records: 400_000, RecordsPerSec: 100_000, RecordsSentPerCPUSecond: 200_000, CPU: CPU{Seconds: 2}},
+			ClientRun{RecordsPerSec: 80_000, RecordsVerifiedPerCPUSecond: 50_000}, 0, 0.8, 0.25, 0.25},
+		{"Kafka's run no more than its start-up", ClientRun{Records: 1, RecordsPerSec: 1, RecordsSentPerCPUSecond: 1, CPU: CPU{Seconds: 1}},
+			ClientRun{RecordsPerSec: 1, RecordsVerifiedPerCPUSecond: 1}, 1.5, 1, 1, 0},
+		{"Kafka's run empty", ClientRun{}, ClientRun{RecordsPerSec: 1, RecordsVerifiedPerCPUSecond: 1}, 0, 0, 0, 0},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			c := newComparison(tt.kafka, tt.ours)
-			if math.Abs(c.Ratio-tt.ratio) > 1e-9 || math.Abs(c.CPURatio-tt.cpuRatio) > 1e-9 {
-				t.Fatalf("ratio %v, CPU ratio %v; want %v, %v", c.Ratio, c.CPURatio, tt.ratio, tt.cpuRatio)
+			c := newComparison(tt.kafka, tt.ours, tt.startup)
+			if math.Abs(c.Ratio-tt.ratio) > 1e-9 || math.Abs(c.CPURatio-tt.cpuRatio) > 1e-9 || math.Abs(c.CPURatioNetOfStartup-tt.net) > 1e-9 {
+				t.Fatalf("ratio %v, CPU ratio %v, net %v; want %v, %v, %v", c.Ratio, c.CPURatio, c.CPURatioNetOfStartup, tt.ratio, tt.cpuRatio, tt.net)
 			}
 		})
 	}
@@ -103,7 +106,7 @@ func TestResultJSON(t *testing.T) {
 	us := newClientRun(ours, "l", 1000, 900, cpuTime{user: time.Second}, 1000)
 	r := Result{
 		Schema: ResultSchema, Date: time.Date(2026, 12, 7, 10, 0, 0, 0, time.UTC), Brokers: 3,
-		Sizes: []SizeResult{{RecordSize: 100, Records: 1000, Identical: newComparison(kafka, us), Defaults: newComparison(kafka, us)}},
+		Sizes: []SizeResult{{RecordSize: 100, Records: 1000, Identical: newComparison(kafka, us, 0), Defaults: newComparison(kafka, us, 0)}},
 	}
 	dir := t.TempDir()
 	path, err := writeResult(dir, r)
@@ -142,12 +145,12 @@ func TestResultJSON(t *testing.T) {
 	}{
 		{"top", m, "brokers cpus date e2eRecordSize goVersion kafkaE2EMessages kafkaEndToEndLatency kafkaStartupCpuSeconds kafkaVersion kafkachaosE2ERate kafkachaosEndToEndLatency minInsyncReplicas partitions replicationFactor schema sizes"},
 		{"sizes[0]", size, "defaults identical recordSize records"},
-		{"identical", identical, "cpuRatio kafka kafkachaos ratio"},
+		{"identical", identical, "cpuRatio cpuRatioNetOfStartup kafka kafkachaos ratio"},
 		{"identical.kafka", identical["kafka"], "cpu line records recordsPerSec recordsSentPerCpuSecond settings"},
 		{"identical.kafkachaos", identical["kafkachaos"], "cpu line records recordsPerSec recordsSentPerCpuSecond recordsVerified recordsVerifiedPerCpuSecond settings"},
 		{"identical.kafka.cpu", identical["kafka"].(map[string]any)["cpu"], "seconds secondsPerMillionRecords systemSeconds userSeconds"},
 		{"identical.kafka.settings", identical["kafka"].(map[string]any)["settings"], "acks batchBytes bufferMemoryBytes compression enableIdempotence lingerMs maxInFlightPerBroker maxRequestBytes partitioner payload"},
-		{"identical.kafkachaos.settings", identical["kafkachaos"].(map[string]any)["settings"], "acks batchBytes compression enableIdempotence lingerMs maxBufferedRecords maxInFlightPerBroker maxRequestBytes partitioner payload"},
+		{"identical.kafkachaos.settings", identical["kafkachaos"].(map[string]any)["settings"], "acks batchBytes bufferMemoryBytes compression enableIdempotence lingerMs maxBufferedRecords maxInFlightPerBroker maxRequestBytes partitioner payload"},
 	} {
 		if got := keys(tt.v); got != tt.want {
 			t.Errorf("%s keys:\n got %s\nwant %s", tt.at, got, tt.want)
@@ -165,7 +168,7 @@ func TestResultJSON(t *testing.T) {
 func TestPrintResult(t *testing.T) {
 	kafka := ClientRun{RecordsPerSec: 40_000, RecordsSentPerCPUSecond: 100_000, CPU: CPU{SecondsPerMillionRecords: 10}}
 	ours := ClientRun{RecordsPerSec: 120_000, RecordsVerifiedPerCPUSecond: 150_000, CPU: CPU{SecondsPerMillionRecords: 6.67}}
-	r := Result{Brokers: 3, Sizes: []SizeResult{{RecordSize: 1024, Identical: newComparison(kafka, ours), Defaults: newComparison(kafka, ours)}}}
+	r := Result{Brokers: 3, Sizes: []SizeResult{{RecordSize: 1024, Identical: newComparison(kafka, ours, 0), Defaults: newComparison(kafka, ours, 0)}}}
 	var b strings.Builder
 	printResult(&b, r)
 	for _, want := range []string{"1024", "identical", "defaults", "3.000", "1.500", "150000", "6.67"} {

@@ -29,12 +29,11 @@ type ProducerSettings struct {
 	MaxRequestBytes int `json:"maxRequestBytes"`
 	// Partitioner is how records without a key are spread.
 	Partitioner Partitioner `json:"partitioner"`
-	// BufferMemoryBytes is buffer.memory: the Java producer's bound on
-	// buffered bytes. franz-go bounds records instead (MaxBufferedRecords);
-	// neither has the other's, so each side keeps its own.
+	// BufferMemoryBytes is buffer.memory: the bytes a producer may hold
+	// unacknowledged (franz-go: MaxBufferedBytes).
 	BufferMemoryBytes int64 `json:"bufferMemoryBytes,omitempty"`
 	// MaxBufferedRecords is franz-go's bound on records buffered and in
-	// flight.
+	// flight, which the Java producer does not have.
 	MaxBufferedRecords int `json:"maxBufferedRecords,omitempty"`
 	// Payload is what each record's value holds.
 	Payload Payload `json:"payload"`
@@ -94,11 +93,6 @@ const (
 	franzCompression = "snappy"
 )
 
-// steadystateBufferedRecords is steadystate's MaxBufferedRecords at an
-// unlimited rate with one producer: max(10_000, rate*10/producers), in
-// steadystate/producer.go newProducer.
-const steadystateBufferedRecords = 10_000
-
 // oursSettings are steadystate's producer settings as bench-perf runs it
 // (Config defaults, unlimited rate): acks and idempotence from
 // steadystate.Config, the rest from franz-go's defaults.
@@ -113,7 +107,8 @@ func oursSettings() ProducerSettings {
 		Compression:        franzCompression,
 		MaxRequestBytes:    franzMaxWriteBytes,
 		Partitioner:        PartitionerRoundRobin,
-		MaxBufferedRecords: steadystateBufferedRecords,
+		MaxBufferedRecords: steadystate.UnlimitedBufferedRecords,
+		BufferMemoryBytes:  steadystate.UnlimitedBufferedBytes,
 		Payload:            PayloadHeaderZeros,
 	}
 }
@@ -140,12 +135,11 @@ func javaDefaults() ProducerSettings {
 }
 
 // javaIdentical is ours for Kafka's tool: every setting the Java producer
-// can take as ours has it, buffer.memory at its default (the Java producer
-// cannot bound records), and a payload shaped like ours.
+// can take as ours has it (buffer.memory as ours bounds bytes; it has no
+// bound on records), and a payload shaped like ours.
 func javaIdentical(ours ProducerSettings) ProducerSettings {
 	s := ours
 	s.MaxBufferedRecords = 0
-	s.BufferMemoryBytes = javaDefaultBufferMemory
 	s.Payload = PayloadHeaderZerosFile
 	return s
 }
