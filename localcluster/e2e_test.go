@@ -178,6 +178,18 @@ func TestNodeAgentRunsStatefulSet(t *testing.T) {
 		t.Fatal(err)
 	}
 	waitFor(t, ctx, "3 Ready sleeper pods", func() (string, bool) { return readyPods(ctx, cs, ns, 3) })
+	// Each init container failed once on its fresh volume and was retried;
+	// the app container started only after it, so never exited.
+	sleepers, err := cs.CoreV1().Pods(ns).List(ctx, metav1.ListOptions{LabelSelector: "app=sleeper"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range sleepers.Items {
+		is, cs := p.Status.InitContainerStatuses, p.Status.ContainerStatuses
+		if len(is) != 1 || is[0].RestartCount != 1 || is[0].State.Terminated == nil || is[0].State.Terminated.ExitCode != 0 || len(cs) != 1 || cs[0].RestartCount != 0 {
+			t.Errorf("%s: init statuses %+v, app statuses %+v; want the init container completed after one retry, the app container never restarted", p.Name, is, cs)
+		}
+	}
 	waitFor(t, ctx, "3 Bound claims", func() (string, bool) {
 		pvcs, err := cs.CoreV1().PersistentVolumeClaims(ns).List(ctx, metav1.ListOptions{})
 		if err != nil {

@@ -32,6 +32,8 @@ type Layout struct {
 	// headless service name the pods), for a layout in ZooKeeper mode;
 	// the zero value for KRaft.
 	ZooKeeper Ensemble
+	// MinKafkaVersion is the oldest Kafka the layout runs; "" for any.
+	MinKafkaVersion string
 
 	fileNamespace string // the namespace the file names; In moves it
 	kafkaVersion  string // the apache/kafka tag to run; "" for the file's
@@ -132,7 +134,8 @@ func Layouts() []Layout {
 		{Name: "separate-controllers", File: "kafka/separate-controllers/kafka.yaml", Namespace: "kafka-split", StatefulSet: "kafka-broker", Brokers: 3, Service: "kafka-headless", Pods: 6, fileNamespace: "kafka-split"},
 		{Name: "zookeeper", File: "kafka/zookeeper/kafka.yaml", Namespace: "kafka-zk", StatefulSet: "kafka", Brokers: 3, Service: "kafka-headless", Pods: 6, fileNamespace: "kafka-zk",
 			ZooKeeper: Ensemble{StatefulSet: "zookeeper", Service: "zookeeper-headless", Servers: 3, FirstID: 10, ClientPort: 2181}},
-		{Name: "dynamic-quorum", File: "kafka/dynamic-quorum/kafka.yaml", Namespace: "kafka-dyn", StatefulSet: "kafka", Brokers: 3, Service: "kafka-headless", Pods: 3, fileNamespace: "kafka-dyn"},
+		{Name: "dynamic-quorum", File: "kafka/dynamic-quorum/kafka.yaml", Namespace: "kafka-dyn", StatefulSet: "kafka", Brokers: 3, Service: "kafka-headless", Pods: 3, fileNamespace: "kafka-dyn",
+			MinKafkaVersion: "3.9.0"}, // KIP-853's dynamic quorums, and kafka-storage.sh's --initial-controllers
 	}
 }
 
@@ -154,6 +157,9 @@ func (e Ensemble) InUse() bool { return e.Servers > 0 }
 func (l Layout) CheckKafkaVersion(version string) error {
 	if l.ZooKeeper.InUse() && kafkadist.CompareVersions(version, "4.0.0") >= 0 {
 		return fmt.Errorf("manifests: layout %s runs Kafka in ZooKeeper mode, which Kafka 4 removed: it needs a 3.x version, not %s", l.Name, version)
+	}
+	if l.MinKafkaVersion != "" && kafkadist.CompareVersions(version, l.MinKafkaVersion) < 0 {
+		return fmt.Errorf("manifests: layout %s needs Kafka %s or later, not %s", l.Name, l.MinKafkaVersion, version)
 	}
 	return nil
 }

@@ -85,6 +85,9 @@ func TestLayoutIn(t *testing.T) {
 						if strings.Contains(v, "."+l.Namespace+".svc.") {
 							t.Errorf("ConfigMap %s, %s still names namespace %s:\n%s", o.GetName(), k, l.Namespace, v)
 						}
+						if l.Name == "dynamic-quorum" && !strings.Contains(v, ".kafka-copy.svc.cluster.local:9093") {
+							t.Errorf("ConfigMap %s, %s names no peer in kafka-copy:\n%s", o.GetName(), k, v)
+						}
 					}
 				}
 			}
@@ -185,24 +188,28 @@ func TestCheckKafkaVersion(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	dyn, err := LayoutNamed("dynamic-quorum")
+	if err != nil {
+		t.Fatal(err)
+	}
 	for _, tt := range []struct {
 		layout  Layout
 		version string
-		wantErr bool
+		wantErr string // "" for none
 	}{
-		{zk, "3.9.2", false},
-		{zk, "3.8.1", false},
-		{zk, "4.0.0", true},
-		{zk, "4.4.0", true},
-		{Layouts()[0], "3.9.2", false},
-		{Layouts()[0], "4.4.0", false},
+		{zk, "3.9.2", ""},
+		{zk, "3.8.1", ""},
+		{zk, "4.0.0", "ZooKeeper mode"},
+		{zk, "4.4.0", "ZooKeeper mode"},
+		{Layouts()[0], "3.9.2", ""},
+		{Layouts()[0], "4.4.0", ""},
+		{dyn, "4.4.0", ""},
+		{dyn, "3.9.2", ""},
+		{dyn, "3.8.1", "needs Kafka 3.9.0 or later"},
 	} {
 		err := tt.layout.CheckKafkaVersion(tt.version)
-		if (err != nil) != tt.wantErr {
-			t.Errorf("%s.CheckKafkaVersion(%s) = %v, want error %t", tt.layout.Name, tt.version, err, tt.wantErr)
-		}
-		if err != nil && !strings.Contains(err.Error(), "ZooKeeper mode") {
-			t.Errorf("the error does not say why: %v", err)
+		if (err != nil) != (tt.wantErr != "") || (err != nil && !strings.Contains(err.Error(), tt.wantErr)) {
+			t.Errorf("%s.CheckKafkaVersion(%s) = %v, want an error saying %q", tt.layout.Name, tt.version, err, tt.wantErr)
 		}
 	}
 }

@@ -43,8 +43,8 @@ type producer struct {
 // 100 ms acks=all round trip is 100,000 records/s, the bound bench-perf
 // measured with it).
 const (
-	UnlimitedBufferedBytes   = 32 << 20
-	UnlimitedBufferedRecords = 1 << 20
+	UnlimitedRateBufferedBytes   = 32 << 20
+	UnlimitedRateBufferedRecords = 1 << 20
 )
 
 func (r *Runner) newProducer(id uint32, start time.Time, partitions int32, gapMin time.Duration) (*producer, error) {
@@ -54,7 +54,7 @@ func (r *Runner) newProducer(id uint32, start time.Time, partitions int32, gapMi
 		kgo.RecordDeliveryTimeout(c.ProduceTimeout),
 	)
 	if c.Rate == RateUnlimited {
-		opts = append(opts, kgo.MaxBufferedRecords(UnlimitedBufferedRecords), kgo.MaxBufferedBytes(UnlimitedBufferedBytes))
+		opts = append(opts, kgo.MaxBufferedRecords(UnlimitedRateBufferedRecords), kgo.MaxBufferedBytes(UnlimitedRateBufferedBytes))
 	} else {
 		opts = append(opts, kgo.MaxBufferedRecords(max(10_000, c.Rate*10/c.Producers)))
 	}

@@ -22,11 +22,11 @@ import (
 // The dynamic-quorum layout's StatefulSet and its controller listener,
 // which a voter added back is reached on.
 const (
-	dynamicStatefulSet  = "kafka"
-	controllerListener  = "CONTROLLER"
-	controllerPort      = 9093
-	initialControllers  = "--initial-controllers"
-	noInitialController = "--no-initial-controllers"
+	dynamicStatefulSet   = "kafka"
+	controllerListener   = "CONTROLLER"
+	controllerPort       = 9093
+	initialControllers   = "--initial-controllers"
+	noInitialControllers = "--no-initial-controllers"
 )
 
 // formatWithoutInitialControllers changes the dynamic-quorum layout's
@@ -49,7 +49,7 @@ func formatWithoutInitialControllers(ctx context.Context, e *env) error {
 	if i < 0 {
 		return fmt.Errorf("StatefulSet %s's init container has no %s argument: %q", dynamicStatefulSet, initialControllers, args)
 	}
-	args[i] = noInitialController
+	args[i] = noInitialControllers
 	patch, err := json.Marshal([]map[string]any{{"op": "replace", "path": "/spec/template/spec/initContainers/0/args", "value": args}})
 	if err != nil {
 		return err
@@ -65,7 +65,7 @@ func formatWithoutInitialControllers(ctx context.Context, e *env) error {
 				return status, fmt.Errorf("rollout: %s (%v)", status, err)
 			}
 			return status, nil
-		}).WithTimeout(rolloutTimeout).WithPolling(healthPoll).Should(Not(BeEmpty()), "the roll onto "+noInitialController)
+		}).WithTimeout(rolloutTimeout).WithPolling(healthPoll).Should(Not(BeEmpty()), "the roll onto "+noInitialControllers)
 	})
 	if err != nil {
 		return err
@@ -126,11 +126,13 @@ func replacedVoterStory(label string, s sentinel) story {
 			if err != nil {
 				return err
 			}
-			if herr := healthError(ctx, e, brokerIDs(snap)); herr != nil {
-				degraded = herr.Error()
-			} else {
-				return fmt.Errorf("the health check passed while voter %d (directory %s) had no disk behind it: it cannot see a degraded dynamic quorum", v[0].ID, ids.quorum)
+			// The old voter's problem, not any other: the victim may still
+			// be fetching its partitions back, which fails health too.
+			herr := healthError(ctx, e, brokerIDs(snap))
+			if herr == nil || !strings.Contains(herr.Error(), fmt.Sprintf("quorum: voter %d ", v[0].ID)) {
+				return fmt.Errorf("voter %d (directory %s) had no disk behind it, and the health check did not say so: %v", v[0].ID, ids.quorum, herr)
 			}
+			degraded = herr.Error()
 			host := fmt.Sprintf("%s.%s.%s.svc.cluster.local", v[0].Pod, dynamicService, e.namespace)
 			return e.withKafka(func(cl *kafkaadmin.Client) error {
 				start := time.Now()
@@ -145,6 +147,13 @@ func replacedVoterStory(label string, s sentinel) story {
 					return err
 				}
 				added = time.Since(start)
+				q := cl.DescribeQuorum(ctx)
+				if q.Err != nil {
+					return q.Err
+				}
+				if dir := voterDirectory(q, v[0].ID); dir != observer.DirectoryID {
+					return fmt.Errorf("after AddRaftVoter the voter set lists node %d with directory %q, want %s: voters %+v", v[0].ID, dir, observer.DirectoryID, q.Voters)
+				}
 				return nil
 			})
 		},

@@ -119,6 +119,9 @@ func diskLossKafka(ctx SpecContext, layout string) *env {
 	}
 	l, err := manifests.LayoutNamed(layout)
 	Expect(err).NotTo(HaveOccurred())
+	if err := l.CheckKafkaVersion(suite.cfg.Target.KafkaVersion); err != nil {
+		Skip(err.Error())
+	}
 	l = l.In("kafka-disk-loss").WithKafkaVersion(suite.cfg.Target.KafkaVersion)
 	objs, err := l.Objects()
 	Expect(err).NotTo(HaveOccurred())

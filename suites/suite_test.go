@@ -355,10 +355,12 @@ func dumpNamespace(ctx context.Context, cs kubernetes.Interface, ns string) stri
 	}
 	tail := int64(logLinesOnFailure)
 	for _, p := range pods.Items {
-		raw, err := cs.CoreV1().Pods(ns).GetLogs(p.Name, &corev1.PodLogOptions{TailLines: &tail}).DoRaw(ctx)
-		fmt.Fprintf(&b, "--- log of %s (last %d lines) ---\n%s", p.Name, tail, raw)
-		if err != nil {
-			fmt.Fprintf(&b, "(log: %v)\n", err)
+		for _, c := range append(append([]corev1.Container(nil), p.Spec.InitContainers...), p.Spec.Containers...) {
+			raw, err := cs.CoreV1().Pods(ns).GetLogs(p.Name, &corev1.PodLogOptions{Container: c.Name, TailLines: &tail}).DoRaw(ctx)
+			fmt.Fprintf(&b, "--- log of %s, container %s (last %d lines) ---\n%s", p.Name, c.Name, tail, raw)
+			if err != nil {
+				fmt.Fprintf(&b, "(log: %v)\n", err)
+			}
 		}
 	}
 	return b.String()

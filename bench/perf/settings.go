@@ -107,8 +107,8 @@ func oursSettings() ProducerSettings {
 		Compression:        franzCompression,
 		MaxRequestBytes:    franzMaxWriteBytes,
 		Partitioner:        PartitionerRoundRobin,
-		MaxBufferedRecords: steadystate.UnlimitedBufferedRecords,
-		BufferMemoryBytes:  steadystate.UnlimitedBufferedBytes,
+		MaxBufferedRecords: steadystate.UnlimitedRateBufferedRecords,
+		BufferMemoryBytes:  steadystate.UnlimitedRateBufferedBytes,
 		Payload:            PayloadHeaderZeros,
 	}
 }

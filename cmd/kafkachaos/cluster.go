@@ -1,3 +1,6 @@
+// A file over 400 lines: every `cluster` subcommand, the visible ones and
+// the hidden launchers the node agent runs in pods, with their flags.
+
 package main
 
 import (

@@ -15,6 +15,11 @@ import (
 // deleted and recreated does).
 func (p *podRun) start(rt runtimes, env func(corev1.Container) []string) {
 	for _, c := range p.inits {
+		if c.spec.RestartPolicy != nil && *c.spec.RestartPolicy == corev1.ContainerRestartPolicyAlways {
+			// A sidecar (KEP-753) would never exit: say why nothing starts.
+			p.setWaiting(c, "CreateContainerConfigError", "init container "+c.spec.Name+" is a sidecar (restartPolicy: Always), which this node agent does not run")
+			return
+		}
 		backoff := restartBackoffStart
 		for {
 			code, err := p.runOnce(c, rt, env(c.spec))
@@ -73,7 +78,7 @@ func (p *podRun) backOff(c *ctrRun, backoff *time.Duration) bool {
 	return true
 }
 
-// initStatus is what the pod's init containers say about it: their
+// initStatusLocked is what the pod's init containers say about it: their
 // statuses, whether all completed, and whether one failed for good.
 func (p *podRun) initStatusLocked() (statuses []corev1.ContainerStatus, initialized, failed bool) {
 	initialized = true

@@ -47,6 +47,10 @@ type podRun struct {
 	starting sync.WaitGroup
 	logDir   string
 	notify   func(*corev1.Pod)
+	// notifyMu orders status updates; finished is set once the final
+	// one was sent.
+	notifyMu sync.Mutex
+	finished bool
 
 	hostname string
 	mounts   map[string][]Mount // by container name
@@ -209,10 +213,24 @@ func (c *ctrRun) pid() int {
 	return c.cmd.Process.Pid
 }
 
-// changed reports the new status to the node's pod controller.
+// changed reports the new status to the node's pod controller, unless the
+// pod's final status was sent: the node library knows pods by name, and a
+// late update would land on a pod recreated under the same name.
 func (p *podRun) changed() {
-	if p.notify != nil {
+	p.notifyMu.Lock()
+	defer p.notifyMu.Unlock()
+	if p.notify != nil && !p.finished {
 		p.notify(p.snapshot())
+	}
+}
+
+// finish sends the pod's final status through notify, its last.
+func (p *podRun) finish(final *corev1.Pod, notify func(*corev1.Pod)) {
+	p.notifyMu.Lock()
+	defer p.notifyMu.Unlock()
+	p.finished = true
+	if notify != nil {
+		notify(final)
 	}
 }
 

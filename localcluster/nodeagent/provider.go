@@ -1,3 +1,6 @@
+// A file over 400 lines: the virtual-kubelet provider's whole interface
+// (create, delete, status, logs, exec, port-forward, stats) in one place.
+
 package nodeagent
 
 import (
@@ -242,16 +245,16 @@ func (p *provider) DeletePod(ctx context.Context, pod *corev1.Pod) error {
 		_ = os.RemoveAll(filepath.Join(run.logDir, d))
 	}
 	final := run.snapshot()
-	for i := range final.Status.ContainerStatuses {
-		cs := &final.Status.ContainerStatuses[i]
-		if cs.State.Terminated == nil {
-			cs.State = corev1.ContainerState{Terminated: &corev1.ContainerStateTerminated{ExitCode: 137, Reason: "Killed", FinishedAt: metaTime(time.Now())}}
+	for _, statuses := range [][]corev1.ContainerStatus{final.Status.InitContainerStatuses, final.Status.ContainerStatuses} {
+		for i := range statuses {
+			cs := &statuses[i]
+			if cs.State.Terminated == nil {
+				cs.State = corev1.ContainerState{Terminated: &corev1.ContainerStateTerminated{ExitCode: 137, Reason: "Killed", FinishedAt: metaTime(time.Now())}}
+			}
+			cs.Ready = false
 		}
-		cs.Ready = false
 	}
-	if p.notify != nil {
-		p.notify(final)
-	}
+	run.finish(final, p.notify)
 	if pod.DeletionTimestamp != nil {
 		p.removePodObject(ctx, pod)
 	}
