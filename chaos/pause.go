@@ -26,7 +26,9 @@ const KindPause = "pause"
 // refuse_init exits 4 when a JVM is the container's PID 1, whom the kernel
 // spares SIGSTOP and SIGKILL sent from inside its PID namespace (the signal
 // would be lost and kill would still succeed); state_of prints a PID's
-// state letter; wait_state waits up to 2 s for a PID to reach a state.
+// state letter; wait_state waits up to 10 s for a PID to reach a state,
+// wait_gone for it to die (a loaded node takes seconds to run a signalled
+// process: `make test`'s CI once saw a killed one still there after 2 s).
 const kafkaJVMs = `kafka_jvms() {
 self=$(readlink /proc/self/ns/uts)
 for d in /proc/[0-9]*; do
@@ -43,12 +45,12 @@ refuse_init() {
 state_of() { cut -d' ' -f3 "/proc/$1/stat" 2>/dev/null; }
 wait_state() {
 	i=0
-	while [ "$(state_of "$1")" != "$2" ] && [ $i -lt 20 ]; do sleep 0.1 2>/dev/null || sleep 1; i=$((i+1)); done
+	while [ "$(state_of "$1")" != "$2" ] && [ $i -lt 100 ]; do sleep 0.1 2>/dev/null || sleep 1; i=$((i+1)); done
 	[ "$(state_of "$1")" = "$2" ]
 }
 wait_gone() {
 	i=0
-	while [ -e "/proc/$1" ] && [ "$(state_of "$1")" != Z ] && [ $i -lt 20 ]; do sleep 0.1 2>/dev/null || sleep 1; i=$((i+1)); done
+	while [ -e "/proc/$1" ] && [ "$(state_of "$1")" != Z ] && [ $i -lt 100 ]; do sleep 0.1 2>/dev/null || sleep 1; i=$((i+1)); done
 	[ ! -e "/proc/$1" ] || [ "$(state_of "$1")" = Z ]
 }
 pids=$(kafka_jvms)
@@ -93,7 +95,7 @@ rm -rf -- "$dir"/* "$dir"/.[!.]* "$dir"/..?*
 rc=$?
 kill -s KILL $pids
 for p in $pids; do
-	wait_gone "$p" || echo "JVM $p is $(state_of "$p") 2 s after SIGKILL" >&2
+	wait_gone "$p" || echo "JVM $p is still there 10 s after SIGKILL (state $(state_of "$p"))" >&2
 done
 [ $rc -eq 0 ] || { echo "deleting everything under $dir failed (exit $rc); the JVM was killed" >&2; exit 6; }
 echo $pids`
