@@ -28,11 +28,11 @@ func (c *Client) RemoveVoter(ctx context.Context, id int32, directoryID string) 
 	req := kmsg.NewPtrRemoveRaftVoterRequest()
 	req.VoterID, req.VoterDirectoryID = id, dir
 	resp, err := req.RequestWith(ctx, c.raw)
+	if err == nil {
+		err = answerErr(resp.ErrorCode, resp.ErrorMessage)
+	}
 	if err != nil {
 		return fmt.Errorf("kafkaadmin: remove voter %d (%s): %w", id, directoryID, err)
-	}
-	if err := kerr.ErrorForCode(resp.ErrorCode); err != nil {
-		return fmt.Errorf("kafkaadmin: remove voter %d (%s): %w%s", id, directoryID, err, message(resp.ErrorMessage))
 	}
 	return nil
 }
@@ -55,11 +55,19 @@ func (c *Client) AddVoter(ctx context.Context, id int32, directoryID string, end
 		req.Listeners = append(req.Listeners, l)
 	}
 	resp, err := req.RequestWith(ctx, c.raw)
+	if err == nil {
+		err = answerErr(resp.ErrorCode, resp.ErrorMessage)
+	}
 	if err != nil {
 		return fmt.Errorf("kafkaadmin: add voter %d (%s): %w", id, directoryID, err)
 	}
-	if err := kerr.ErrorForCode(resp.ErrorCode); err != nil {
-		return fmt.Errorf("kafkaadmin: add voter %d (%s): %w%s", id, directoryID, err, message(resp.ErrorMessage))
+	return nil
+}
+
+// answerErr is the error an answer's code and message carry, nil for none.
+func answerErr(code int16, msg *string) error {
+	if err := kerr.ErrorForCode(code); err != nil {
+		return fmt.Errorf("%w%s", err, message(msg))
 	}
 	return nil
 }

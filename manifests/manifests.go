@@ -122,9 +122,15 @@ const BrokerPort = 9092
 func (l Layout) Bootstrap() []string {
 	var addrs []string
 	for i := range l.Brokers {
-		addrs = append(addrs, fmt.Sprintf("%s-%d.%s.%s.svc.cluster.local:%d", l.StatefulSet, i, l.Service, l.Namespace, BrokerPort))
+		addrs = append(addrs, fmt.Sprintf("%s:%d", l.PodFQDN(fmt.Sprintf("%s-%d", l.StatefulSet, i)), BrokerPort))
 	}
 	return addrs
+}
+
+// PodFQDN is the cluster DNS name of the layout's pod, under its headless
+// Service.
+func (l Layout) PodFQDN(pod string) string {
+	return fmt.Sprintf("%s.%s.%s.svc.cluster.local", pod, l.Service, l.Namespace)
 }
 
 // Layouts returns the Kafka layouts, the default (combined mode) first.

@@ -16,18 +16,24 @@ import (
 	"github.com/kafkachaos/kafkachaos/brokers"
 	"github.com/kafkachaos/kafkachaos/chaos"
 	"github.com/kafkachaos/kafkachaos/kafkaadmin"
+	"github.com/kafkachaos/kafkachaos/manifests"
 	"github.com/kafkachaos/kafkachaos/report"
 )
 
-// The dynamic-quorum layout's StatefulSet and its controller listener,
-// which a voter added back is reached on.
+// The dynamic-quorum layout's controller listener, which a voter added
+// back is reached on, and the format flags its init container takes.
 const (
-	dynamicStatefulSet   = "kafka"
 	controllerListener   = "CONTROLLER"
 	controllerPort       = 9093
 	initialControllers   = "--initial-controllers"
 	noInitialControllers = "--no-initial-controllers"
 )
+
+// dynamicLayout is the dynamic-quorum layout as deployed in e's namespace.
+func dynamicLayout(e *env) (manifests.Layout, error) {
+	l, err := manifests.LayoutNamed("dynamic-quorum")
+	return l.In(e.namespace), err
+}
 
 // formatWithoutInitialControllers changes the dynamic-quorum layout's
 // init container from --initial-controllers to --no-initial-controllers,
@@ -37,37 +43,31 @@ const (
 // ID of its own, so that the quorum can tell it from the voter it
 // replaces.
 func formatWithoutInitialControllers(ctx context.Context, e *env) error {
-	sts, err := e.cs.AppsV1().StatefulSets(e.namespace).Get(ctx, dynamicStatefulSet, metav1.GetOptions{})
+	l, err := dynamicLayout(e)
+	if err != nil {
+		return err
+	}
+	sts, err := e.cs.AppsV1().StatefulSets(e.namespace).Get(ctx, l.StatefulSet, metav1.GetOptions{})
 	if err != nil {
 		return err
 	}
 	if len(sts.Spec.Template.Spec.InitContainers) == 0 {
-		return fmt.Errorf("StatefulSet %s has no init container that formats", dynamicStatefulSet)
+		return fmt.Errorf("StatefulSet %s has no init container that formats", l.StatefulSet)
 	}
 	args := slices.Clone(sts.Spec.Template.Spec.InitContainers[0].Args)
 	i := slices.IndexFunc(args, func(a string) bool { return strings.HasPrefix(a, initialControllers) })
 	if i < 0 {
-		return fmt.Errorf("StatefulSet %s's init container has no %s argument: %q", dynamicStatefulSet, initialControllers, args)
+		return fmt.Errorf("StatefulSet %s's init container has no %s argument: %q", l.StatefulSet, initialControllers, args)
 	}
 	args[i] = noInitialControllers
 	patch, err := json.Marshal([]map[string]any{{"op": "replace", "path": "/spec/template/spec/initContainers/0/args", "value": args}})
 	if err != nil {
 		return err
 	}
-	if _, err := e.cs.AppsV1().StatefulSets(e.namespace).Patch(ctx, dynamicStatefulSet, types.JSONPatchType, patch, metav1.PatchOptions{}); err != nil {
+	if _, err := e.cs.AppsV1().StatefulSets(e.namespace).Patch(ctx, l.StatefulSet, types.JSONPatchType, patch, metav1.PatchOptions{}); err != nil {
 		return err
 	}
-	By("waiting for the StatefulSet to roll every pod onto the new template")
-	err = InterceptGomegaFailure(func() {
-		Eventually(ctx, func(ctx context.Context) (string, error) {
-			status, done, err := chaos.RolloutDone(ctx, e.cs, e.namespace, dynamicStatefulSet)
-			if err != nil || !done {
-				return status, fmt.Errorf("rollout: %s (%v)", status, err)
-			}
-			return status, nil
-		}).WithTimeout(rolloutTimeout).WithPolling(healthPoll).Should(Not(BeEmpty()), "the roll onto "+noInitialControllers)
-	})
-	if err != nil {
+	if err := waitRolledOut(ctx, e, l.StatefulSet); err != nil {
 		return err
 	}
 	snap, err := e.snapshot(ctx)
@@ -133,7 +133,11 @@ func replacedVoterStory(label string, s sentinel) story {
 				return fmt.Errorf("voter %d (directory %s) had no disk behind it, and the health check did not say so: %v", v[0].ID, ids.quorum, herr)
 			}
 			degraded = herr.Error()
-			host := fmt.Sprintf("%s.%s.%s.svc.cluster.local", v[0].Pod, dynamicService, e.namespace)
+			l, err := dynamicLayout(e)
+			if err != nil {
+				return err
+			}
+			host := l.PodFQDN(v[0].Pod)
 			return e.withKafka(func(cl *kafkaadmin.Client) error {
 				start := time.Now()
 				By(fmt.Sprintf("removing the old voter %d (directory %s), as kafka-metadata-quorum.sh remove-controller does", v[0].ID, ids.quorum))
@@ -174,9 +178,6 @@ func replacedVoterStory(label string, s sentinel) story {
 		},
 	}
 }
-
-// dynamicService is the dynamic-quorum layout's headless Service.
-const dynamicService = "kafka-headless"
 
 // waitObserver waits until the quorum lists node id as an observer with a
 // directory ID other than old, caught up with the leader, and returns it.

@@ -85,10 +85,7 @@ func (p *podRun) initStatusLocked() (statuses []corev1.ContainerStatus, initiali
 	for _, c := range p.inits {
 		t := c.state.Terminated
 		done := t != nil && t.ExitCode == 0
-		statuses = append(statuses, corev1.ContainerStatus{
-			Name: c.spec.Name, Image: c.spec.Image, ImageID: c.spec.Image, RestartCount: c.restarts,
-			State: c.state, LastTerminationState: c.last, Ready: done, Started: ptr(c.state.Running != nil),
-		})
+		statuses = append(statuses, c.status(done))
 		initialized = initialized && done
 		failed = failed || (t != nil && t.ExitCode != 0 && p.pod.Spec.RestartPolicy == corev1.RestartPolicyNever)
 	}

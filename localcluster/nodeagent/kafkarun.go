@@ -72,8 +72,7 @@ func KafkaStorage(libs, version string, args, environ []string) error {
 	if err != nil {
 		return fmt.Errorf("kafka-storage: java not found: %w", err)
 	}
-	argv := append([]string{java, "-Xmx256m", logOpt, "-cp", filepath.Join(l.libs, "*"), kafkadist.StorageToolClass}, args...)
-	return syscall.Exec(java, argv, l.environ)
+	return syscall.Exec(java, l.storageTool(java, logOpt, args...), l.environ)
 }
 
 // startScriptProps reads kafka-server-start.sh's arguments: the config
@@ -184,8 +183,8 @@ func (l brokerLaunch) exec(props properties.Properties, format bool) error {
 		if err != nil {
 			return err
 		}
-		cmd := exec.Command(java, "-Xmx256m", logOpt, "-cp", cp, kafkadist.StorageToolClass,
-			"format", "--cluster-id="+id, "-c", propsPath, "--ignore-formatted")
+		argv := l.storageTool(java, logOpt, "format", "--cluster-id="+id, "-c", propsPath, "--ignore-formatted")
+		cmd := exec.Command(argv[0], argv[1:]...)
 		cmd.Stdout, cmd.Stderr = os.Stdout, os.Stderr
 		if err := cmd.Run(); err != nil {
 			return fmt.Errorf("format storage: %w", err)
@@ -206,6 +205,12 @@ func (l brokerLaunch) exec(props properties.Properties, format bool) error {
 	args = append(args, logOpt, "-Djava.io.tmpdir="+tmp, "-Dsun.net.inetaddr.ttl=0", "-Dsun.net.inetaddr.negative.ttl=0",
 		"-cp", cp, kafkadist.ServerClass, propsPath)
 	return syscall.Exec(java, args, l.environ)
+}
+
+// storageTool is the command line of Kafka's StorageTool with args: what
+// kafka-storage.sh runs, and the image's format on first start.
+func (l brokerLaunch) storageTool(java, logOpt string, args ...string) []string {
+	return append([]string{java, "-Xmx256m", logOpt, "-cp", filepath.Join(l.libs, "*"), kafkadist.StorageToolClass}, args...)
 }
 
 // dir is the launcher's directory in the pod's.

@@ -131,15 +131,7 @@ func (p *podRun) snapshotLocked() *corev1.Pod {
 	st.InitContainerStatuses, initialized, initFailed = p.initStatusLocked()
 	allReady, allRunning, anyFailed, allDone := true, true, false, true
 	for _, c := range p.ctrs {
-		cs := corev1.ContainerStatus{
-			Name: c.spec.Name, Image: c.spec.Image, ImageID: c.spec.Image, RestartCount: c.restarts,
-			State: c.state, LastTerminationState: c.last, Ready: c.ready,
-			Started: ptr(c.state.Running != nil),
-		}
-		if c.state.Running != nil {
-			cs.ContainerID = "process://" + strconv.Itoa(c.pid())
-		}
-		st.ContainerStatuses = append(st.ContainerStatuses, cs)
+		st.ContainerStatuses = append(st.ContainerStatuses, c.status(c.ready))
 		allReady = allReady && c.ready
 		allRunning = allRunning && c.state.Running != nil
 		// A terminated container that will be restarted is not done:
@@ -205,6 +197,19 @@ func anyStarted(cs []*ctrRun) bool {
 }
 
 func ptr[T any](v T) *T { return &v }
+
+// status is the container's status as the pod reports it, ready or not.
+func (c *ctrRun) status(ready bool) corev1.ContainerStatus {
+	cs := corev1.ContainerStatus{
+		Name: c.spec.Name, Image: c.spec.Image, ImageID: c.spec.Image, RestartCount: c.restarts,
+		State: c.state, LastTerminationState: c.last, Ready: ready,
+		Started: ptr(c.state.Running != nil),
+	}
+	if c.state.Running != nil {
+		cs.ContainerID = "process://" + strconv.Itoa(c.pid())
+	}
+	return cs
+}
 
 func (c *ctrRun) pid() int {
 	if c.cmd == nil || c.cmd.Process == nil {
