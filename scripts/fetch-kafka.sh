@@ -124,11 +124,16 @@ trap 'rm -rf "$libs"' EXIT # until .complete is written
 # this exact classpath and JVM build; a JVM that cannot use it ignores it.
 check="$dest/check"
 rm -rf "$check" "$dest/kafka.jsa" "$dest/kafka.jsa.partial"
-mkdir -p "$check"
+# Ports are picked below the kernel's ephemeral range, where no outgoing
+# connection (Maven's, or the control plane build's next to this one) can
+# hold them between the check and the broker's bind. A port can still be
+# taken in that moment, so the check tries up to three times, each with new
+# ports; the broker's own ERROR lines say why an attempt failed.
+ephemeral_low=$(cut -f1 /proc/sys/net/ipv4/ip_local_port_range 2>/dev/null || echo 32768)
 free_port() { # a port on 127.0.0.1 that nothing listens on, other than $1
 	local p
 	while :; do
-		p=$((20000 + RANDOM % 40000))
+		p=$((10000 + RANDOM % (ephemeral_low - 10000)))
 		[[ $p != "${1:-}" ]] || continue
 		if ! (exec 3<>"/dev/tcp/127.0.0.1/$p") 2>/dev/null; then
 			echo "$p"
@@ -136,9 +141,19 @@ free_port() { # a port on 127.0.0.1 that nothing listens on, other than $1
 		fi
 	done
 }
-broker_port=$(free_port)
-controller_port=$(free_port "$broker_port")
-cat >"$check/server.properties" <<PROPS
+why() { # why LOG: the log's error lines, or its tail when it has none
+	grep -m 8 -E ' (ERROR|FATAL) |Exception' "$1" || tail -20 "$1"
+}
+
+# run_check ATTEMPT: format and start a single-node broker, wait for it to
+# run, stop it. Returns 1 (with the reason said) when it exits first.
+run_check() {
+	rm -rf "$check" "$dest/kafka.jsa.partial"
+	mkdir -p "$check"
+	local broker_port controller_port
+	broker_port=$(free_port)
+	controller_port=$(free_port "$broker_port")
+	cat >"$check/server.properties" <<PROPS
 process.roles=broker,controller
 node.id=1
 controller.quorum.voters=1@127.0.0.1:$controller_port
@@ -150,25 +165,37 @@ inter.broker.listener.name=PLAINTEXT
 log.dirs=$check/data
 offsets.topic.replication.factor=1
 PROPS
-say "formatting a single-node broker's storage with kafka.tools.StorageTool (ports $broker_port, $controller_port)"
-java -Xmx256m "$log_opt" -cp "$libs/*" kafka.tools.StorageTool format \
-	--cluster-id="$uuid" -c "$check/server.properties" >"$check/format.log" 2>&1 ||
-	die "kafka.tools.StorageTool format failed: $(tail -20 "$check/format.log")"
+	say "check $1/3: formatting a single-node broker's storage with kafka.tools.StorageTool (ports $broker_port, $controller_port)"
+	java -Xmx256m "$log_opt" -cp "$libs/*" kafka.tools.StorageTool format \
+		--cluster-id="$uuid" -c "$check/server.properties" >"$check/format.log" 2>&1 ||
+		die "kafka.tools.StorageTool format failed: $(tail -20 "$check/format.log")"
 
-say "starting it with kafka.Kafka, recording $dest/kafka.jsa"
-java -Xmx512m -Xms128m -XX:ArchiveClassesAtExit="$dest/kafka.jsa.partial" "$log_opt" \
-	-cp "$libs/*" kafka.Kafka "$check/server.properties" >"$check/broker.log" 2>&1 &
-broker_pid=$!
-trap 'kill -9 "$broker_pid" 2>/dev/null; rm -rf "$libs"' EXIT
-start=$SECONDS
-until grep -q "Transitioning from RECOVERY to RUNNING" "$check/broker.log"; do
-	kill -0 "$broker_pid" 2>/dev/null || die "the broker exited before it ran: $(tail -30 "$check/broker.log")"
-	((SECONDS - start < 180)) || die "the broker did not reach RUNNING in 180s: $(tail -30 "$check/broker.log")"
-	sleep 0.5
+	say "check $1/3: starting it with kafka.Kafka, recording $dest/kafka.jsa"
+	java -Xmx512m -Xms128m -XX:ArchiveClassesAtExit="$dest/kafka.jsa.partial" "$log_opt" \
+		-cp "$libs/*" kafka.Kafka "$check/server.properties" >"$check/broker.log" 2>&1 &
+	broker_pid=$!
+	local start=$SECONDS
+	until grep -q "Transitioning from RECOVERY to RUNNING" "$check/broker.log"; do
+		if ! kill -0 "$broker_pid" 2>/dev/null; then
+			wait "$broker_pid" || true
+			say "check $1/3: the broker exited before it ran:"
+			why "$check/broker.log" >&2
+			return 1
+		fi
+		((SECONDS - start < 180)) || die "the broker did not reach RUNNING in 180s: $(why "$check/broker.log")"
+		sleep 0.5
+	done
+	say "the broker is RUNNING after $((SECONDS - start))s; stopping it (SIGTERM)"
+	kill -TERM "$broker_pid"
+	wait "$broker_pid" || true
+}
+broker_pid=
+trap '[[ -z $broker_pid ]] || kill -9 "$broker_pid" 2>/dev/null || true; rm -rf "$libs" "$check"' EXIT
+attempt=1
+until run_check "$attempt"; do
+	((attempt < 3)) || die "the broker exited before it ran, three times (reasons above)"
+	attempt=$((attempt + 1))
 done
-say "the broker is RUNNING after $((SECONDS - start))s; stopping it (SIGTERM)"
-kill -TERM "$broker_pid"
-wait "$broker_pid" || true
 if [[ -s $dest/kafka.jsa.partial ]]; then
 	mv "$dest/kafka.jsa.partial" "$dest/kafka.jsa"
 	say "class-data-sharing archive: $dest/kafka.jsa ($(du -h "$dest/kafka.jsa" | cut -f1))"
