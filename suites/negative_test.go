@@ -1,15 +1,11 @@
 package suites
 
 import (
-	"context"
 	"fmt"
 	"os"
-	"time"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/kafkachaos/kafkachaos/internal/kube"
 	"github.com/kafkachaos/kafkachaos/manifests"
@@ -23,8 +19,6 @@ func unsafeKafka() manifests.Layout {
 	return manifests.Layout{Name: "unsafe", File: "testdata/unsafe-kafka.yaml", Namespace: "kafka-unsafe",
 		StatefulSet: "kafka", Brokers: 3, Service: "kafka-headless", Pods: 3}
 }
-
-const namespaceGoneTimeout = 3 * time.Minute
 
 var _ = Describe("The suite against an unsafe Kafka", Label("negative"), Serial, func() {
 	It("fails a broker pod kill, naming the broker without a persistent volume, the missing PDB and the low replication", func(ctx SpecContext) {
@@ -45,20 +39,3 @@ var _ = Describe("The suite against an unsafe Kafka", Label("negative"), Serial,
 		Expect(o.Problems(report.CheckAudit)).To(ContainElement(ContainSubstring("default.replication.factor=1")), "the audit must flag replication factor 1")
 	}, SpecTimeout(storyTimeout))
 })
-
-// deleteNamespace deletes ns and waits until it is gone, so its pods'
-// processes are stopped before the next spec.
-func deleteNamespace(ctx SpecContext, e *env, ns string) {
-	By("deleting namespace " + ns)
-	err := e.admin.CoreV1().Namespaces().Delete(ctx, ns, metav1.DeleteOptions{})
-	if !apierrors.IsNotFound(err) {
-		Expect(err).NotTo(HaveOccurred())
-	}
-	Eventually(ctx, func(ctx context.Context) error {
-		_, err := e.admin.CoreV1().Namespaces().Get(ctx, ns, metav1.GetOptions{})
-		if apierrors.IsNotFound(err) {
-			return nil
-		}
-		return fmt.Errorf("namespace %s still there (%v)", ns, err)
-	}).WithTimeout(namespaceGoneTimeout).WithPolling(healthPoll).Should(Succeed())
-}

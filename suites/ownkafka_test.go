@@ -1,15 +1,23 @@
 package suites
 
 import (
+	"context"
+	"fmt"
 	"time"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/utils/ptr"
 
 	"github.com/kafkachaos/kafkachaos/internal/kube"
 	"github.com/kafkachaos/kafkachaos/manifests"
 )
+
+// namespaceGoneTimeout bounds the deletion of a spec's own namespace.
+const namespaceGoneTimeout = 3 * time.Minute
 
 // ownKafka deploys objs, a Kafka of layout l, on the local cluster for the
 // spec alone, in l.Namespace, and returns an env aimed at it: the negative
@@ -46,4 +54,35 @@ func ownKafka(ctx SpecContext, l manifests.Layout, objs []*unstructured.Unstruct
 	own.zkConnect, _ = zooKeeperMode(snap)
 	Expect(waitHealthy(ctx, &own, brokerIDs(snap))).To(Succeed(), "Kafka of "+l.Name+" in "+l.Namespace+" healthy")
 	return &own
+}
+
+// deleteNamespace deletes ns, stops its pods at once, and waits until the
+// namespace is gone, so its processes are stopped before the next spec.
+// The pods are force-deleted (grace period 0) after the namespace, whose
+// deletion keeps the StatefulSets from recreating them: the spec's Kafka is
+// thrown away, and stopped gracefully all at once its brokers wait for
+// controllers that are already gone, until their 60 s grace period ends.
+// Measured (2026-12-06, separate-controllers layout, 6 pods): 46.9 s to
+// delete the namespace gracefully, 10.7 s this way.
+func deleteNamespace(ctx SpecContext, e *env, ns string) {
+	By("deleting namespace " + ns + " and stopping its pods at once")
+	err := e.admin.CoreV1().Namespaces().Delete(ctx, ns, metav1.DeleteOptions{})
+	if !apierrors.IsNotFound(err) {
+		Expect(err).NotTo(HaveOccurred())
+	}
+	pods, err := e.admin.CoreV1().Pods(ns).List(ctx, metav1.ListOptions{})
+	Expect(err).NotTo(HaveOccurred())
+	for _, p := range pods.Items {
+		err := e.admin.CoreV1().Pods(ns).Delete(ctx, p.Name, metav1.DeleteOptions{GracePeriodSeconds: ptr.To[int64](0)})
+		if !apierrors.IsNotFound(err) {
+			Expect(err).NotTo(HaveOccurred(), "force-deleting pod %s/%s", ns, p.Name)
+		}
+	}
+	Eventually(ctx, func(ctx context.Context) error {
+		_, err := e.admin.CoreV1().Namespaces().Get(ctx, ns, metav1.GetOptions{})
+		if apierrors.IsNotFound(err) {
+			return nil
+		}
+		return fmt.Errorf("namespace %s still there (%v)", ns, err)
+	}).WithTimeout(namespaceGoneTimeout).WithPolling(healthPoll).Should(Succeed())
 }
