@@ -30,6 +30,9 @@ type State struct {
 	ControllerKnown             bool
 	// Partitions of the topic by ID. Nil: unknown.
 	Partitions map[int32]PartitionView
+	// Voters are the KRaft quorum's voters as its leader described them,
+	// with their lag. Nil: unknown, or ZooKeeper mode.
+	Voters []Replica
 }
 
 // PartitionView is one partition in a metadata answer.
@@ -66,6 +69,26 @@ func (s State) PreferredLeaders() bool {
 		}
 	}
 	return true
+}
+
+// LaggingVoters lists the quorum's voters, other than its leader, that are
+// not caught up as CheckHealth's defaults judge it (more than
+// DefaultMaxQuorumLag records behind, or last caught up more than
+// DefaultMaxQuorumLagTime before the leader, or never): "voter 1 (120
+// records behind leader 0)". Nil when the voters are unknown or all caught
+// up.
+func (s State) LaggingVoters() []string {
+	var out []string
+	for _, v := range s.Voters {
+		switch {
+		case v.ID == s.Controller:
+		case v.Lag > DefaultMaxQuorumLag:
+			out = append(out, fmt.Sprintf("voter %d (%d records behind leader %d)", v.ID, v.Lag, s.Controller))
+		case v.LagTime < 0 || v.LagTime > DefaultMaxQuorumLagTime:
+			out = append(out, fmt.Sprintf("voter %d (last caught up with leader %d %v before it)", v.ID, s.Controller, lagTime(v.LagTime)))
+		}
+	}
+	return out
 }
 
 // Registered reports whether every broker of ids is registered and not
@@ -113,6 +136,7 @@ func (c *Client) State(ctx context.Context, topic string) (State, error) {
 	switch q := c.DescribeQuorum(ctx); {
 	case q.Err == nil:
 		s.Controller, s.ControllerEpoch, s.ControllerKnown = q.LeaderID, q.LeaderEpoch, true
+		s.Voters = q.Voters
 	case tooOld(q.Err) && err == nil:
 		// Brokers that do not know DescribeQuorum keep their metadata in
 		// ZooKeeper: the controller is the broker the metadata names.

@@ -5,7 +5,9 @@ import (
 	"errors"
 	"maps"
 	"reflect"
+	"slices"
 	"testing"
+	"time"
 
 	"github.com/twmb/franz-go/pkg/kmsg"
 )
@@ -98,6 +100,27 @@ func TestStateConditions(t *testing.T) {
 	for _, tt := range tests {
 		if got := [3]bool{tt.s.ISRFull(), tt.s.PreferredLeaders(), tt.s.Registered(2)}; got != [3]bool{tt.isrFull, tt.preferred, tt.r2} {
 			t.Errorf("%s: ISRFull, PreferredLeaders, Registered(2) = %v, want %v", tt.name, got, [3]bool{tt.isrFull, tt.preferred, tt.r2})
+		}
+	}
+}
+
+func TestLaggingVoters(t *testing.T) {
+	tests := []struct {
+		name   string
+		voters []Replica
+		want   []string
+	}{
+		{"unknown", nil, nil},
+		{"caught up", []Replica{{ID: 0, Lag: 0}, {ID: 1, Lag: 10, LagTime: 2 * time.Second}}, nil},
+		{"records behind", []Replica{{ID: 0}, {ID: 1, Lag: 11}}, []string{"voter 1 (11 records behind leader 0)"}},
+		{"too long ago", []Replica{{ID: 0}, {ID: 2, LagTime: 3 * time.Second}}, []string{"voter 2 (last caught up with leader 0 3s before it)"}},
+		{"never caught up", []Replica{{ID: 0}, {ID: 2, LagTime: -1}}, []string{"voter 2 (last caught up with leader 0 an unknown time before it)"}},
+		{"the leader is never behind itself", []Replica{{ID: 0, Lag: 99, LagTime: -1}}, nil},
+	}
+	for _, tt := range tests {
+		s := State{Controller: 0, ControllerKnown: true, Voters: tt.voters}
+		if got := s.LaggingVoters(); !slices.Equal(got, tt.want) {
+			t.Errorf("%s: %q, want %q", tt.name, got, tt.want)
 		}
 	}
 }

@@ -13,11 +13,11 @@ import (
 // while the cluster was not fully replicated: for each pod of pods whose
 // deletion began (PodDeleting) between from and to, the last look at
 // Kafka before it; if that look had a partition with its ISR short of its
-// replicas, the deletion is a violation, named with the pod, the time
-// since from, and the partitions. Kafka's and Strimzi's own rollers refuse
-// to restart a broker then. A deletion with no look before it is not
-// judged. (A lagging KRaft voter is not judged yet: the looks do not carry
-// the quorum's lag.)
+// replicas, or a KRaft voter not caught up with the quorum's leader, the
+// deletion is a violation, named with the pod, the time since from, and
+// the partitions or voters. Kafka's and Strimzi's own rollers refuse to
+// restart a broker, or a controller, then. A deletion with no look before
+// it is not judged.
 func (t Timeline) Pacing(pods []string, from, to time.Time) []string {
 	var out []string
 	for _, e := range t.Events {
@@ -25,21 +25,26 @@ func (t Timeline) Pacing(pods []string, from, to time.Time) []string {
 		if e.Kind != PodDeleting || !ok || !slices.Contains(pods, name) || e.At.Before(from) || e.At.After(to) {
 			continue
 		}
-		s, ok := t.lastBefore(e.At)
-		if !ok || s.ISRFull() {
-			continue
+		at := e.At.Sub(from).Round(100 * time.Millisecond)
+		if s, ok := t.lastBefore(e.At, func(s kafkaadmin.State) bool { return s.Partitions != nil }); ok && !s.ISRFull() {
+			out = append(out, fmt.Sprintf("pod %s was taken down at +%s while partitions were under-replicated: %s (looked at %s before)",
+				name, at, underReplicated(s), e.At.Sub(s.At).Round(10*time.Millisecond)))
 		}
-		out = append(out, fmt.Sprintf("pod %s was taken down at +%s while partitions were under-replicated: %s (looked at %s before)",
-			name, e.At.Sub(from).Round(100*time.Millisecond), underReplicated(s), e.At.Sub(s.At).Round(10*time.Millisecond)))
+		if s, ok := t.lastBefore(e.At, func(s kafkaadmin.State) bool { return s.Voters != nil }); ok {
+			if lag := s.LaggingVoters(); len(lag) > 0 {
+				out = append(out, fmt.Sprintf("pod %s was taken down at +%s while KRaft voters were not caught up: %s (looked at %s before)",
+					name, at, strings.Join(lag, ", "), e.At.Sub(s.At).Round(10*time.Millisecond)))
+			}
+		}
 	}
 	return out
 }
 
-// lastBefore returns the last look at or before at that knew the
-// partitions.
-func (t Timeline) lastBefore(at time.Time) (kafkaadmin.State, bool) {
+// lastBefore returns the last look at or before at that knew what has
+// says.
+func (t Timeline) lastBefore(at time.Time, has func(kafkaadmin.State) bool) (kafkaadmin.State, bool) {
 	for i := len(t.States) - 1; i >= 0; i-- {
-		if s := t.States[i]; !s.At.After(at) && s.Partitions != nil {
+		if s := t.States[i]; !s.At.After(at) && has(s) {
 			return s, true
 		}
 	}

@@ -35,4 +35,23 @@ func TestPacing(t *testing.T) {
 	if v := hasty.Pacing(pods, t0, t0.Add(11*time.Second)); len(v) != 0 {
 		t.Errorf("a deletion after the window was judged: %v", v)
 	}
+
+	// The quorum: voter 1 came back 40 records behind at 10 s, caught up
+	// by 20 s. A look that failed DescribeQuorum (no voters) is skipped.
+	caughtUp := []kafkaadmin.Replica{{ID: 0}, {ID: 1}, {ID: 2}}
+	behind := []kafkaadmin.Replica{{ID: 0}, {ID: 1, Lag: 40}, {ID: 2}}
+	quorum := Timeline{
+		States: []kafkaadmin.State{withVoters(look(0, [2]int32{0, 1}, full, up, 0), caughtUp), withVoters(look(10, [2]int32{0, 1}, full, up, 0), behind),
+			look(11, [2]int32{0, 1}, full, up, 0), withVoters(look(20, [2]int32{0, 1}, full, up, 0), caughtUp)},
+		Events: []Event{deleting(1, "kafka-1"), deleting(12, "kafka-2"), deleting(21, "kafka-0")},
+	}
+	v = quorum.Pacing(pods, t0, t0.Add(time.Minute))
+	if len(v) != 1 || !strings.Contains(v[0], "pod kafka-2 was taken down at +12s while KRaft voters were not caught up: voter 1 (40 records behind leader 0)") {
+		t.Errorf("a roll that went on while voter 1 lagged: %q, want one violation naming kafka-2 and voter 1", v)
+	}
+}
+
+func withVoters(s kafkaadmin.State, v []kafkaadmin.Replica) kafkaadmin.State {
+	s.Voters = v
+	return s
 }
