@@ -1,7 +1,9 @@
 package steadystate
 
 import (
+	"cmp"
 	"fmt"
+	"slices"
 	"time"
 )
 
@@ -80,6 +82,12 @@ type Hypothesis struct {
 	// Phases adds or overrides bounds for one phase; its non-zero fields win
 	// over All's.
 	Phases map[Phase]Bounds `json:"phases,omitempty"`
+	// MaxPartitionStall bounds every partition's longest time with no ack
+	// after the warm-up (Report.Partitions), over the whole run. A fault
+	// that stalls one partition while the others ack is invisible to
+	// MaxUnavailable, which sees only the times when no partition got one.
+	// Zero: not checked.
+	MaxPartitionStall time.Duration `json:"maxPartitionStall,omitempty"`
 }
 
 // DefaultHypothesis checks the record invariants, and that throughput after
@@ -101,6 +109,9 @@ func (h Hypothesis) validate() error {
 	if err := check("all phases", h.All); err != nil {
 		return err
 	}
+	if h.MaxPartitionStall < 0 {
+		return fmt.Errorf("%w: the partition stall bound must not be negative", ErrInvalidConfig)
+	}
 	for p, b := range h.Phases {
 		if err := check(string(p), b); err != nil {
 			return err
@@ -109,8 +120,9 @@ func (h Hypothesis) validate() error {
 	return nil
 }
 
-// evaluate checks h against the phases and records of a run.
-func (h Hypothesis) evaluate(phases []PhaseStats, rec Records, idempotent bool, end time.Time) ([]Verdict, []Violation) {
+// evaluate checks h against the phases, partition stalls and records of a
+// run.
+func (h Hypothesis) evaluate(phases []PhaseStats, partitions []PartitionStall, rec Records, idempotent bool, end time.Time) ([]Verdict, []Violation) {
 	var verdicts []Verdict
 	var violations []Violation
 	check := func(ph Phase, k BoundKind, limit, observed figure, ok bool, at time.Time) {
@@ -196,6 +208,16 @@ func (h Hypothesis) evaluate(phases []PhaseStats, rec Records, idempotent bool, 
 				ps.Unavailable <= b.MaxUnavailable, ps.UnavailableFrom)
 		}
 	}
+	if h.MaxPartitionStall > 0 {
+		limit := seconds(h.MaxPartitionStall)
+		if worst, ok := worstStall(partitions); ok {
+			check("", BoundMaxPartitionStall, limit,
+				number(worst.Longest.Seconds(), fmt.Sprintf("%s (partition %d)", worst.Longest, worst.Partition)),
+				worst.Longest <= h.MaxPartitionStall, worst.From)
+		} else {
+			check("", BoundMaxPartitionStall, limit, nothing("not measured: no per-partition figures"), true, end)
+		}
+	}
 	count := func(k BoundKind, n uint64) {
 		observed := fmt.Sprint(n)
 		if rec.DrainIncomplete && n > 0 {
@@ -209,4 +231,13 @@ func (h Hypothesis) evaluate(phases []PhaseStats, rec Records, idempotent bool, 
 	}
 	count(BoundReorderedRecords, rec.Reordered)
 	return verdicts, violations
+}
+
+// worstStall returns the partition with the longest stall; false when
+// there are no per-partition figures.
+func worstStall(ps []PartitionStall) (PartitionStall, bool) {
+	if len(ps) == 0 {
+		return PartitionStall{}, false
+	}
+	return slices.MaxFunc(ps, func(a, b PartitionStall) int { return cmp.Compare(a.Longest, b.Longest) }), true
 }

@@ -20,13 +20,14 @@ func TestHypothesisEvaluate(t *testing.T) {
 		{Phase: PhaseAfter, From: at(20), To: at(30), Seconds: 10, Throughput: 950, Ack: LatencyStats{Count: 9500, P99: 6_000}, E2E: LatencyStats{Count: 9500, P99: 7_000}},
 	}
 	tests := []struct {
-		name    string
-		h       Hypothesis
-		phases  []PhaseStats // default: the three above
-		rec     Records
-		idem    bool
-		want    []Violation // Phase, Kind and At are compared
-		checked int
+		name       string
+		h          Hypothesis
+		phases     []PhaseStats // default: the three above
+		rec        Records
+		idem       bool
+		partitions []PartitionStall
+		want       []Violation // Phase, Kind and At are compared
+		checked    int
 	}{
 		{name: "default hypothesis on a recovered run", h: DefaultHypothesis(), idem: true, checked: 4},
 		{
@@ -103,6 +104,25 @@ func TestHypothesisEvaluate(t *testing.T) {
 			checked: 3,
 		},
 		{
+			name: "one partition stalled for 12 s while the others acked: the stall bound fails at its start",
+			h:    Hypothesis{MaxPartitionStall: 10 * time.Second},
+			partitions: []PartitionStall{{Partition: 0, Longest: 800 * time.Millisecond, From: at(11)},
+				{Partition: 1, Longest: 12 * time.Second, From: at(12)}, {Partition: 2, Longest: time.Second, From: at(13)}},
+			want:    []Violation{{Figures: Figures{Kind: BoundMaxPartitionStall}, At: at(12)}},
+			checked: 3,
+		},
+		{
+			name:       "every partition within the stall bound",
+			h:          Hypothesis{MaxPartitionStall: 10 * time.Second},
+			partitions: []PartitionStall{{Partition: 0, Longest: 10 * time.Second, From: at(11)}},
+			checked:    3,
+		},
+		{
+			name:    "no per-partition figures: the stall bound is not measured",
+			h:       Hypothesis{MaxPartitionStall: time.Second},
+			checked: 3,
+		},
+		{
 			name: "duplicates allowed without idempotence",
 			h:    Hypothesis{}, rec: Records{Duplicates: 2},
 			checked: 2,
@@ -114,7 +134,7 @@ func TestHypothesisEvaluate(t *testing.T) {
 			if tt.phases != nil {
 				ph = tt.phases
 			}
-			verdicts, got := tt.h.evaluate(ph, tt.rec, tt.idem, at(30))
+			verdicts, got := tt.h.evaluate(ph, tt.partitions, tt.rec, tt.idem, at(30))
 			if len(verdicts) != tt.checked {
 				t.Errorf("%d bounds checked, want %d: %+v", len(verdicts), tt.checked, verdicts)
 			}

@@ -23,7 +23,7 @@ func buildReport(ms []Measurements, marks []Mark, h Hypothesis) *Report {
 	r.Phases = phaseStats(r.Start, r.LoadEnd, marks, r.Series, secs, gaps)
 	r.Summary = summarize(all, r.Latency[Response.String()], r.Start, r.End)
 	r.SummaryLine = r.Summary.Line()
-	r.Verdicts, r.Violations = h.evaluate(r.Phases, r.Records, r.Idempotent, r.End)
+	r.Verdicts, r.Violations = h.evaluate(r.Phases, r.Partitions, r.Records, r.Idempotent, r.End)
 	r.Violations = append(r.Violations, drainViolations(ms)...)
 	return r
 }
@@ -210,6 +210,7 @@ type secData struct {
 // phaseStats computes the figures of each phase interval. A second belongs
 // to the interval that holds its middle.
 func phaseStats(start, loadEnd time.Time, marks []Mark, series []Second, secs []secData, gaps []Gap) []PhaseStats {
+	judged := warmupEnd(marks) // zero without a warm-up
 	if len(marks) == 0 || marks[0].At.After(start) {
 		marks = append([]Mark{{PhaseBaseline, start}}, marks...)
 	}
@@ -265,13 +266,35 @@ func phaseStats(start, loadEnd time.Time, marks []Mark, series []Second, secs []
 			ps.Throughput = float64(fullAcked) / float64(ps.Seconds)
 		}
 		ps.Ack, ps.E2E = statsOf(ack.hist()), statsOf(e2e.hist())
-		for _, g := range gaps {
-			f, t := maxTime(g.From, from), minTime(g.To, to)
-			if t.Sub(f) > ps.Unavailable {
-				ps.Unavailable, ps.UnavailableFrom = t.Sub(f), f
-			}
-		}
 		out = append(out, ps)
 	}
+	// A gap counts whole, in the phase that holds most of it: a stall from
+	// the fault into the recovery is one stall, not two halves that each
+	// pass the bound, and a stall that began with the last ack before the
+	// fault was marked is the fault's. The warm-up's part of a gap is the
+	// warm-up's own (shown, never judged).
+	for _, g := range gaps {
+		parts := []Gap{g}
+		if g.From.Before(judged) && g.To.After(judged) {
+			parts = []Gap{{g.From, judged}, {judged, g.To}}
+		}
+		for _, p := range parts {
+			if i := mostOf(out, p); i >= 0 && p.To.Sub(p.From) > out[i].Unavailable {
+				out[i].Unavailable, out[i].UnavailableFrom = p.To.Sub(p.From), p.From
+			}
+		}
+	}
 	return out
+}
+
+// mostOf returns the index of the phase of ps that holds the largest part
+// of g; -1 when none holds any.
+func mostOf(ps []PhaseStats, g Gap) int {
+	best, most := -1, time.Duration(0)
+	for i, p := range ps {
+		if d := minTime(g.To, p.To).Sub(maxTime(g.From, p.From)); d > most {
+			best, most = i, d
+		}
+	}
+	return best
 }

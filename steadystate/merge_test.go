@@ -178,6 +178,27 @@ func TestMerge(t *testing.T) {
 			},
 		},
 		{
+			name: "a stall from the fault into the recovery is judged whole, in the fault phase",
+			// No ack from 4 s to 10 s; the recovery was marked at 7 s. Cut
+			// at the mark it would be two 3 s stalls, each within 5 s.
+			ms:    []Measurements{withGaps(measured(0, t0), at(12*time.Second), Gap{at(4 * time.Second), at(10 * time.Second)})},
+			marks: []Mark{{PhaseBaseline, t0}, {PhaseFault, at(3 * time.Second)}, {PhaseRecovery, at(7 * time.Second)}},
+			h:     Hypothesis{All: Bounds{MaxUnavailable: 5 * time.Second}},
+			check: func(t *testing.T, rep *Report) {
+				got := map[Phase]time.Duration{}
+				for _, p := range rep.Phases {
+					got[p.Phase] = p.Unavailable
+				}
+				if want := map[Phase]time.Duration{PhaseBaseline: 0, PhaseFault: 6 * time.Second, PhaseRecovery: 0}; !reflect.DeepEqual(got, want) {
+					t.Errorf("unavailable per phase %v, want %v", got, want)
+				}
+				if len(rep.Violations) != 1 || rep.Violations[0].Phase != PhaseFault || rep.Violations[0].Kind != BoundMaxUnavailability ||
+					!rep.Violations[0].At.Equal(at(4*time.Second)) {
+					t.Errorf("violations %v, want one of the fault phase's unavailability at 4s", rep.Violations)
+				}
+			},
+		},
+		{
 			name: "marks default to the first measurements'",
 			ms: []Measurements{
 				withMarks(measured(0, t0, acked(0, 1, time.Millisecond), acked(1, 1, time.Millisecond)), Mark{PhaseFault, at(time.Second)}),

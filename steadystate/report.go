@@ -99,8 +99,11 @@ type PhaseStats struct {
 	E2E        LatencyStats `json:"e2e"`
 	// WorstAckAt and WorstE2EAt are the start of the second with the
 	// highest p99 in the phase.
-	WorstAckAt      time.Time     `json:"worstAckAt"`
-	WorstE2EAt      time.Time     `json:"worstE2eAt"`
+	WorstAckAt time.Time `json:"worstAckAt"`
+	WorstE2EAt time.Time `json:"worstE2eAt"`
+	// Unavailable is the longest time with no ack that began in the phase,
+	// whole: it may run on into the next phases. UnavailableFrom is when it
+	// began.
 	Unavailable     time.Duration `json:"unavailable"`
 	UnavailableFrom time.Time     `json:"unavailableFrom"`
 }

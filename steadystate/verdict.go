@@ -23,6 +23,9 @@ const (
 	BoundMaxP99E2E BoundKind = "max-p99-e2e"
 	// BoundMaxUnavailability: the longest time with no ack, at most.
 	BoundMaxUnavailability BoundKind = "max-unavailability"
+	// BoundMaxPartitionStall: the longest time any one partition had no
+	// ack, at most.
+	BoundMaxPartitionStall BoundKind = "max-partition-stall"
 	// BoundLostRecords, BoundDuplicateRecords, BoundReorderedRecords: the
 	// records the verifier found so, at most (0).
 	BoundLostRecords      BoundKind = "lost-records"
@@ -70,6 +73,8 @@ func (k BoundKind) describe() (Unit, bool, string) {
 		return UnitSeconds, false, "max p99 end-to-end latency"
 	case BoundMaxUnavailability:
 		return UnitSeconds, false, "max unavailability"
+	case BoundMaxPartitionStall:
+		return UnitSeconds, false, "max partition stall"
 	case BoundLostRecords:
 		return UnitRecords, false, "lost records"
 	case BoundDuplicateRecords:

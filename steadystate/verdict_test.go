@@ -51,7 +51,7 @@ func TestVerdictFigures(t *testing.T) {
 			if phases == nil {
 				phases = []PhaseStats{baseline, after}
 			}
-			verdicts, _ := tt.h.evaluate(phases, tt.rec, true, t0.Add(20*time.Second))
+			verdicts, _ := tt.h.evaluate(phases, nil, tt.rec, true, t0.Add(20*time.Second))
 			var v *Verdict
 			for i := range verdicts {
 				if verdicts[i].Kind == tt.kind {

@@ -135,10 +135,12 @@ type TimingConfig struct {
 
 // BoundsConfig is the steady-state hypothesis.
 type BoundsConfig struct {
-	// MaxUnavailable bounds the longest window without any ack. 0 (the
-	// default): by the kind of fault (see unavailabilityBound): 5s for a
-	// graceful operation, the brokers' broker.session.timeout.ms plus 5s
-	// for a hard one (kill, pause, isolation), 30s for the others.
+	// MaxUnavailable bounds the longest window without any ack, and each
+	// partition's own longest window without one. 0 (the default): by the
+	// kind of fault (see unavailabilityBound): 5s for a graceful operation,
+	// the brokers' broker.session.timeout.ms plus 5s for a hard one (kill,
+	// pause, isolation), plus a controller failover when the victim is the
+	// active KRaft controller too, 30s for the others.
 	MaxUnavailable metav1.Duration `json:"maxUnavailable,omitempty"`
 	// MaxP99Ack bounds p99 ack latency in every phase; 0: not bounded.
 	MaxP99Ack metav1.Duration `json:"maxP99Ack,omitempty"`

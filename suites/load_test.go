@@ -33,18 +33,19 @@ type load interface {
 	// WarmUp returns once the load is past its start: at least min, and
 	// acks flowing for warmAcking. The caller then marks the baseline.
 	WarmUp(ctx context.Context, min time.Duration) error
-	// Finish stops the load and returns its report once the final flush
-	// and drain are done.
-	Finish(ctx context.Context) (*steadystate.Report, error)
+	// Finish stops the load and returns its report, judged by h, once the
+	// final flush and drain are done. The hypothesis comes last because
+	// its bounds may depend on the victims, picked after the load started.
+	Finish(ctx context.Context, h steadystate.Hypothesis) (*steadystate.Report, error)
 }
 
 // startLoad starts the steady state on topic: from the suite's own
 // process, or from n agent pods when n > 0. Either way it is stopped when
 // the spec ends, however it ends.
-func startLoad(ctx context.Context, e *env, topic string, n int, h steadystate.Hypothesis) load {
+func startLoad(ctx context.Context, e *env, topic string, n int) load {
 	GinkgoHelper()
 	if n > 0 {
-		return startAgents(ctx, e, topic, n, h)
+		return startAgents(ctx, e, topic, n)
 	}
 	ss := e.cfg.SteadyState
 	acks := &ackWatch{}
@@ -58,7 +59,6 @@ func startLoad(ctx context.Context, e *env, topic string, n int, h steadystate.H
 		Producers:      ss.Producers,
 		ClientOpts:     e.kgoOpts,
 		RequestTimeout: ss.RequestTimeout.Duration,
-		Hypothesis:     &h,
 	})
 	Expect(err).NotTo(HaveOccurred())
 	l := &localLoad{r: r, acks: acks, results: make(chan localResult, 1), done: make(chan struct{})}
@@ -160,18 +160,25 @@ func (*ackWatch) Reordered()              {}
 func (*ackWatch) Lost(uint64)             {}
 func (*ackWatch) Phase(steadystate.Phase) {}
 
-func (l *localLoad) Finish(ctx context.Context) (*steadystate.Report, error) {
+func (l *localLoad) Finish(ctx context.Context, h steadystate.Hypothesis) (*steadystate.Report, error) {
 	l.r.Stop()
 	var res localResult
 	Eventually(ctx, l.results).WithTimeout(runStopTimeout).Should(Receive(&res), "the steady state did not finish its flush and drain")
-	return res.rep, res.err
+	m, ok := l.r.Measurements()
+	if !ok {
+		return res.rep, res.err
+	}
+	rep, err := steadystate.Merge([]steadystate.Measurements{m}, nil, h)
+	if err != nil {
+		return nil, err
+	}
+	return rep, res.err
 }
 
 // agentLoad runs in agent pods; the suite keeps the phase marks.
 type agentLoad struct {
 	e     *env
 	spec  loadagent.Spec
-	h     steadystate.Hypothesis
 	uids  map[string]types.UID // the agent pods that started the load
 	marks []steadystate.Mark
 }
@@ -179,7 +186,7 @@ type agentLoad struct {
 // startAgents deploys n agents (as the cluster admin: it is setup, like
 // deploying Kafka) that share the suite's rate, and waits until each is
 // producing.
-func startAgents(ctx context.Context, e *env, topic string, n int, h steadystate.Hypothesis) load {
+func startAgents(ctx context.Context, e *env, topic string, n int) load {
 	GinkgoHelper()
 	switch {
 	case e.cfg.Target.InCluster:
@@ -215,7 +222,7 @@ func startAgents(ctx context.Context, e *env, topic string, n int, h steadystate
 	Expect(err).NotTo(HaveOccurred())
 	// Until every agent produces, and WarmUp's time after that, the load is
 	// warming up: not judged, and not the baseline.
-	return &agentLoad{e: e, spec: spec, h: h, uids: uids, marks: []steadystate.Mark{
+	return &agentLoad{e: e, spec: spec, uids: uids, marks: []steadystate.Mark{
 		{Phase: steadystate.PhaseWarmup, At: deployed},
 	}}
 }
@@ -233,7 +240,7 @@ func (a *agentLoad) Mark(p steadystate.Phase) {
 
 // Finish stops the agents and merges their measurements, collected
 // through the API server (pods/portforward) with the suite's own identity.
-func (a *agentLoad) Finish(ctx context.Context) (*steadystate.Report, error) {
+func (a *agentLoad) Finish(ctx context.Context, h steadystate.Hypothesis) (*steadystate.Report, error) {
 	By(fmt.Sprintf("stopping the %d agents and collecting their measurements through the API server (port-forward)", a.spec.Agents))
 	// An agent pod replaced since the start (evicted, crashed) began a new
 	// run: the records of its first run would go unchecked.
@@ -252,7 +259,7 @@ func (a *agentLoad) Finish(ctx context.Context) (*steadystate.Report, error) {
 		ms, err = loadagent.Collect(ctx, a.e.csConfig, a.spec)
 		return err
 	}).WithTimeout(runStopTimeout).WithPolling(agentsPoll).Should(Succeed(), "agents finished their flush and drain")
-	return steadystate.Merge(ms, a.marks, a.h)
+	return steadystate.Merge(ms, a.marks, h)
 }
 
 // agentRunID derives the agents' shared run ID (hex) from the suite's run

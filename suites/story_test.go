@@ -140,20 +140,7 @@ func runStory(ctx context.Context, e *env, st story) outcome {
 	cfg := e.cfg
 	nAgents := cmp.Or(st.agents, cfg.SteadyState.Agents)
 	By(fmt.Sprintf("starting the steady state on %s: %d records/s, acks=all, idempotent, RF 3, min ISR 2", topic, cfg.SteadyState.Rate))
-	maxUnavailable, why := unavailabilityBound(ctx, e, st, before)
-	o.Limits = append(o.Limits, fmt.Sprintf("maxUnavailable %s: %s", maxUnavailable, why))
-	By(fmt.Sprintf("bounding the unavailability at %s: %s", maxUnavailable, why))
-	h := steadystate.Hypothesis{
-		All:    steadystate.Bounds{MaxUnavailable: maxUnavailable, MaxP99Ack: cfg.Bounds.MaxP99Ack.Duration},
-		Phases: map[steadystate.Phase]steadystate.Bounds{steadystate.PhaseAfter: {MinThroughputRatio: cfg.Bounds.MinThroughputRatioAfter}},
-	}
-	if ratio, floor := cfg.Bounds.GracefulP99AckRatio, cfg.Bounds.GracefulP99AckFloor.Duration; st.graceful && ratio > 0 {
-		// A graceful operation must not slow the clients down much either.
-		b := steadystate.Bounds{MaxP99AckRatio: ratio, P99AckFloor: floor}
-		h.Phases[steadystate.PhaseFault], h.Phases[steadystate.PhaseRecovery] = b, b
-		o.Limits = append(o.Limits, fmt.Sprintf("p99 ack in the fault and recovery phases at most %g× the baseline's, at least %s: a graceful operation (bounds.gracefulP99AckRatio, bounds.gracefulP99AckFloor)", ratio, floor))
-	}
-	r := startLoad(ctx, e, topic, nAgents, h)
+	r := startLoad(ctx, e, topic, nAgents)
 	start := time.Now()
 	By("watching what Kafka and Kubernetes do: leaders, ISRs, fencing, the controller, pods and nodes")
 	stopTimeline, err := watchTimeline(ctx, e, topic)
@@ -175,6 +162,7 @@ func runStory(ctx context.Context, e *env, st story) outcome {
 	for _, v := range victims {
 		o.Victims = append(o.Victims, v.ID)
 	}
+	h := hypothesis(ctx, e, st, before, victims, o)
 	fault := st.fault(e, victims)
 	o.Fault = fault.Name()
 	By("injecting the fault: " + fault.Name())
@@ -222,7 +210,7 @@ func runStory(ctx context.Context, e *env, st story) outcome {
 	By(fmt.Sprintf("running the after phase for %s", cfg.Timing.After.Duration))
 	hold(ctx, cfg.Timing.After.Duration)
 	loadTime := time.Since(start)
-	rep, err := r.Finish(ctx)
+	rep, err := r.Finish(ctx, h)
 	Expect(err).NotTo(HaveOccurred())
 	tl := stopTimeline()
 	o.Events = tl.Events
@@ -278,6 +266,31 @@ func runStory(ctx context.Context, e *env, st story) outcome {
 		By("observed: " + ob)
 	}
 	return *o
+}
+
+// hypothesis is what the story's load is judged by, once the victims are
+// known: the unavailability bound (on the times no partition got an ack,
+// and on each partition's own longest stall), the p99 ack bound, the
+// throughput after, and for a graceful operation the p99 ack against the
+// baseline's. Each limit is written into o.Limits with its reason.
+func hypothesis(ctx context.Context, e *env, st story, snap, victims []brokers.Broker, o *outcome) steadystate.Hypothesis {
+	GinkgoHelper()
+	cfg := e.cfg
+	maxUnavailable, why := unavailabilityBound(ctx, e, st, snap, victims)
+	o.Limits = append(o.Limits, fmt.Sprintf("maxUnavailable %s: %s", maxUnavailable, why))
+	By(fmt.Sprintf("bounding the unavailability, and each partition's longest stall, at %s: %s", maxUnavailable, why))
+	h := steadystate.Hypothesis{
+		All:               steadystate.Bounds{MaxUnavailable: maxUnavailable, MaxP99Ack: cfg.Bounds.MaxP99Ack.Duration},
+		Phases:            map[steadystate.Phase]steadystate.Bounds{steadystate.PhaseAfter: {MinThroughputRatio: cfg.Bounds.MinThroughputRatioAfter}},
+		MaxPartitionStall: maxUnavailable,
+	}
+	if ratio, floor := cfg.Bounds.GracefulP99AckRatio, cfg.Bounds.GracefulP99AckFloor.Duration; st.graceful && ratio > 0 {
+		// A graceful operation must not slow the clients down much either.
+		b := steadystate.Bounds{MaxP99AckRatio: ratio, P99AckFloor: floor}
+		h.Phases[steadystate.PhaseFault], h.Phases[steadystate.PhaseRecovery] = b, b
+		o.Limits = append(o.Limits, fmt.Sprintf("p99 ack in the fault and recovery phases at most %g× the baseline's, at least %s: a graceful operation (bounds.gracefulP99AckRatio, bounds.gracefulP99AckFloor)", ratio, floor))
+	}
+	return h
 }
 
 // skipWithoutCluster skips a dry run that has no cluster to read (the
@@ -458,7 +471,7 @@ func errText(err error) []string {
 // allows (0: none), and where that limit comes from: none for a story
 // that says why it is unbounded; the config's bounds.maxUnavailable when
 // set; else by the kind of fault.
-func unavailabilityBound(ctx context.Context, e *env, st story, snap []brokers.Broker) (time.Duration, string) {
+func unavailabilityBound(ctx context.Context, e *env, st story, snap, victims []brokers.Broker) (time.Duration, string) {
 	switch {
 	case st.unbounded != "":
 		return 0, "not bounded: " + st.unbounded
@@ -492,7 +505,7 @@ func unavailabilityBound(ctx context.Context, e *env, st story, snap []brokers.B
 		// 18 s session).
 		return session + HardMargin + zooKeeperTick, fmt.Sprintf("a hard fault in ZooKeeper mode: %s + %s + ZooKeeper's tickTime %s (sessions expire by the tick)", from, HardMargin, zooKeeperTick)
 	}
-	if failover, why := controllerFailover(ctx, e, snap); failover > 0 {
+	if failover, why := controllerFailover(ctx, e, victims); failover > 0 {
 		return session + HardMargin + failover, fmt.Sprintf("a hard fault: %s + %s + %s", from, HardMargin, why)
 	}
 	return session + HardMargin, fmt.Sprintf("a hard fault: %s + %s", from, HardMargin)
