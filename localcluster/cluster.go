@@ -346,6 +346,15 @@ type ComponentStatus struct {
 	Log     string `json:"log"`
 }
 
+// StopAPIServer stops kube-apiserver alone, as a control-plane outage
+// does: every client of the cluster, the node agent's among them, is then
+// refused until Up starts it again on the same port, with the same state
+// in etcd.
+func (c *Cluster) StopAPIServer(ctx context.Context) error {
+	c.logf("stopping kube-apiserver")
+	return c.apiserver().stop(ctx)
+}
+
 // Status reports which daemons are running.
 func (c *Cluster) Status() []ComponentStatus {
 	var out []ComponentStatus

@@ -171,7 +171,7 @@ func runStory(ctx context.Context, e *env, st story) outcome {
 	injectErr := fault.Inject(ctx)
 	// Registered whatever Inject returned: a drain whose evictions failed
 	// has still cordoned its node. Recover is idempotent.
-	DeferCleanup(fault.Recover, NodeTimeout(faultRecoverTime))
+	DeferCleanup(func(ctx SpecContext) error { return chaos.RecoverRetrying(ctx, fault, nil) }, NodeTimeout(faultRecoverTime))
 	Expect(injectErr).NotTo(HaveOccurred(), "injecting the fault")
 	injectedAt := time.Now()
 
@@ -185,7 +185,7 @@ func runStory(ctx context.Context, e *env, st story) outcome {
 	stopIfDone(ctx)
 	By("recovering: " + fault.Name())
 	r.Mark(steadystate.PhaseRecovery)
-	Expect(fault.Recover(ctx)).To(Succeed())
+	Expect(recoverThroughOutages(ctx, fault, o)).To(Succeed())
 	recoveredAt := time.Now()
 	if st.settle != nil {
 		o.Add(report.CheckRolledOut, errText(st.settle(ctx, e, victims))...)
@@ -291,6 +291,27 @@ func hypothesis(ctx context.Context, e *env, st story, snap, victims []brokers.B
 		o.Limits = append(o.Limits, fmt.Sprintf("p99 ack in the fault and recovery phases at most %g× the baseline's, at least %s: a graceful operation (bounds.gracefulP99AckRatio, bounds.gracefulP99AckFloor)", ratio, floor))
 	}
 	return h
+}
+
+// recoverThroughOutages recovers fault, retrying while the Kubernetes API
+// cannot be reached or cannot serve (chaos.RecoverRetrying), up to
+// faultRecoverTime. A wait for the API is an observation of the outcome,
+// named as the API's outage and not charged to Kafka.
+func recoverThroughOutages(ctx context.Context, fault chaos.Fault, o *outcome) error {
+	ctx, cancel := context.WithTimeout(ctx, faultRecoverTime)
+	defer cancel()
+	start := time.Now()
+	var failed int
+	var last error
+	err := chaos.RecoverRetrying(ctx, fault, func(err error, next time.Duration) {
+		failed, last = failed+1, err
+		GinkgoWriter.Printf("recovering: the Kubernetes API did not serve the recovery (%v); trying again in %s\n", err, next.Round(time.Millisecond))
+	})
+	if failed > 0 {
+		o.Observations = append(o.Observations, fmt.Sprintf("the Kubernetes API could not serve the recovery for %s (%d attempts failed, the last with: %v); recovered: %t",
+			time.Since(start).Round(100*time.Millisecond), failed, last, err == nil))
+	}
+	return err
 }
 
 // skipWithoutCluster skips a dry run that has no cluster to read (the

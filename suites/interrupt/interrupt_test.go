@@ -42,7 +42,8 @@ const (
 // local cluster: once interrupted with SIGINT while the drain holds (its
 // cleanups must uncordon the node and clear the ledger), once killed with
 // SIGKILL there (the node stays cordoned, and kafkachaos recover must
-// restore it from the ledger); then the same with the 45 s pause of a
+// restore it from the ledger), and once through an API server outage that
+// outlasts the hold (outage_test.go); then the same with the 45 s pause of a
 // broker (SIGINT must resume it; after SIGKILL it stays stopped until
 // kafkachaos recover sends SIGCONT); then a SIGKILL while a peers-only
 // partition holds (its NetworkPolicy stays until kafkachaos recover).
@@ -144,6 +145,8 @@ func TestInterruptedFaultsLeaveNothing(t *testing.T) {
 			t.Errorf("second recover printed %q, want nothing to recover", out)
 		}
 	})
+
+	apiOutageDuringDrain(ctx, t, c, root, suite, env, state, bin)
 
 	// The pause: the 45 s pause of the leader of partition 0, signalled
 	// while it holds. No broker may be left frozen.
