@@ -9,6 +9,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"math"
 	"net"
 	"os"
 	"path/filepath"
@@ -23,6 +24,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/kubernetes"
 	statsv1alpha1 "k8s.io/kubelet/pkg/apis/stats/v1alpha1"
 
@@ -265,18 +267,40 @@ func (p *provider) DeletePod(ctx context.Context, pod *corev1.Pod) error {
 // server at once, as the kubelet does. The node library would leave it
 // Terminating until its grace period ends, since it reacts to spec changes
 // and not to status ones; a StatefulSet waits for the object to be gone
-// before it recreates the pod.
+// before it recreates the pod. While the API server cannot be reached the
+// delete is retried with back-off, in the background, for up to
+// removeRetryTime, as the kubelet's status manager keeps trying.
 func (p *provider) removePodObject(ctx context.Context, pod *corev1.Pod) {
 	uid := pod.UID
-	err := p.client.CoreV1().Pods(pod.Namespace).Delete(ctx, pod.Name, metav1.DeleteOptions{
-		GracePeriodSeconds: new(int64),
-		Preconditions:      &metav1.Preconditions{UID: &uid},
-	})
-	if err != nil && !apierrors.IsNotFound(err) && !apierrors.IsConflict(err) {
-		// The node library deletes it when the grace period ends.
-		fmt.Fprintf(os.Stderr, "agent: removing stopped pod %s/%s: %v\n", pod.Namespace, pod.Name, err)
+	remove := func(ctx context.Context) error {
+		err := p.client.CoreV1().Pods(pod.Namespace).Delete(ctx, pod.Name, metav1.DeleteOptions{
+			GracePeriodSeconds: new(int64),
+			Preconditions:      &metav1.Preconditions{UID: &uid},
+		})
+		if apierrors.IsNotFound(err) || apierrors.IsConflict(err) { // gone, or another pod of that name
+			return nil
+		}
+		return err
 	}
+	err := remove(ctx)
+	if err == nil {
+		return
+	}
+	fmt.Fprintf(os.Stderr, "agent: removing stopped pod %s/%s: %v; retrying for %s\n", pod.Namespace, pod.Name, err, removeRetryTime)
+	go func() {
+		ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), removeRetryTime)
+		defer cancel()
+		b := wait.Backoff{Duration: 500 * time.Millisecond, Factor: 2, Jitter: 0.1, Steps: math.MaxInt32, Cap: 5 * time.Second}
+		err := wait.ExponentialBackoffWithContext(ctx, b, func(ctx context.Context) (bool, error) { return remove(ctx) == nil, nil })
+		if err != nil {
+			// The node library deletes it when the grace period ends.
+			fmt.Fprintf(os.Stderr, "agent: removing stopped pod %s/%s: gave up: %v\n", pod.Namespace, pod.Name, err)
+		}
+	}()
 }
+
+// removeRetryTime bounds the retries of removePodObject.
+const removeRetryTime = 2 * time.Minute
 
 // GetPod implements node.PodLifecycleHandler.
 func (p *provider) GetPod(_ context.Context, ns, name string) (*corev1.Pod, error) {

@@ -2,21 +2,28 @@ package interrupt
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/wait"
+	"k8s.io/client-go/kubernetes"
+
 	"github.com/kafkachaos/kafkachaos/localcluster"
 )
 
-// apiOutage is how long the API server stays down: longer than the drain's
-// hold (outageConfig), so the recovery falls in the outage.
+// apiOutage is how long the API server stays down, from the moment the
+// drained node is empty: past the end of the drain's hold (outageConfig),
+// so the recovery falls in the outage.
 const apiOutage = 25 * time.Second
 
-// outageConfig holds the drain for 10 s.
-const outageConfig = "timing: {hold: 10s}\n"
+// outageConfig holds the drain for 20 s, long enough for the evicted
+// broker's shutdown (about 6 s) to happen with the API up.
+const outageConfig = "timing: {hold: 20s}\n"
 
 // apiOutageDuringDrain stops kube-apiserver while the node-drain spec holds
 // its drain, and starts it again after apiOutage, past the end of the
@@ -34,6 +41,13 @@ func apiOutageDuringDrain(ctx context.Context, t *testing.T, c *localcluster.Clu
 		args := []string{"-test.v", "-ginkgo.v", "-ginkgo.label-filter=node-drain", "-kafkachaos.config=" + config,
 			"-kafkachaos.state-dir=" + state, "-kafkachaos.binary=" + bin}
 		sr := startUntil(ctx, t, root, suite, args, env, holdingTheDrain)
+		// The outage is aimed at the recovery: it begins once the evicted
+		// broker has stopped and its pod object is gone. (Begun while the
+		// pod still terminated, it once left the recreated pod Pending for
+		// minutes: kube-scheduler logged "Scheduler cache is corrupted" for
+		// the old pod's UID and never tried the new one.)
+		cs := clientset(t, c)
+		waitNodeEmpty(ctx, t, cs)
 		if err := c.StopAPIServer(ctx); err != nil {
 			t.Fatal(err)
 		}
@@ -54,7 +68,6 @@ func apiOutageDuringDrain(ctx context.Context, t *testing.T, c *localcluster.Clu
 		if strings.Contains(out, "faults the specs did not recover themselves") {
 			t.Error("the spec did not recover the drain; the suite's sweep had to")
 		}
-		cs := clientset(t, c)
 		if n := cordoned(ctx, t, cs); len(n) != 0 {
 			t.Errorf("after the outage, nodes still cordoned: %v", n)
 		}
@@ -66,3 +79,34 @@ func apiOutageDuringDrain(ctx context.Context, t *testing.T, c *localcluster.Clu
 		}
 	})
 }
+
+// waitNodeEmpty waits until the one cordoned node runs no pod of any
+// namespace.
+func waitNodeEmpty(ctx context.Context, t *testing.T, cs kubernetes.Interface) {
+	t.Helper()
+	var node string
+	var on []string
+	err := wait.PollUntilContextTimeout(ctx, 250*time.Millisecond, nodeEmptyTimeout, true, func(ctx context.Context) (bool, error) {
+		n := cordoned(ctx, t, cs)
+		if len(n) != 1 {
+			return false, fmt.Errorf("cordoned nodes %v, want the drained one", n)
+		}
+		node = n[0]
+		pods, err := cs.CoreV1().Pods("").List(ctx, metav1.ListOptions{FieldSelector: "spec.nodeName=" + node})
+		if err != nil {
+			return false, err
+		}
+		on = on[:0]
+		for _, p := range pods.Items {
+			on = append(on, p.Namespace+"/"+p.Name)
+		}
+		return len(on) == 0, nil
+	})
+	if err != nil {
+		t.Fatalf("the drained node %s still runs %v: %v", node, on, err)
+	}
+}
+
+// nodeEmptyTimeout bounds the wait for an evicted broker to stop: its
+// graceful shutdown, within its 60 s grace period.
+const nodeEmptyTimeout = 90 * time.Second
