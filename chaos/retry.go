@@ -33,6 +33,9 @@ func RecoverRetrying(ctx context.Context, f Fault, onRetry func(err error, next 
 		if err == nil || !Transient(err) {
 			return err
 		}
+		if ctx.Err() != nil {
+			return fmt.Errorf("chaos: %s: gave up retrying (%w): %w", f.Name(), ctx.Err(), err)
+		}
 		next := b.Step()
 		if onRetry != nil {
 			onRetry(err, next)

@@ -75,9 +75,12 @@ func (s State) PreferredLeaders() bool {
 // not caught up as CheckHealth's defaults judge it (more than
 // DefaultMaxQuorumLag records behind, or last caught up more than
 // DefaultMaxQuorumLagTime before the leader, or never): "voter 1 (120
-// records behind leader 0)". Nil when the voters are unknown or all caught
-// up.
+// records behind leader 0)"; "no quorum leader" when there is none. Nil
+// when the voters are unknown or all caught up.
 func (s State) LaggingVoters() []string {
+	if len(s.Voters) > 0 && s.Controller < 0 {
+		return []string{"no quorum leader"}
+	}
 	var out []string
 	for _, v := range s.Voters {
 		switch {

@@ -107,18 +107,20 @@ func TestStateConditions(t *testing.T) {
 func TestLaggingVoters(t *testing.T) {
 	tests := []struct {
 		name   string
+		leader int32
 		voters []Replica
 		want   []string
 	}{
-		{"unknown", nil, nil},
-		{"caught up", []Replica{{ID: 0, Lag: 0}, {ID: 1, Lag: 10, LagTime: 2 * time.Second}}, nil},
-		{"records behind", []Replica{{ID: 0}, {ID: 1, Lag: 11}}, []string{"voter 1 (11 records behind leader 0)"}},
-		{"too long ago", []Replica{{ID: 0}, {ID: 2, LagTime: 3 * time.Second}}, []string{"voter 2 (last caught up with leader 0 3s before it)"}},
-		{"never caught up", []Replica{{ID: 0}, {ID: 2, LagTime: -1}}, []string{"voter 2 (last caught up with leader 0 an unknown time before it)"}},
-		{"the leader is never behind itself", []Replica{{ID: 0, Lag: 99, LagTime: -1}}, nil},
+		{"unknown", 0, nil, nil},
+		{"caught up", 0, []Replica{{ID: 0, Lag: 0}, {ID: 1, Lag: 10, LagTime: 2 * time.Second}}, nil},
+		{"records behind", 0, []Replica{{ID: 0}, {ID: 1, Lag: 11}}, []string{"voter 1 (11 records behind leader 0)"}},
+		{"too long ago", 0, []Replica{{ID: 0}, {ID: 2, LagTime: 3 * time.Second}}, []string{"voter 2 (last caught up with leader 0 3s before it)"}},
+		{"never caught up", 0, []Replica{{ID: 0}, {ID: 2, LagTime: -1}}, []string{"voter 2 (last caught up with leader 0 an unknown time before it)"}},
+		{"the leader is never behind itself", 0, []Replica{{ID: 0, Lag: 99, LagTime: -1}}, nil},
+		{"no leader", -1, []Replica{{ID: 0, LagTime: -1}, {ID: 1, LagTime: -1}}, []string{"no quorum leader"}},
 	}
 	for _, tt := range tests {
-		s := State{Controller: 0, ControllerKnown: true, Voters: tt.voters}
+		s := State{Controller: tt.leader, ControllerKnown: true, Voters: tt.voters}
 		if got := s.LaggingVoters(); !slices.Equal(got, tt.want) {
 			t.Errorf("%s: %q, want %q", tt.name, got, tt.want)
 		}

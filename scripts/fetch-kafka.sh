@@ -130,6 +130,9 @@ rm -rf "$check" "$dest/kafka.jsa" "$dest/kafka.jsa.partial"
 # taken in that moment, so the check tries up to three times, each with new
 # ports; the broker's own ERROR lines say why an attempt failed.
 ephemeral_low=$(cut -f1 /proc/sys/net/ipv4/ip_local_port_range 2>/dev/null || echo 32768)
+# A range tuned to start low leaves no room below it: then any ports will
+# do, and the retries cover a collision.
+((ephemeral_low > 11000)) || ephemeral_low=30000
 free_port() { # a port on 127.0.0.1 that nothing listens on, other than $1
 	local p
 	while :; do

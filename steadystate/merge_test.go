@@ -179,10 +179,11 @@ func TestMerge(t *testing.T) {
 		},
 		{
 			name: "a stall from the fault into the recovery is judged whole, in the fault phase",
-			// No ack from 4 s to 10 s; the recovery was marked at 7 s. Cut
-			// at the mark it would be two 3 s stalls, each within 5 s.
+			// No ack from 4 s to 10 s; the recovery was marked at 7.5 s. Cut
+			// at the mark it would be stalls of 3.5 s and 2.5 s, each
+			// within 5 s.
 			ms:    []Measurements{withGaps(measured(0, t0), at(12*time.Second), Gap{at(4 * time.Second), at(10 * time.Second)})},
-			marks: []Mark{{PhaseBaseline, t0}, {PhaseFault, at(3 * time.Second)}, {PhaseRecovery, at(7 * time.Second)}},
+			marks: []Mark{{PhaseBaseline, t0}, {PhaseFault, at(3 * time.Second)}, {PhaseRecovery, at(7500 * time.Millisecond)}},
 			h:     Hypothesis{All: Bounds{MaxUnavailable: 5 * time.Second}},
 			check: func(t *testing.T, rep *Report) {
 				got := map[Phase]time.Duration{}
@@ -195,6 +196,26 @@ func TestMerge(t *testing.T) {
 				if len(rep.Violations) != 1 || rep.Violations[0].Phase != PhaseFault || rep.Violations[0].Kind != BoundMaxUnavailability ||
 					!rep.Violations[0].At.Equal(at(4*time.Second)) {
 					t.Errorf("violations %v, want one of the fault phase's unavailability at 4s", rep.Violations)
+				}
+			},
+		},
+		{
+			name: "a stall mostly in the recovery is the recovery's, though it began in the fault",
+			// No ack from 6 s to 12 s: 1 s of it in the fault, 5 s in the
+			// recovery marked at 7 s.
+			ms:    []Measurements{withGaps(measured(0, t0), at(14*time.Second), Gap{at(6 * time.Second), at(12 * time.Second)})},
+			marks: []Mark{{PhaseBaseline, t0}, {PhaseFault, at(3 * time.Second)}, {PhaseRecovery, at(7 * time.Second)}},
+			h:     Hypothesis{Phases: map[Phase]Bounds{PhaseRecovery: {MaxUnavailable: 5 * time.Second}}},
+			check: func(t *testing.T, rep *Report) {
+				got := map[Phase]time.Duration{}
+				for _, p := range rep.Phases {
+					got[p.Phase] = p.Unavailable
+				}
+				if want := map[Phase]time.Duration{PhaseBaseline: 0, PhaseFault: 0, PhaseRecovery: 6 * time.Second}; !reflect.DeepEqual(got, want) {
+					t.Errorf("unavailable per phase %v, want %v", got, want)
+				}
+				if len(rep.Violations) != 1 || rep.Violations[0].Phase != PhaseRecovery || !rep.Violations[0].At.Equal(at(6*time.Second)) {
+					t.Errorf("violations %v, want the recovery's 6s stall from 6s", rep.Violations)
 				}
 			},
 		},

@@ -101,9 +101,9 @@ type PhaseStats struct {
 	// highest p99 in the phase.
 	WorstAckAt time.Time `json:"worstAckAt"`
 	WorstE2EAt time.Time `json:"worstE2eAt"`
-	// Unavailable is the longest time with no ack that began in the phase,
-	// whole: it may run on into the next phases. UnavailableFrom is when it
-	// began.
+	// Unavailable is the longest time with no ack of those the phase holds
+	// most of, whole: it may begin in an earlier phase or run on into a
+	// later one. UnavailableFrom is when it began.
 	Unavailable     time.Duration `json:"unavailable"`
 	UnavailableFrom time.Time     `json:"unavailableFrom"`
 }

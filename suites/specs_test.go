@@ -301,12 +301,12 @@ func waitRolledOut(ctx context.Context, e *env, name string) error {
 	})
 }
 
-// podsOnNode fails when a broker pod that is not terminating is bound to
-// node.
-// podsKeptOff looks every second for d that no pod of the namespace runs
-// on node. A look the API could not serve (chaos.Transient) is missed, not
-// failed: with the API down, nothing can be scheduled on the node either.
-// It returns the looks made and missed, and the first pod seen there.
+// podsKeptOff looks every second for d that no pod of the namespace, other
+// than one being deleted, runs on node. A look the API could not serve
+// (chaos.Transient) is missed, not failed: with the API down, nothing can
+// be scheduled on the node either. But a hold in which no look succeeded
+// proves nothing, and fails. It returns the looks made and missed, and the
+// error of the first look that saw pods there.
 func podsKeptOff(ctx context.Context, e *env, node string, d time.Duration) (looks, missed int, err error) {
 	hold, cancel := context.WithTimeout(ctx, d)
 	defer cancel()
@@ -328,8 +328,14 @@ func podsKeptOff(ctx context.Context, e *env, node string, d time.Duration) (loo
 	if wait.Interrupted(err) && ctx.Err() == nil {
 		err = nil // held for d
 	}
+	if err == nil && missed == looks {
+		err = fmt.Errorf("none of %d looks at %s's pods succeeded: the Kubernetes API could not serve them", looks, node)
+	}
 	return looks, missed, err
 }
+
+// podsOnNode fails when a broker pod that is not terminating is bound to
+// node, naming the pods; nil when there are none.
 
 func podsOnNode(ctx context.Context, e *env, node string) error {
 	pods, err := e.cs.CoreV1().Pods(e.namespace).List(ctx, metav1.ListOptions{FieldSelector: "spec.nodeName=" + node})

@@ -9,7 +9,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"math"
 	"net"
 	"os"
 	"path/filepath"
@@ -24,7 +23,6 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/kubernetes"
 	statsv1alpha1 "k8s.io/kubelet/pkg/apis/stats/v1alpha1"
 
@@ -267,9 +265,10 @@ func (p *provider) DeletePod(ctx context.Context, pod *corev1.Pod) error {
 // server at once, as the kubelet does. The node library would leave it
 // Terminating until its grace period ends, since it reacts to spec changes
 // and not to status ones; a StatefulSet waits for the object to be gone
-// before it recreates the pod. While the API server cannot be reached the
-// delete is retried with back-off, in the background, for up to
-// removeRetryTime, as the kubelet's status manager keeps trying.
+// before it recreates the pod. While the delete fails (the API server
+// restarting, say) it is retried in the background, 0.5 s doubling to 5 s
+// apart, for up to removeRetryTime, as the kubelet's status manager keeps
+// trying.
 func (p *provider) removePodObject(ctx context.Context, pod *corev1.Pod) {
 	uid := pod.UID
 	remove := func(ctx context.Context) error {
@@ -286,15 +285,21 @@ func (p *provider) removePodObject(ctx context.Context, pod *corev1.Pod) {
 	if err == nil {
 		return
 	}
-	fmt.Fprintf(os.Stderr, "agent: removing stopped pod %s/%s: %v; retrying for %s\n", pod.Namespace, pod.Name, err, removeRetryTime)
+	fmt.Fprintf(os.Stderr, "agent: removing stopped pod %s/%s: %v; retrying for up to %s\n", pod.Namespace, pod.Name, err, removeRetryTime)
 	go func() {
 		ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), removeRetryTime)
 		defer cancel()
-		b := wait.Backoff{Duration: 500 * time.Millisecond, Factor: 2, Jitter: 0.1, Steps: math.MaxInt32, Cap: 5 * time.Second}
-		err := wait.ExponentialBackoffWithContext(ctx, b, func(ctx context.Context) (bool, error) { return remove(ctx) == nil, nil })
-		if err != nil {
-			// The node library deletes it when the grace period ends.
-			fmt.Fprintf(os.Stderr, "agent: removing stopped pod %s/%s: gave up: %v\n", pod.Namespace, pod.Name, err)
+		for wait := 500 * time.Millisecond; ; wait = min(2*wait, 5*time.Second) {
+			select {
+			case <-ctx.Done():
+				// The node library deletes it when the grace period ends.
+				fmt.Fprintf(os.Stderr, "agent: removing stopped pod %s/%s: gave up after %s: %v\n", pod.Namespace, pod.Name, removeRetryTime, err)
+				return
+			case <-time.After(wait):
+			}
+			if err = remove(ctx); err == nil {
+				return
+			}
 		}
 	}()
 }
