@@ -67,9 +67,10 @@ func (h Health) Problems() []string {
 			if v.ID == q.LeaderID {
 				continue
 			}
-			if v.Lag > h.Expected.MaxQuorumLag {
+			switch byRecords, byTime := v.lagging(h.Expected.MaxQuorumLag, h.Expected.MaxQuorumLagTime); {
+			case byRecords:
 				add("quorum: voter %d is %d records behind leader %d (max %d)", v.ID, v.Lag, q.LeaderID, h.Expected.MaxQuorumLag)
-			} else if v.LagTime < 0 || v.LagTime > h.Expected.MaxQuorumLagTime {
+			case byTime:
 				add("quorum: voter %d was last caught up with leader %d %v before it (max %v)", v.ID, q.LeaderID, lagTime(v.LagTime), h.Expected.MaxQuorumLagTime)
 			}
 		}

@@ -39,6 +39,17 @@ type Replica struct {
 	LagTime time.Duration
 }
 
+// lagging says how a follower voter is not caught up with its leader, by
+// the one rule CheckHealth and the pacing check share: by records when it
+// trails by more than maxLag; else by time when it was last caught up more
+// than maxLagTime before the leader, or never.
+func (r Replica) lagging(maxLag int64, maxLagTime time.Duration) (byRecords, byTime bool) {
+	if r.Lag > maxLag {
+		return true, false
+	}
+	return false, r.LagTime < 0 || r.LagTime > maxLagTime
+}
+
 // VoterIDs returns the voters' IDs, sorted.
 func (q Quorum) VoterIDs() []int32 {
 	ids := make([]int32, 0, len(q.Voters))

@@ -83,11 +83,13 @@ func (s State) LaggingVoters() []string {
 	}
 	var out []string
 	for _, v := range s.Voters {
-		switch {
-		case v.ID == s.Controller:
-		case v.Lag > DefaultMaxQuorumLag:
+		if v.ID == s.Controller {
+			continue
+		}
+		switch byRecords, byTime := v.lagging(DefaultMaxQuorumLag, DefaultMaxQuorumLagTime); {
+		case byRecords:
 			out = append(out, fmt.Sprintf("voter %d (%d records behind leader %d)", v.ID, v.Lag, s.Controller))
-		case v.LagTime < 0 || v.LagTime > DefaultMaxQuorumLagTime:
+		case byTime:
 			out = append(out, fmt.Sprintf("voter %d (last caught up with leader %d %v before it)", v.ID, s.Controller, lagTime(v.LagTime)))
 		}
 	}

@@ -9,6 +9,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"math"
 	"net"
 	"os"
 	"path/filepath"
@@ -23,6 +24,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/kubernetes"
 	statsv1alpha1 "k8s.io/kubelet/pkg/apis/stats/v1alpha1"
 
@@ -289,17 +291,15 @@ func (p *provider) removePodObject(ctx context.Context, pod *corev1.Pod) {
 	go func() {
 		ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), removeRetryTime)
 		defer cancel()
-		for wait := 500 * time.Millisecond; ; wait = min(2*wait, 5*time.Second) {
-			select {
-			case <-ctx.Done():
-				// The node library deletes it when the grace period ends.
-				fmt.Fprintf(os.Stderr, "agent: removing stopped pod %s/%s: gave up after %s: %v\n", pod.Namespace, pod.Name, removeRetryTime, err)
-				return
-			case <-time.After(wait):
-			}
-			if err = remove(ctx); err == nil {
-				return
-			}
+		// Step keeps returning the cap once reached, so the attempts go
+		// on until ctx ends.
+		b := wait.Backoff{Duration: 500 * time.Millisecond, Factor: 2, Jitter: 0.1, Steps: math.MaxInt32, Cap: 5 * time.Second}
+		if b.DelayFunc().Until(ctx, false, true, func(ctx context.Context) (bool, error) {
+			err = remove(ctx)
+			return err == nil, nil
+		}) != nil {
+			// The node library deletes it when the grace period ends.
+			fmt.Fprintf(os.Stderr, "agent: removing stopped pod %s/%s: gave up after %s: %v\n", pod.Namespace, pod.Name, removeRetryTime, err)
 		}
 	}()
 }
