@@ -132,11 +132,7 @@ func (f *DiskLoss) Inject(ctx context.Context) error {
 		Undo: "none: the data of claim " + v.claim + " is gone; Kafka must re-replicate it from the other replicas",
 		Data: map[string]string{dataPod: f.Pod, dataPodUID: string(v.podUID), dataClaim: v.claim, dataPV: v.pv, dataMode: string(f.Mode)}}
 	err = retry.RetryOnConflict(retry.DefaultRetry, func() error {
-		s, err := f.Client.AppsV1().StatefulSets(f.Namespace).Get(ctx, v.statefulSet, metav1.GetOptions{})
-		if err != nil {
-			return err
-		}
-		es, err := LedgerOf(s)
+		s, es, err := statefulSetLedger(ctx, f.Client, f.Namespace, v.statefulSet)
 		if err != nil {
 			return err
 		}

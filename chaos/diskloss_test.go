@@ -171,7 +171,7 @@ func TestRecoverDiskLoss(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			cs := newClient(allowedNS("kafka"), withLedger(t, diskSTS(), e), diskPod(), tt.claim)
-			lines, err := RecoverAll(t.Context(), cs, nil, []string{"kafka"}, "", false)
+			lines, err := RecoverAll(t.Context(), cs, Access{}, []string{"kafka"}, "", false)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -149,7 +149,7 @@ func ledger(t *testing.T, obj metav1.Object) []Entry {
 // line per prefix of want, in order.
 func recoverAll(t *testing.T, cs fakeClient, namespaces []string, runID string, dryRun bool, want []string) {
 	t.Helper()
-	lines, err := RecoverAll(t.Context(), cs, nil, namespaces, runID, dryRun)
+	lines, err := RecoverAll(t.Context(), cs, Access{}, namespaces, runID, dryRun)
 	if err != nil {
 		t.Fatal(err)
 	}

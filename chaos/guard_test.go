@@ -134,7 +134,7 @@ func TestDryRunRecoverMakesNoChange(t *testing.T) {
 			t.Errorf("%s: Recover: %v", name, err)
 		}
 	}
-	lines, err := RecoverAll(t.Context(), cs, nil, nil, "", true)
+	lines, err := RecoverAll(t.Context(), cs, Access{}, nil, "", true)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	appsv1 "k8s.io/api/apps/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/kubernetes"
@@ -129,4 +130,14 @@ func summary(what string, did []string, dryRun bool) string {
 		verb = "would recover"
 	}
 	return fmt.Sprintf("%s %s: %s", verb, what, strings.Join(did, "; "))
+}
+
+// statefulSetLedger reads StatefulSet ns/name and the entries of its ledger.
+func statefulSetLedger(ctx context.Context, cs kubernetes.Interface, ns, name string) (*appsv1.StatefulSet, []Entry, error) {
+	s, err := cs.AppsV1().StatefulSets(ns).Get(ctx, name, metav1.GetOptions{})
+	if err != nil {
+		return nil, nil, err
+	}
+	es, err := LedgerOf(s)
+	return s, es, err
 }

@@ -84,7 +84,7 @@ func TestPauseExecFails(t *testing.T) {
 	if calls[0].container != "sidecar" {
 		t.Errorf("exec in container %q, want the one named", calls[0].container)
 	}
-	lines, err := RecoverAll(t.Context(), cs, recordingExec(cs, &calls, nil), []string{"kafka"}, "", false)
+	lines, err := RecoverAll(t.Context(), cs, Access{Exec: recordingExec(cs, &calls, nil)}, []string{"kafka"}, "", false)
 	if err != nil || !slices.Equal(lines, []string{"recovered pod kafka/kafka-0: SIGCONT the Kafka JVM of container sidecar"}) {
 		t.Errorf("RecoverAll = %q, %v", lines, err)
 	}
@@ -118,7 +118,7 @@ func TestRecoverAllPaused(t *testing.T) {
 			if tt.noExec {
 				exec = nil
 			}
-			lines, err := RecoverAll(t.Context(), cs, exec, nil, tt.runID, tt.dryRun)
+			lines, err := RecoverAll(t.Context(), cs, Access{Exec: exec}, nil, tt.runID, tt.dryRun)
 			if (err == nil) != (tt.wantErr == "") || (err != nil && !strings.Contains(err.Error(), tt.wantErr)) {
 				t.Fatalf("RecoverAll error %v, want %q", err, tt.wantErr)
 			}

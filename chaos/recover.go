@@ -13,23 +13,33 @@ import (
 	"k8s.io/client-go/util/retry"
 )
 
+// Access is what recovery needs beyond the Kubernetes API: pods/exec to
+// resume a paused broker, and Kafka to move partitions back that a
+// scale-out spread onto its brokers. Either may be nil: recovering what
+// needs it then fails, and its ledger entry stays.
+type Access struct {
+	Exec  Exec
+	Kafka Mover
+}
+
 // RecoverAll restores what faults left behind, from their ledger entries
 // alone: it is how `kafkachaos recover` cleans up after a run that was
 // killed. It scans Nodes (cluster-wide), and the StatefulSets, Pods and
 // partitions' NetworkPolicies of namespaces (all namespaces when empty),
 // for entries of run runID ("" = any run), undoes each (uncordons a node we
 // cordoned, restores the env var of a config change, drops a restart entry,
-// scales a scaled-out StatefulSet back and deletes the claims its added
-// pods got, rolls an uncommitted upgrade back to the previous image, which
+// moves partitions a scale-out spread onto its brokers back (through
+// access.Kafka), scales a scaled-out StatefulSet back and deletes the
+// claims its added pods got, rolls an uncommitted upgrade back to the previous image, which
 // is a binary downgrade, safe only while metadata.version was not raised,
 // and the upgrade specs commit before they raise it; resumes a paused
-// broker's JVM through exec, deletes a partition's NetworkPolicy; reports
+// broker's JVM through access.Exec, deletes a partition's NetworkPolicy; reports
 // a disk loss as not undoable), removes the entries, and returns one line per
 // object it recovered. With dryRun it only lists them. Entries of
 // kinds it does not know are kept. It goes on past an object it cannot
 // recover and returns the errors together; a paused broker without an exec
 // is such an error.
-func RecoverAll(ctx context.Context, cs kubernetes.Interface, exec Exec, namespaces []string, runID string, dryRun bool) ([]string, error) {
+func RecoverAll(ctx context.Context, cs kubernetes.Interface, access Access, namespaces []string, runID string, dryRun bool) ([]string, error) {
 	if cs == nil {
 		return nil, errors.New("chaos: recover: no Kubernetes client")
 	}
@@ -68,7 +78,14 @@ func RecoverAll(ctx context.Context, cs kubernetes.Interface, exec Exec, namespa
 			if _, ok := s.Annotations[LedgerAnnotation]; !ok {
 				continue
 			}
-			line, err := recoverStatefulSet(ctx, cs, s.Namespace, s.Name, match, dryRun)
+			line, err := moveBack(ctx, cs, access.Kafka, s.Namespace, s.Name, match, dryRun)
+			if err != nil {
+				errs = append(errs, fmt.Errorf("statefulset %s/%s: %w", s.Namespace, s.Name, err))
+			}
+			if line != "" {
+				lines = append(lines, line)
+			}
+			line, err = recoverStatefulSet(ctx, cs, s.Namespace, s.Name, match, dryRun)
 			if err != nil {
 				errs = append(errs, fmt.Errorf("statefulset %s/%s: %w", s.Namespace, s.Name, err))
 			}
@@ -87,7 +104,7 @@ func RecoverAll(ctx context.Context, cs kubernetes.Interface, exec Exec, namespa
 			if _, ok := p.Annotations[LedgerAnnotation]; !ok {
 				continue
 			}
-			line, err := resumePod(ctx, cs, exec, p.Namespace, p.Name, match, dryRun)
+			line, err := resumePod(ctx, cs, access.Exec, p.Namespace, p.Name, match, dryRun)
 			if err != nil {
 				errs = append(errs, fmt.Errorf("pod %s/%s: %w", p.Namespace, p.Name, err))
 			}
@@ -197,7 +214,17 @@ func recoverStatefulSet(ctx context.Context, cs kubernetes.Interface, ns, name s
 					return err
 				}
 				did = append(did, what)
+			case KindReassign:
+				// moveBack drops it once the partitions are back; still
+				// here, they are not.
+				kept = append(kept, e)
+				did = append(did, fmt.Sprintf("keep: the partitions moved are not back (%s)", e))
 			case KindScale:
+				if r, ok := entryOf(es, KindReassign); ok && !(dryRun && match(r)) {
+					kept = append(kept, e)
+					did = append(did, fmt.Sprintf("keep the scale-out (%s): its brokers hold partitions moved onto them (%s)", e, r))
+					continue
+				}
 				what, replicas, cl, err := undoScale(ctx, cs, s, e)
 				if err != nil {
 					return err

@@ -90,7 +90,7 @@ func TestRecoverAll(t *testing.T) {
 
 			// A second pass finds nothing more for the same filter.
 			if !tt.dryRun {
-				again, err := RecoverAll(t.Context(), cs, nil, tt.namespaces, tt.runID, false)
+				again, err := RecoverAll(t.Context(), cs, Access{}, tt.namespaces, tt.runID, false)
 				if err != nil || len(again) != 0 {
 					t.Errorf("second RecoverAll: %q, %v", again, err)
 				}
@@ -112,7 +112,7 @@ func TestRecoverAfterCrashWithFreshFaults(t *testing.T) {
 			t.Fatalf("%s: %v", f.Name(), err)
 		}
 	}
-	lines, err := RecoverAll(t.Context(), cs, nil, nil, "", false)
+	lines, err := RecoverAll(t.Context(), cs, Access{}, nil, "", false)
 	if err != nil || len(lines) != 0 {
 		t.Errorf("RecoverAll after the faults recovered: %q, %v", lines, err)
 	}
@@ -130,7 +130,7 @@ func TestRecoverAllKeepsUnknownAndReportsBadLedgers(t *testing.T) {
 	cs := newClient(
 		withLedger(t, testSTS("kafka", "kafka"), entry("future-fault", "r1"), entry(KindRollingRestart, "r1")),
 		bad, testSTS("kafka", "fine"))
-	lines, err := RecoverAll(t.Context(), cs, nil, []string{"kafka"}, "", false)
+	lines, err := RecoverAll(t.Context(), cs, Access{}, []string{"kafka"}, "", false)
 	if err == nil || !strings.Contains(err.Error(), "statefulset kafka/bad") {
 		t.Errorf("err = %v, want one naming kafka/bad", err)
 	}

@@ -50,11 +50,7 @@ func (f *RollingRestart) Inject(ctx context.Context) error {
 		return nil
 	}
 	err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
-		s, err := f.Client.AppsV1().StatefulSets(f.Namespace).Get(ctx, f.StatefulSet, metav1.GetOptions{})
-		if err != nil {
-			return err
-		}
-		es, err := LedgerOf(s)
+		s, es, err := statefulSetLedger(ctx, f.Client, f.Namespace, f.StatefulSet)
 		if err != nil {
 			return err
 		}

@@ -46,6 +46,14 @@ type Scale struct {
 	Target
 	StatefulSet string
 	Replicas    int32
+
+	// Kafka, Topics and Throttle are for Spread, which moves partitions of
+	// Topics onto the added brokers through Kafka, replication throttled to
+	// Throttle bytes/s per broker (0: not throttled). Recover needs Kafka
+	// when partitions were moved, to move them back before it scales in.
+	Kafka    Mover
+	Topics   []string
+	Throttle int64
 }
 
 var _ Fault = (*Scale)(nil)
@@ -69,11 +77,7 @@ func (f *Scale) Inject(ctx context.Context) error {
 	}
 	var from int32
 	err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
-		s, err := f.Client.AppsV1().StatefulSets(f.Namespace).Get(ctx, f.StatefulSet, metav1.GetOptions{})
-		if err != nil {
-			return err
-		}
-		es, err := LedgerOf(s)
+		s, es, err := statefulSetLedger(ctx, f.Client, f.Namespace, f.StatefulSet)
 		if err != nil {
 			return err
 		}
@@ -115,9 +119,18 @@ func (f *Scale) Inject(ctx context.Context) error {
 	return nil
 }
 
-// Recover implements Fault: it scales the StatefulSet back, deletes the
-// claims the scale-out added and removes the ledger entry.
+// Recover implements Fault: it moves partitions that Spread moved back
+// (through f.Kafka), then scales the StatefulSet back, deletes the claims
+// the scale-out added and removes the ledger entries. It does not scale in
+// while moved partitions could not be moved back.
 func (f *Scale) Recover(ctx context.Context) error {
+	line, err := moveBack(ctx, f.Client, f.Kafka, f.Namespace, f.StatefulSet, func(Entry) bool { return true }, f.DryRun)
+	if err != nil {
+		return fmt.Errorf("chaos: recover from %s: %w", f.Name(), err)
+	}
+	if line != "" {
+		f.say("%s", line)
+	}
 	return f.recoverEntries(ctx, f.Name(), f.StatefulSet, func(e Entry) bool { return e.Fault == KindScale })
 }
 

@@ -222,7 +222,7 @@ func TestScaleDryRun(t *testing.T) {
 		{name: "recover all", objs: []runtime.Object{
 			withLedger(t, scaleSTS("kafka", "kafka", 4, "data"), e), testClaim("kafka", "data-kafka-3", time.Now())},
 			step: func(t *testing.T, f *Scale) error {
-				lines, err := RecoverAll(t.Context(), f.Client, nil, nil, "", true)
+				lines, err := RecoverAll(t.Context(), f.Client, Access{}, nil, "", true)
 				f.say("%s", strings.Join(lines, "\n"))
 				return err
 			},
@@ -417,7 +417,7 @@ func TestRecoverAllScale(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
-			lines, err := RecoverAll(t.Context(), cs, nil, nil, tt.runID, false)
+			lines, err := RecoverAll(t.Context(), cs, Access{}, nil, tt.runID, false)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -443,7 +443,7 @@ func TestRecoverAllScale(t *testing.T) {
 			if got := kinds(ledger(t, s)); !slices.Equal(got, tt.wantLedger) {
 				t.Errorf("entries left %v, want %v", got, tt.wantLedger)
 			}
-			again, err := RecoverAll(t.Context(), cs, nil, nil, tt.runID, false)
+			again, err := RecoverAll(t.Context(), cs, Access{}, nil, tt.runID, false)
 			if err != nil || len(again) != 0 {
 				t.Errorf("second RecoverAll: %q, %v", again, err)
 			}

@@ -133,11 +133,7 @@ func (f *Upgrade) Commit(ctx context.Context) error {
 	committed := false
 	err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
 		committed = false
-		s, err := f.Client.AppsV1().StatefulSets(f.Namespace).Get(ctx, f.StatefulSet, metav1.GetOptions{})
-		if err != nil {
-			return err
-		}
-		es, err := LedgerOf(s)
+		s, es, err := statefulSetLedger(ctx, f.Client, f.Namespace, f.StatefulSet)
 		if err != nil {
 			return err
 		}

@@ -1,4 +1,4 @@
-// Package kafkaadmin is the suites' Kafka admin client: it asks a cluster for its health, partition leaders, active controller, broker configs and log dirs, and unregisters brokers.
+// Package kafkaadmin is the suites' Kafka admin client: it asks a cluster for its health, partition leaders, active controller, broker configs and log dirs, unregisters brokers, and plans and runs partition reassignments.
 //
 // A Client goes through franz-go's kadm where kadm has the call (metadata,
 // broker configs, log dirs), and sends raw kmsg requests where it has none

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"time"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
@@ -18,13 +19,14 @@ import (
 	"github.com/kafkachaos/kafkachaos/kafkaadmin"
 )
 
-// The scale story adds one broker and removes it again. Partitions are not
-// reassigned to the new broker: the story checks what scaling itself must
-// get right (the next ID, a volume of its own, registration, no impact on
-// the load), and a reassignment would have to be undone before the
-// scale-in, which is a fault of its own.
+// The scale story adds one broker, spreads the workload topic's partitions
+// onto it (a throttled reassignment under load, as an operator does after
+// adding a broker), then moves them back and removes the broker again. It
+// checks what scaling must get right: the next ID, a volume of its own,
+// registration, replicas and leaders on the new broker, and no impact on
+// the load while partitions move both ways.
 var _ = Describe("A broker is added, then removed", Label("scale"), Serial, func() {
-	It("gives the new broker the next ID and a volume of its own, and loses no acknowledged record", func(ctx SpecContext) {
+	It("gives the new broker the next ID and a volume of its own, moves partitions onto it and back, and loses no acknowledged record", func(ctx SpecContext) {
 		skipWithoutCluster(suite, "scale")
 		snap, err := suite.snapshot(ctx)
 		Expect(err).NotTo(HaveOccurred())
@@ -35,14 +37,18 @@ var _ = Describe("A broker is added, then removed", Label("scale"), Serial, func
 				Skip(fmt.Sprintf("%s runs a KRaft controller: adding one outside the static voter set fails; scale needs brokers apart from the controllers (layout separate-controllers)", p.Pod))
 			}
 		}
+		const topic = "kafkachaos-scale"
 		var added string
+		var sc *chaos.Scale
 		addedID := int32(-1)
 		expectPassed(runStory(ctx, suite, story{
 			label: "scale",
 			pick:  statefulSetPods,
 			fault: func(e *env, v []brokers.Broker) chaos.Fault {
 				added = fmt.Sprintf("%s-%d", e.cfg.Target.StatefulSet, len(v))
-				return &chaos.Scale{Target: e.faultTarget(), StatefulSet: e.cfg.Target.StatefulSet, Replicas: int32(len(v) + 1)}
+				sc = &chaos.Scale{Target: e.faultTarget(), StatefulSet: e.cfg.Target.StatefulSet, Replicas: int32(len(v) + 1),
+					Kafka: mover{e}, Topics: []string{topic}, Throttle: reassignThrottle}
+				return sc
 			},
 			during: func(ctx context.Context, e *env, v []brokers.Broker) error {
 				By("waiting until the new broker " + added + " is Ready, registered, and the cluster healthy")
@@ -55,15 +61,50 @@ var _ = Describe("A broker is added, then removed", Label("scale"), Serial, func
 				if err := waitHealthy(ctx, e, ids); err != nil {
 					return err
 				}
-				return addedProblems(v, nb)
+				if err := addedProblems(v, nb); err != nil {
+					return err
+				}
+				By(fmt.Sprintf("spreading %s's partitions over brokers %v (reassignment throttled to %d MiB/s, under load)", topic, ids, reassignThrottle>>20))
+				rctx, cancel := context.WithTimeout(ctx, reassignTimeout)
+				defer cancel()
+				moved, err := sc.Spread(rctx, ids)
+				if err != nil {
+					return err
+				}
+				return movedProblems(moved, nb.ID)
 			},
 			settle: func(ctx context.Context, e *env, _ []brokers.Broker) error {
 				By("waiting until " + added + " is gone, then unregistering its broker ID")
 				return removeAdded(ctx, e, added, addedID)
 			},
 		}))
-	}, SpecTimeout(storyTimeout))
+	}, SpecTimeout(storyTimeout+reassignTimeout))
 })
+
+// The reassignment of the scale story: its replication throttle per
+// broker, and how long the move may take under load on a loaded machine.
+const (
+	reassignThrottle = 10 << 20 // bytes/s
+	reassignTimeout  = 3 * time.Minute
+)
+
+// movedProblems checks that the spread gave broker id replicas, and the
+// preferred leadership of at least one partition.
+func movedProblems(moved kafkaadmin.Assignments, id int32) error {
+	var onto, leads int
+	moved.Each(func(_ string, _ int32, rs []int32) {
+		if slices.Contains(rs, id) {
+			onto++
+		}
+		if rs[0] == id {
+			leads++
+		}
+	})
+	if onto == 0 || leads == 0 {
+		return fmt.Errorf("the spread gave broker %d %d replicas and %d leaders, want some of each: moved %s", id, onto, leads, moved)
+	}
+	return nil
+}
 
 // waitAdded waits until pod is Ready and returns it as a broker.
 func waitAdded(ctx context.Context, e *env, pod string) (brokers.Broker, error) {

@@ -122,7 +122,7 @@ var _ = BeforeSuite(func(ctx SpecContext) {
 	Expect(chaos.CheckNamespace(ctx, e.cs, e.namespace)).To(Succeed())
 
 	By("checking that no earlier run left a fault behind (ledger annotations)")
-	left, err := chaos.RecoverAll(ctx, e.cs, e.exec, []string{e.namespace}, "", true)
+	left, err := chaos.RecoverAll(ctx, e.cs, e.access(), []string{e.namespace}, "", true)
 	Expect(err).NotTo(HaveOccurred())
 	Expect(left).To(BeEmpty(), "an earlier run left faults in place: run kafkachaos recover --kubeconfig ... first")
 
@@ -167,7 +167,7 @@ var _ = BeforeSuite(func(ctx SpecContext) {
 	// run's ledger still holds at the end is recovered here, and is a bug.
 	DeferCleanup(func(ctx SpecContext) {
 		By("recovering anything this run's ledger still holds")
-		left, err := chaos.RecoverAll(ctx, e.cs, e.exec, []string{e.namespace}, e.runID, e.cfg.DryRun)
+		left, err := chaos.RecoverAll(ctx, e.cs, e.access(), []string{e.namespace}, e.runID, e.cfg.DryRun)
 		Expect(err).NotTo(HaveOccurred())
 		Expect(left).To(BeEmpty(), "faults the specs did not recover themselves")
 	}, NodeTimeout(cleanupTimeout))
@@ -261,6 +261,28 @@ func (e *env) withKafka(fn func(*kafkaadmin.Client) error) error {
 	}
 	defer cl.Close()
 	return fn(kafkaadmin.New(cl))
+}
+
+// access is what recovering a fault needs besides the API: pods/exec, and
+// Kafka to move partitions back.
+func (e *env) access() chaos.Access {
+	return chaos.Access{Exec: e.exec, Kafka: mover{e}}
+}
+
+// mover moves partitions through a client of the suite's own per call, as
+// its other Kafka calls do.
+type mover struct{ e *env }
+
+func (m mover) Assignments(ctx context.Context, topics ...string) (a kafkaadmin.Assignments, err error) {
+	err = m.e.withKafka(func(cl *kafkaadmin.Client) error {
+		a, err = cl.Assignments(ctx, topics...)
+		return err
+	})
+	return a, err
+}
+
+func (m mover) Reassign(ctx context.Context, to kafkaadmin.Assignments, throttle int64) error {
+	return m.e.withKafka(func(cl *kafkaadmin.Client) error { return cl.Reassign(ctx, to, throttle) })
 }
 
 // snapshot returns every broker's identity on Kubernetes.

@@ -6,16 +6,20 @@ import (
 	"strings"
 
 	"github.com/spf13/cobra"
+	"github.com/twmb/franz-go/pkg/kgo"
 	"k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/client-go/kubernetes"
 
 	"github.com/kafkachaos/kafkachaos/chaos"
+	"github.com/kafkachaos/kafkachaos/kafkaadmin"
+	"github.com/kafkachaos/kafkachaos/steadystate"
 )
 
 func newRecoverCmd(ctx context.Context) *cobra.Command {
 	var kubeconfig, kubeContext, runID string
-	var namespaces []string
+	var namespaces, bootstrap []string
 	var dryRun bool
+	var sec securityFlags
 	cmd := &cobra.Command{
 		Use:   "recover",
 		Short: "Undo what faults left in the cluster, from their ledger annotations",
@@ -25,7 +29,8 @@ the NetworkPolicies of partitions, and undoes them: it uncordons nodes a drain
 cordoned (never a node someone else cordoned), restores env vars a config
 change set, rolls an upgrade that was not committed back to its previous image
 (a binary downgrade: safe only while metadata.version is the old one, which is
-why the upgrade specs commit before they raise it), scales a scaled StatefulSet back, resumes a paused broker (SIGCONT
+why the upgrade specs commit before they raise it), moves partitions a scale-out spread onto its brokers back (with --bootstrap;
+without it such a scale-out is kept and reported), scales a scaled StatefulSet back, resumes a paused broker (SIGCONT
 through pods/exec), deletes a partition's NetworkPolicy, and drops the
 records. Run it after a suite was killed before it could recover.`,
 		Args: noArgs,
@@ -37,6 +42,14 @@ records. Run it after a suite was killed before it could recover.`,
 				if errs := validation.IsDNS1123Label(ns); len(errs) > 0 {
 					return usageError{fmt.Errorf("--namespace %q: %s", ns, strings.Join(errs, "; "))}
 				}
+			}
+			for _, b := range bootstrap {
+				if err := steadystate.CheckAddress(b); err != nil {
+					return usageError{fmt.Errorf("--bootstrap: %w", err)}
+				}
+			}
+			if _, err := sec.s.Resolve(); err != nil {
+				return usageError{err}
 			}
 			cfg, err := loadRESTConfig(kubeconfig, kubeContext)
 			if err != nil {
@@ -50,7 +63,17 @@ records. Run it after a suite was killed before it could recover.`,
 			if err != nil {
 				return err
 			}
-			lines, err := chaos.RecoverAll(ctx, cs, exec, namespaces, runID, dryRun)
+			access := chaos.Access{Exec: exec}
+			if len(bootstrap) > 0 {
+				r, _ := sec.s.Resolve() // checked above
+				cl, err := kgo.NewClient(append([]kgo.Opt{kgo.SeedBrokers(bootstrap...)}, r.Opts()...)...)
+				if err != nil {
+					return usageError{fmt.Errorf("--bootstrap: %w", err)}
+				}
+				defer cl.Close()
+				access.Kafka = kafkaadmin.New(cl)
+			}
+			lines, err := chaos.RecoverAll(ctx, cs, access, namespaces, runID, dryRun)
 			for _, l := range lines {
 				fmt.Fprintln(cmd.OutOrStdout(), l)
 			}
@@ -68,5 +91,7 @@ records. Run it after a suite was killed before it could recover.`,
 	cmd.Flags().StringSliceVar(&namespaces, "namespace", nil, "namespace whose StatefulSets, Pods and NetworkPolicies to scan, repeatable (default: all; Nodes are always scanned)")
 	cmd.Flags().StringVar(&runID, "run-id", "", "recover only the entries of this run (default: any run)")
 	cmd.Flags().BoolVar(&dryRun, "dry-run", false, "list what would be recovered and change nothing")
+	cmd.Flags().StringSliceVar(&bootstrap, "bootstrap", nil, "host:port of seed brokers, comma-separated: needed to move back partitions a scale-out spread onto its brokers")
+	sec.register(cmd.Flags())
 	return cmd
 }

@@ -1,0 +1,201 @@
+package chaos
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"strconv"
+	"time"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/util/retry"
+
+	"github.com/kafkachaos/kafkachaos/kafkaadmin"
+)
+
+// KindReassign is the ledger kind of partitions a scale-out moved onto its
+// brokers, written on the StatefulSet next to the scale entry.
+const KindReassign = "reassign"
+
+// Keys of a reassign entry's Data.
+const (
+	dataMovedFrom = "from"     // JSON kafkaadmin.Assignments: the moved partitions' replicas before
+	dataMovedTo   = "to"       // JSON kafkaadmin.Assignments: what they were moved to
+	dataThrottle  = "throttle" // replication throttle in bytes/s, 0 for none
+)
+
+// Mover moves partitions between brokers: *kafkaadmin.Client is one. The
+// scale-out needs one to spread partitions onto its brokers, and so does
+// the recovery that moves them back.
+type Mover interface {
+	Assignments(ctx context.Context, topics ...string) (kafkaadmin.Assignments, error)
+	// Reassign moves partitions to the replicas given and waits until
+	// Kafka has moved them; with throttle > 0, replication is throttled to
+	// that many bytes/s per broker meanwhile, and the throttle is cleared
+	// at the end, however it ends.
+	Reassign(ctx context.Context, to kafkaadmin.Assignments, throttle int64) error
+}
+
+// Spread moves the partitions of f.Topics so that their replicas are spread
+// evenly over brokers (kafkaadmin.Spread), and waits until Kafka has moved
+// them. brokers are the IDs of the brokers before the scale-out and of
+// those it added; call Spread once the added ones have registered. It
+// returns the partitions it moved, with their new replicas.
+//
+// A ledger entry (kind KindReassign) on the StatefulSet, written before
+// anything moves, keeps each moved partition's previous replicas. Recover
+// moves them back before it scales in, since removing a broker that holds
+// replicas would leave their partitions short of a replica for good.
+// Spread refuses without a scale entry (it spreads what a scale-out added)
+// and while a reassign entry is there.
+func (f *Scale) Spread(ctx context.Context, brokers []int32) (kafkaadmin.Assignments, error) {
+	fail := func(err error) (kafkaadmin.Assignments, error) {
+		return nil, fmt.Errorf("chaos: spread partitions onto the brokers of %s: %w", f.Name(), err)
+	}
+	if f.Kafka == nil || len(f.Topics) == 0 {
+		return fail(errors.New("no Kafka client or no topic given"))
+	}
+	if err := f.check(ctx); err != nil {
+		return fail(err)
+	}
+	now, err := f.Kafka.Assignments(ctx, f.Topics...)
+	if err != nil {
+		return fail(err)
+	}
+	to, err := kafkaadmin.Spread(now, brokers)
+	if err != nil {
+		return fail(err)
+	}
+	move := now.Changed(to)
+	from := kafkaadmin.Assignments{}
+	move.Each(func(t string, p int32, _ []int32) {
+		if from[t] == nil {
+			from[t] = map[int32][]int32{}
+		}
+		from[t][p] = now[t][p]
+	})
+	if f.DryRun {
+		f.say("dry-run: move %s (from %s), throttled to %d B/s", move, from, f.Throttle)
+		return move, nil
+	}
+	if len(move) == 0 {
+		f.say("%s: the partitions are already spread over %v", f.Name(), brokers)
+		return move, nil
+	}
+	if err := f.recordMove(ctx, from, move); err != nil {
+		return fail(err)
+	}
+	f.say("%s: moving %d partitions: %s", f.Name(), count(move), move)
+	start := time.Now()
+	if err := f.Kafka.Reassign(ctx, move, f.Throttle); err != nil {
+		return fail(err)
+	}
+	f.say("%s: partitions moved in %s", f.Name(), time.Since(start).Round(time.Millisecond))
+	return move, nil
+}
+
+// recordMove writes the reassign entry on the StatefulSet.
+func (f *Scale) recordMove(ctx context.Context, from, to kafkaadmin.Assignments) error {
+	fb, err := json.Marshal(from)
+	if err != nil {
+		return err
+	}
+	tb, err := json.Marshal(to)
+	if err != nil {
+		return err
+	}
+	return retry.RetryOnConflict(retry.DefaultRetry, func() error {
+		s, es, err := statefulSetLedger(ctx, f.Client, f.Namespace, f.StatefulSet)
+		if err != nil {
+			return err
+		}
+		if _, ok := entryOf(es, KindScale); !ok {
+			return errors.New("the statefulset carries no scale entry: spread only after the scale-out")
+		}
+		if e, ok := entryOf(es, KindReassign); ok {
+			return fmt.Errorf("the statefulset already carries a reassign entry (%s); recover it first (kafkachaos recover)", e)
+		}
+		md, err := metaPatch(s, withEntry(es, Entry{
+			Fault: KindReassign, RunID: f.RunID, At: time.Now().UTC(),
+			Undo: "move the partitions back to " + from.String(),
+			Data: map[string]string{
+				dataMovedFrom: string(fb),
+				dataMovedTo:   string(tb),
+				dataThrottle:  strconv.FormatInt(f.Throttle, 10),
+			},
+		}))
+		if err != nil {
+			return err
+		}
+		return patch(ctx, f.Client, f.Namespace, f.StatefulSet, "statefulsets", map[string]any{"metadata": md})
+	})
+}
+
+// moveBack undoes the matching reassign entry on StatefulSet ns/name: it
+// moves each partition the entry names back to its previous replicas with
+// kafka, waits until Kafka has, then drops the entry. It says what it did
+// ("" when there was no entry). Without kafka it changes nothing and fails,
+// naming what it could not move back; the scale entry is then kept too (see
+// recoverStatefulSet), so the brokers that hold the partitions stay.
+func moveBack(ctx context.Context, cs kubernetes.Interface, kafka Mover, ns, name string, match func(Entry) bool, dryRun bool) (string, error) {
+	s, err := cs.AppsV1().StatefulSets(ns).Get(ctx, name, metav1.GetOptions{})
+	if apierrors.IsNotFound(err) {
+		return "", nil
+	}
+	if err != nil {
+		return "", err
+	}
+	es, err := LedgerOf(s)
+	if err != nil {
+		return "", err
+	}
+	e, ok := entryOf(es, KindReassign)
+	if !ok || !match(e) {
+		return "", nil
+	}
+	var from kafkaadmin.Assignments
+	if err := json.Unmarshal([]byte(e.Data[dataMovedFrom]), &from); err != nil {
+		return "", fmt.Errorf("ledger entry %s: moved partitions: %w", e, err)
+	}
+	throttle, _ := strconv.ParseInt(e.Data[dataThrottle], 10, 64)
+	what := fmt.Sprintf("statefulset %s/%s", ns, name)
+	did := []string{fmt.Sprintf("move partitions back to %s (%s)", from, e)}
+	if dryRun {
+		return summary(what, did, true), nil
+	}
+	if kafka == nil {
+		return "", fmt.Errorf("partitions were moved onto the brokers a scale-out added (%s): moving them back to %s needs Kafka; run kafkachaos recover with --bootstrap", e, from)
+	}
+	if err := kafka.Reassign(ctx, from, throttle); err != nil {
+		return "", fmt.Errorf("move partitions back (%s): %w", e, err)
+	}
+	err = retry.RetryOnConflict(retry.DefaultRetry, func() error {
+		s, es, err := statefulSetLedger(ctx, cs, ns, name)
+		if err != nil {
+			return err
+		}
+		kept := slices.DeleteFunc(es, func(x Entry) bool { return x.Fault == KindReassign })
+		md, err := metaPatch(s, kept)
+		if err != nil {
+			return err
+		}
+		return patch(ctx, cs, ns, name, "statefulsets", map[string]any{"metadata": md})
+	})
+	if err != nil {
+		return "", fmt.Errorf("drop the reassign entry: %w", err)
+	}
+	return summary(what, did, false), nil
+}
+
+// count is the number of partitions in a.
+func count(a kafkaadmin.Assignments) int {
+	n := 0
+	for _, ps := range a {
+		n += len(ps)
+	}
+	return n
+}

@@ -1,0 +1,381 @@
+package kafkaadmin
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+	"maps"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kadm"
+	"github.com/twmb/franz-go/pkg/kerr"
+	"k8s.io/apimachinery/pkg/util/wait"
+)
+
+// Assignments are partitions' replicas, by topic and partition. A
+// partition's first replica is its preferred leader.
+type Assignments map[string]map[int32][]int32
+
+// Assignments returns the replicas of every partition of topics, from
+// fresh metadata.
+func (c *Client) Assignments(ctx context.Context, topics ...string) (Assignments, error) {
+	if len(topics) == 0 {
+		return nil, errors.New("kafkaadmin: assignments: no topic given")
+	}
+	m, err := c.metadata(ctx, topics...)
+	if err != nil {
+		return nil, fmt.Errorf("kafkaadmin: assignments: %w", err)
+	}
+	a := Assignments{}
+	for _, t := range topics {
+		td, err := topicIn(m, t)
+		if err != nil {
+			return nil, fmt.Errorf("kafkaadmin: assignments: %w", err)
+		}
+		a[t] = map[int32][]int32{}
+		for p, pd := range td.Partitions {
+			a[t][p] = slices.Clone(pd.Replicas)
+		}
+	}
+	return a, nil
+}
+
+// Each calls fn for every partition, in topic and partition order.
+func (a Assignments) Each(fn func(topic string, p int32, replicas []int32)) {
+	for _, t := range slices.Sorted(maps.Keys(a)) {
+		for _, p := range slices.Sorted(maps.Keys(a[t])) {
+			fn(t, p, a[t][p])
+		}
+	}
+}
+
+// Changed returns the partitions of to whose replicas differ from a's
+// (order counts: it is the preferred leader).
+func (a Assignments) Changed(to Assignments) Assignments {
+	out := Assignments{}
+	to.Each(func(t string, p int32, rs []int32) {
+		if !slices.Equal(a[t][p], rs) {
+			out.set(t, p, rs)
+		}
+	})
+	return out
+}
+
+// Brokers returns the brokers that hold a replica, sorted.
+func (a Assignments) Brokers() []int32 {
+	var ids []int32
+	a.Each(func(_ string, _ int32, rs []int32) { ids = append(ids, rs...) })
+	slices.Sort(ids)
+	return slices.Compact(ids)
+}
+
+// String is "topic/0=[0 1 2] topic/1=[1 2 0] ...", in partition order.
+func (a Assignments) String() string {
+	var b []string
+	a.Each(func(t string, p int32, rs []int32) { b = append(b, fmt.Sprintf("%s/%d=%v", t, p, rs)) })
+	return strings.Join(b, " ")
+}
+
+func (a Assignments) set(t string, p int32, rs []int32) {
+	if a[t] == nil {
+		a[t] = map[int32][]int32{}
+	}
+	a[t][p] = slices.Clone(rs)
+}
+
+// Spread returns a's partitions with their replicas spread evenly over
+// brokers, moving as few replicas as it can, as an operator does after
+// adding brokers: no broker holds more than one replica more than
+// another, and leaders (first replicas) are spread the same way where a
+// move allows it. A moved replica keeps its position in the list, so a
+// leader that moves stays the preferred leader. Replicas on a broker not
+// in brokers are moved too. It fails when a partition has more replicas
+// than there are brokers.
+func Spread(a Assignments, brokers []int32) (Assignments, error) {
+	brokers = slices.Sorted(slices.Values(brokers))
+	if len(slices.Compact(brokers)) == 0 {
+		return nil, errors.New("kafkaadmin: spread: no broker given")
+	}
+	out := Assignments{}
+	load := map[int32]int{}  // replicas per broker
+	leads := map[int32]int{} // first replicas per broker
+	var errs []error
+	a.Each(func(t string, p int32, rs []int32) {
+		if len(rs) > len(brokers) {
+			errs = append(errs, fmt.Errorf("%s/%d has %d replicas, more than the %d brokers %v", t, p, len(rs), len(brokers), brokers))
+		}
+		out.set(t, p, rs)
+	})
+	if err := errors.Join(errs...); err != nil {
+		return nil, fmt.Errorf("kafkaadmin: spread: %w", err)
+	}
+	count := func() {
+		clear(load)
+		clear(leads)
+		out.Each(func(_ string, _ int32, rs []int32) {
+			for i, b := range rs {
+				load[b]++
+				if i == 0 {
+					leads[b]++
+				}
+			}
+		})
+	}
+	// lightest is the broker of brokers with the fewest replicas (then
+	// leaders, then the lowest ID) that partition rs does not hold.
+	lightest := func(rs []int32) (int32, bool) {
+		var free []int32
+		for _, b := range brokers {
+			if !slices.Contains(rs, b) {
+				free = append(free, b)
+			}
+		}
+		if len(free) == 0 {
+			return 0, false
+		}
+		return slices.MinFunc(free, func(x, y int32) int {
+			return cmp.Or(cmp.Compare(load[x], load[y]), cmp.Compare(leads[x], leads[y]), cmp.Compare(x, y))
+		}), true
+	}
+
+	// First, every replica on a broker that is not one of brokers moves.
+	count()
+	out.Each(func(_ string, _ int32, rs []int32) {
+		for i, b := range rs {
+			if !slices.Contains(brokers, b) {
+				to, _ := lightest(rs) // there is room: checked above
+				rs[i] = to
+				count()
+			}
+		}
+	})
+	// Then one replica at a time from the most loaded broker to the least
+	// loaded one, until they differ by one at most. Each move lowers the
+	// sum of squared loads, so this ends.
+	for {
+		count()
+		heavy := slices.MaxFunc(brokers, func(x, y int32) int {
+			return cmp.Or(cmp.Compare(load[x], load[y]), cmp.Compare(leads[x], leads[y]), cmp.Compare(y, x))
+		})
+		light := slices.MinFunc(brokers, func(x, y int32) int {
+			return cmp.Or(cmp.Compare(load[x], load[y]), cmp.Compare(leads[x], leads[y]), cmp.Compare(x, y))
+		})
+		if load[heavy]-load[light] <= 1 {
+			break
+		}
+		// Move a leader when heavy leads more than light, else a follower;
+		// either kind if the other is not to be found.
+		wantLead := leads[heavy] > leads[light]+1
+		var at []int32
+		var pos int
+		for _, lead := range []bool{wantLead, !wantLead} {
+			out.Each(func(_ string, _ int32, rs []int32) {
+				i := slices.Index(rs, heavy)
+				if at == nil && i >= 0 && (i == 0) == lead && !slices.Contains(rs, light) {
+					at, pos = rs, i
+				}
+			})
+			if at != nil {
+				break
+			}
+		}
+		if at == nil {
+			break // every partition on heavy is also on light
+		}
+		at[pos] = light
+	}
+	// Last, leaders alone: swap a partition's first replica with another
+	// of its replicas while that narrows the leaders' spread. No replica
+	// moves broker, so the replicas' spread stays.
+	for {
+		count()
+		heavy := slices.MaxFunc(brokers, func(x, y int32) int { return cmp.Or(cmp.Compare(leads[x], leads[y]), cmp.Compare(y, x)) })
+		swapped := false
+		out.Each(func(_ string, _ int32, rs []int32) {
+			if swapped || rs[0] != heavy {
+				return
+			}
+			for i := 1; i < len(rs); i++ {
+				if leads[rs[i]]+1 < leads[heavy] {
+					rs[0], rs[i] = rs[i], rs[0]
+					swapped = true
+					return
+				}
+			}
+		})
+		if !swapped {
+			return out, nil
+		}
+	}
+}
+
+// Reassignment limits. A reassignment on a loaded 2-core machine takes
+// seconds per partition; reassignPoll is how often its progress is read.
+const reassignPoll = time.Second
+
+// Throttle configs that Reassign sets and clears: the replication rate on
+// each broker, and which replicas of a topic it applies to ("*": all; Kafka
+// throttles only replicas that are not in sync, so followers that are in
+// sync are never slowed).
+var (
+	brokerThrottles = []string{"leader.replication.throttled.rate", "follower.replication.throttled.rate"}
+	topicThrottles  = []string{"leader.replication.throttled.replicas", "follower.replication.throttled.replicas"}
+)
+
+// Reassign moves the partitions of to onto their replicas in to
+// (AlterPartitionAssignments), waits until Kafka has no reassignment of
+// them in progress and the metadata shows every partition on its target,
+// then elects the preferred leaders. Partitions already on their target are
+// not sent. With throttle > 0 the replication of to's topics is throttled to
+// that many bytes/s on each broker involved while they move.
+//
+// The throttle configs are cleared at the end however Reassign ends (with a
+// context of its own if ctx ended), on every broker involved, also when
+// nothing needed to move: a call that finds partitions in place still
+// clears the throttle that a cut-short one left. When ctx ends first, the
+// error says which partitions were still moving when last seen.
+func (c *Client) Reassign(ctx context.Context, to Assignments, throttle int64) (err error) {
+	topics := slices.Sorted(maps.Keys(to))
+	if len(topics) == 0 {
+		return nil
+	}
+	now, err := c.Assignments(ctx, topics...)
+	if err != nil {
+		return fmt.Errorf("kafkaadmin: reassign: %w", err)
+	}
+	brokers := slices.Concat(now.Brokers(), to.Brokers())
+	slices.Sort(brokers)
+	brokers = slices.Compact(brokers)
+	defer func() {
+		cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
+		defer cancel()
+		err = errors.Join(err, c.setThrottle(cctx, topics, brokers, 0))
+	}()
+
+	move := now.Changed(to)
+	if len(move) == 0 {
+		return nil
+	}
+	if throttle > 0 {
+		if err := c.setThrottle(ctx, topics, brokers, throttle); err != nil {
+			return err
+		}
+	}
+	req := kadm.AlterPartitionAssignmentsReq{}
+	move.Each(func(t string, p int32, rs []int32) { req.Assign(t, p, rs) })
+	resps, err := c.adm.AlterPartitionAssignments(ctx, req)
+	if err != nil {
+		return fmt.Errorf("kafkaadmin: reassign %s: %w", move, err)
+	}
+	var errs []error
+	for _, r := range resps.Sorted() {
+		if r.Err != nil {
+			errs = append(errs, fmt.Errorf("%s/%d: %w (%s)", r.Topic, r.Partition, r.Err, r.ErrMessage))
+		}
+	}
+	if err := errors.Join(errs...); err != nil {
+		return fmt.Errorf("kafkaadmin: reassign: %w", err)
+	}
+
+	set := kadm.TopicsSet{}
+	move.Each(func(t string, p int32, _ []int32) {
+		if set[t] == nil {
+			set[t] = map[int32]struct{}{}
+		}
+		set[t][p] = struct{}{}
+	})
+	var moving string
+	err = wait.PollUntilContextCancel(ctx, reassignPoll, true, func(ctx context.Context) (bool, error) {
+		var err error
+		moving, err = c.stillMoving(ctx, set, move)
+		return err == nil && moving == "", nil
+	})
+	if err != nil {
+		return fmt.Errorf("kafkaadmin: reassign: still moving when last seen: %s: %w", moving, err)
+	}
+	return c.electPreferred(ctx, set)
+}
+
+// stillMoving says which partitions of set are still being reassigned, or
+// are not yet on their replicas in to ("" when none is).
+func (c *Client) stillMoving(ctx context.Context, set kadm.TopicsSet, to Assignments) (string, error) {
+	rs, err := c.adm.ListPartitionReassignments(ctx, set)
+	if err != nil {
+		return "", fmt.Errorf("list reassignments: %w", err)
+	}
+	var b []string
+	for _, r := range rs.Sorted() {
+		b = append(b, fmt.Sprintf("%s/%d adding %v removing %v", r.Topic, r.Partition, r.AddingReplicas, r.RemovingReplicas))
+	}
+	if len(b) > 0 {
+		return strings.Join(b, ", "), nil
+	}
+	now, err := c.Assignments(ctx, slices.Sorted(maps.Keys(to))...)
+	if err != nil {
+		return "", err
+	}
+	if left := now.Changed(to); len(left) > 0 {
+		return "metadata not yet at " + left.String(), nil
+	}
+	return "", nil
+}
+
+// electPreferred makes each partition of set led by its first replica. A
+// partition already so led is fine.
+func (c *Client) electPreferred(ctx context.Context, set kadm.TopicsSet) error {
+	rs, err := c.adm.ElectLeaders(ctx, kadm.ElectPreferredReplica, set)
+	if err != nil {
+		return fmt.Errorf("kafkaadmin: elect preferred leaders: %w", err)
+	}
+	var errs []error
+	for t, ps := range rs {
+		for p, r := range ps {
+			if r.Err != nil && !errors.Is(r.Err, kerr.ElectionNotNeeded) {
+				errs = append(errs, fmt.Errorf("%s/%d: %w", t, p, r.Err))
+			}
+		}
+	}
+	if err := errors.Join(errs...); err != nil {
+		return fmt.Errorf("kafkaadmin: elect preferred leaders: %w", err)
+	}
+	return nil
+}
+
+// setThrottle sets the replication throttle of topics on brokers to rate
+// bytes/s, or clears it when rate is 0.
+func (c *Client) setThrottle(ctx context.Context, topics []string, brokers []int32, rate int64) error {
+	op := func(names []string, value string) []kadm.AlterConfig {
+		var cs []kadm.AlterConfig
+		for _, n := range names {
+			if rate > 0 {
+				cs = append(cs, kadm.AlterConfig{Op: kadm.SetConfig, Name: n, Value: &value})
+			} else {
+				cs = append(cs, kadm.AlterConfig{Op: kadm.DeleteConfig, Name: n})
+			}
+		}
+		return cs
+	}
+	var errs []error
+	rs, err := c.adm.AlterBrokerConfigs(ctx, op(brokerThrottles, strconv.FormatInt(rate, 10)), brokers...)
+	errs = append(errs, err)
+	for _, r := range rs {
+		errs = append(errs, r.Err)
+	}
+	rs, err = c.adm.AlterTopicConfigs(ctx, op(topicThrottles, "*"), topics...)
+	errs = append(errs, err)
+	for _, r := range rs {
+		errs = append(errs, r.Err)
+	}
+	if err := errors.Join(errs...); err != nil {
+		what := fmt.Sprintf("set the replication throttle to %d B/s", rate)
+		if rate == 0 {
+			what = "clear the replication throttle"
+		}
+		return fmt.Errorf("kafkaadmin: %s of topics %v on brokers %v: %w", what, topics, brokers, err)
+	}
+	return nil
+}
