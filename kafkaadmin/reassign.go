@@ -379,3 +379,36 @@ func (c *Client) setThrottle(ctx context.Context, topics []string, brokers []int
 	}
 	return nil
 }
+
+// Truncate deletes every record of topic (DeleteRecords up to each
+// partition's end offset), so that a consumer from the start reads only
+// what comes after, and a reassignment copies next to nothing. A topic
+// that does not exist has nothing to delete.
+func (c *Client) Truncate(ctx context.Context, topic string) error {
+	ends, err := c.adm.ListEndOffsets(ctx, topic)
+	if errors.Is(err, kerr.UnknownTopicOrPartition) || errors.Is(ends.Error(), kerr.UnknownTopicOrPartition) {
+		return nil
+	}
+	if err == nil {
+		err = ends.Error()
+	}
+	if err != nil {
+		return fmt.Errorf("kafkaadmin: truncate %s: end offsets: %w", topic, err)
+	}
+	rs, err := c.adm.DeleteRecords(ctx, ends.Offsets())
+	if err != nil {
+		return fmt.Errorf("kafkaadmin: truncate %s: %w", topic, err)
+	}
+	var errs []error
+	for _, ps := range rs {
+		for p, r := range ps {
+			if r.Err != nil {
+				errs = append(errs, fmt.Errorf("%s/%d: %w", topic, p, r.Err))
+			}
+		}
+	}
+	if err := errors.Join(errs...); err != nil {
+		return fmt.Errorf("kafkaadmin: truncate: %w", err)
+	}
+	return nil
+}

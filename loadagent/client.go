@@ -43,6 +43,7 @@ type Spec struct {
 	Bootstrap []string
 	Topic     string
 	// Rate is each agent's records/s; the run's rate is Agents × Rate.
+	// steadystate.RateUnlimited makes each agent send as fast as it can.
 	Rate       int
 	Producers  int // per agent; default 1
 	Partitions int32
@@ -72,8 +73,8 @@ func (s Spec) validate() error {
 		return errors.New("agents: no run ID: every agent must share one")
 	case len(s.Bootstrap) == 0:
 		return errors.New("agents: no bootstrap brokers")
-	case s.Rate <= 0:
-		return fmt.Errorf("agents: rate %d: the agents need a bounded rate", s.Rate)
+	case s.Rate <= 0 && s.Rate != steadystate.RateUnlimited:
+		return fmt.Errorf("agents: rate %d: want records/s > 0, or %d for as fast as each agent can", s.Rate, steadystate.RateUnlimited)
 	}
 	return nil
 }

@@ -9,6 +9,8 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes/fake"
+
+	"github.com/kafkachaos/kafkachaos/steadystate"
 )
 
 func goodSpec() Spec {
@@ -52,11 +54,13 @@ func TestDeployValidates(t *testing.T) {
 		wantErr string
 	}{
 		{"good", func(*Spec) {}, ""},
+		{"as fast as it can", func(s *Spec) { s.Rate = steadystate.RateUnlimited }, ""},
 		{"no namespace", func(s *Spec) { s.Namespace = "" }, "no namespace"},
 		{"no agents", func(s *Spec) { s.Agents = 0 }, "at least 1"},
 		{"no run ID", func(s *Spec) { s.RunID = "" }, "run ID"},
 		{"no bootstrap", func(s *Spec) { s.Bootstrap = nil }, "bootstrap"},
-		{"unbounded", func(s *Spec) { s.Rate = 0 }, "bounded rate"},
+		{"no rate", func(s *Spec) { s.Rate = 0 }, "want records/s > 0"},
+		{"negative rate", func(s *Spec) { s.Rate = -2 }, "want records/s > 0"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -39,14 +39,29 @@ type load interface {
 	Finish(ctx context.Context, h steadystate.Hypothesis) (*steadystate.Report, error)
 }
 
+// shape is who loads Kafka, and how hard.
+type shape struct {
+	// agents > 0 loads from that many agent pods, 0 from the suite's own
+	// process.
+	agents int
+	// unlimited makes each agent send as fast as it can (throughput mode,
+	// as kafka-producer-perf-test --throughput -1) instead of sharing the
+	// config's rate.
+	unlimited bool
+	// round tells apart the agents' run IDs of several loads on one topic,
+	// so each load checks only its own records.
+	round string
+}
+
 // startLoad starts the steady state on topic: from the suite's own
-// process, or from n agent pods when n > 0. Either way it is stopped when
-// the spec ends, however it ends.
-func startLoad(ctx context.Context, e *env, topic string, n int) load {
+// process, or from agent pods. Either way it is stopped when the spec
+// ends, however it ends.
+func startLoad(ctx context.Context, e *env, topic string, sh shape) load {
 	GinkgoHelper()
-	if n > 0 {
-		return startAgents(ctx, e, topic, n)
+	if sh.agents > 0 {
+		return startAgents(ctx, e, topic, sh)
 	}
+	Expect(sh.unlimited).To(BeFalse(), "throughput mode needs agents")
 	ss := e.cfg.SteadyState
 	acks := &ackWatch{}
 	r, err := steadystate.New(steadystate.Config{
@@ -183,10 +198,10 @@ type agentLoad struct {
 	marks []steadystate.Mark
 }
 
-// startAgents deploys n agents (as the cluster admin: it is setup, like
-// deploying Kafka) that share the suite's rate, and waits until each is
-// producing.
-func startAgents(ctx context.Context, e *env, topic string, n int) load {
+// startAgents deploys sh.agents agents (as the cluster admin: it is
+// setup, like deploying Kafka) that share the suite's rate, or each send as
+// fast as it can, and waits until each is producing.
+func startAgents(ctx context.Context, e *env, topic string, sh shape) load {
 	GinkgoHelper()
 	switch {
 	case e.cfg.Target.InCluster:
@@ -194,10 +209,14 @@ func startAgents(ctx context.Context, e *env, topic string, n int) load {
 	case e.cfg.Target.Security != (kafkasec.Settings{}):
 		Skip("in-cluster agents reach PLAINTEXT brokers only, for now")
 	}
-	ss := e.cfg.SteadyState
+	ss, n := e.cfg.SteadyState, sh.agents
+	rate := max(ss.Rate/n, 1)
+	if sh.unlimited {
+		rate = steadystate.RateUnlimited
+	}
 	spec := loadagent.Spec{
-		Namespace: e.namespace, Name: "kafkachaos-agent", Agents: int32(n), RunID: agentRunID(e.runID, topic),
-		Bootstrap: e.bootstrap, Topic: topic, Rate: max(ss.Rate/n, 1),
+		Namespace: e.namespace, Name: "kafkachaos-agent", Agents: int32(n), RunID: agentRunID(e.runID+sh.round, topic),
+		Bootstrap: e.bootstrap, Topic: topic, Rate: rate,
 		Producers: ss.Producers, Partitions: ss.Partitions, RecordSize: ss.RecordSize,
 		MaxDuration: storyTimeout, // agents of a suite that died stop loading Kafka by themselves
 	}
@@ -209,7 +228,11 @@ func startAgents(ctx context.Context, e *env, topic string, n int) load {
 	By("deleting agents an earlier run may have left")
 	deleteAgents(ctx)
 
-	By(fmt.Sprintf("deploying %d steady-state agents (StatefulSet %s, %d records/s each, run %s)", n, spec.Name, spec.Rate, spec.RunID))
+	each := fmt.Sprintf("%d records/s each", spec.Rate)
+	if sh.unlimited {
+		each = "each as fast as it can"
+	}
+	By(fmt.Sprintf("deploying %d steady-state agents (StatefulSet %s, %s, run %s)", n, spec.Name, each, spec.RunID))
 	DeferCleanup(func(ctx SpecContext) {
 		By("deleting the steady-state agents")
 		deleteAgents(ctx)

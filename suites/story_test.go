@@ -140,7 +140,7 @@ func runStory(ctx context.Context, e *env, st story) outcome {
 	cfg := e.cfg
 	nAgents := cmp.Or(st.agents, cfg.SteadyState.Agents)
 	By(fmt.Sprintf("starting the steady state on %s: %d records/s, acks=all, idempotent, RF 3, min ISR 2", topic, cfg.SteadyState.Rate))
-	r := startLoad(ctx, e, topic, nAgents)
+	r := startLoad(ctx, e, topic, shape{agents: nAgents, round: st.round})
 	start := time.Now()
 	By("watching what Kafka and Kubernetes do: leaders, ISRs, fencing, the controller, pods and nodes")
 	stopTimeline, err := watchTimeline(ctx, e, topic)

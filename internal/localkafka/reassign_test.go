@@ -14,8 +14,9 @@ import (
 
 // Reassign on real brokers: the partitions move with their records, each is
 // led by its new first replica, and the replication throttle it set is gone
-// afterwards, on every broker and on the topic.
-func TestReassignMovesRecordsAndClearsItsThrottle(t *testing.T) {
+// afterwards, on every broker and on the topic. Then Truncate empties the
+// topic.
+func TestReassignAndTruncate(t *testing.T) {
 	c := startCluster(t)
 	ctx, cancel := context.WithTimeout(t.Context(), rejoinTimeout)
 	defer cancel()
@@ -96,5 +97,28 @@ func TestReassignMovesRecordsAndClearsItsThrottle(t *testing.T) {
 		}
 		fetches.EachError(func(tp string, p int32, err error) { t.Errorf("fetch %s-%d: %v", tp, p, err) })
 		fetches.EachRecord(func(r *kgo.Record) { seen[string(r.Value)] = true })
+	}
+
+	if err := ka.Truncate(ctx, topic); err != nil {
+		t.Fatal(err)
+	}
+	starts, err := adm.ListStartOffsets(ctx, topic)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ends, err := adm.ListEndOffsets(ctx, topic)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var kept int64
+	starts.Each(func(o kadm.ListedOffset) {
+		end, _ := ends.Lookup(topic, o.Partition)
+		kept += end.Offset - o.Offset
+	})
+	if kept != 0 {
+		t.Errorf("%d records left after Truncate: starts %v, ends %v", kept, starts, ends)
+	}
+	if err := ka.Truncate(ctx, "no-such-topic"); err != nil {
+		t.Errorf("Truncate of a topic that does not exist: %v", err)
 	}
 }
