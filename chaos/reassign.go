@@ -89,7 +89,7 @@ func (f *Scale) Spread(ctx context.Context, brokers []int32) (kafkaadmin.Assignm
 	if err := f.recordMove(ctx, from, move); err != nil {
 		return fail(err)
 	}
-	f.say("%s: moving %d partitions: %s", f.Name(), count(move), move)
+	f.say("%s: moving %d partitions: %s", f.Name(), move.Partitions(), move)
 	start := time.Now()
 	if err := f.Kafka.Reassign(ctx, move, f.Throttle); err != nil {
 		return fail(err)
@@ -168,7 +168,7 @@ func moveBack(ctx context.Context, cs kubernetes.Interface, kafka Mover, ns, nam
 		return summary(what, did, true), nil
 	}
 	if kafka == nil {
-		return "", fmt.Errorf("partitions were moved onto the brokers a scale-out added (%s): moving them back to %s needs Kafka; run kafkachaos recover with --bootstrap", e, from)
+		return "", fmt.Errorf("partitions were moved onto the brokers a scale-out added (%s): moving them back to %s needs Kafka, and the scale-out stays until they are back: run kafkachaos recover with --bootstrap", e, from)
 	}
 	if err := kafka.Reassign(ctx, from, throttle); err != nil {
 		return "", fmt.Errorf("move partitions back (%s): %w", e, err)
@@ -189,13 +189,4 @@ func moveBack(ctx context.Context, cs kubernetes.Interface, kafka Mover, ns, nam
 		return "", fmt.Errorf("drop the reassign entry: %w", err)
 	}
 	return summary(what, did, false), nil
-}
-
-// count is the number of partitions in a.
-func count(a kafkaadmin.Assignments) int {
-	n := 0
-	for _, ps := range a {
-		n += len(ps)
-	}
-	return n
 }

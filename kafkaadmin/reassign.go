@@ -65,6 +65,15 @@ func (a Assignments) Changed(to Assignments) Assignments {
 	return out
 }
 
+// Partitions is the number of partitions in a.
+func (a Assignments) Partitions() int {
+	n := 0
+	for _, ps := range a {
+		n += len(ps)
+	}
+	return n
+}
+
 // Brokers returns the brokers that hold a replica, sorted.
 func (a Assignments) Brokers() []int32 {
 	var ids []int32

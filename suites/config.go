@@ -105,7 +105,7 @@ const DefaultUpgradeFrom = "4.3.2"
 
 // SteadyStateConfig shapes the load that runs during every fault.
 type SteadyStateConfig struct {
-	Rate       int   `json:"rate,omitempty"`       // records/s; default 1000
+	Rate       int   `json:"rate,omitempty"`       // records/s; default 1000; -1 with agents: each agent as fast as it can
 	Partitions int32 `json:"partitions,omitempty"` // default 6
 	RecordSize int   `json:"recordSize,omitempty"` // default 100
 	Producers  int   `json:"producers,omitempty"`  // default 1 (per agent with agents)
@@ -326,8 +326,11 @@ func (c Config) withDefaults() (Config, error) {
 	if c.SteadyState.RequestTimeout.Duration < 0 {
 		return bad("steadyState.requestTimeout %s is negative", c.SteadyState.RequestTimeout.Duration)
 	}
-	if c.SteadyState.Rate < 0 {
-		return bad("steadyState.rate %d: the suites need a bounded rate", c.SteadyState.Rate)
+	switch r := c.SteadyState.Rate; {
+	case r == steadystate.RateUnlimited && c.SteadyState.Agents == 0:
+		return bad("steadyState.rate %d (as fast as possible) needs steadyState.agents: the suite's own process shares its cores with the checks", r)
+	case r < 0 && r != steadystate.RateUnlimited:
+		return bad("steadyState.rate %d: want records/s > 0, or %d for as fast as each agent can", r, steadystate.RateUnlimited)
 	}
 	// The load's own rules, checked now rather than once the cluster is up;
 	// on the local cluster the suite knows the brokers' addresses itself.

@@ -21,6 +21,7 @@ import (
 	"github.com/kafkachaos/kafkachaos/internal/kube"
 	"github.com/kafkachaos/kafkachaos/loadagent"
 	"github.com/kafkachaos/kafkachaos/manifests"
+	"github.com/kafkachaos/kafkachaos/steadystate"
 )
 
 func TestConfigLoad(t *testing.T) {
@@ -147,7 +148,13 @@ func TestConfigLoad(t *testing.T) {
 		{name: "kubeconfig without bootstrap", flags: flagValues{kubeconfig: kubeconfig, namespace: "k"}, wantErr: "target.bootstrap is required"},
 		{name: "missing kubeconfig", flags: flagValues{kubeconfig: filepath.Join(dir, "none"), namespace: "k", bootstrap: "a:1"}, wantErr: "target.kubeconfig"},
 		{name: "state dir with a kubeconfig", flags: flagValues{kubeconfig: kubeconfig, namespace: "k", bootstrap: "a:1", stateDir: dir}, wantErr: "exclude each other"},
-		{name: "unbounded rate", flags: flagValues{rate: -1}, wantErr: "bounded rate"},
+		{name: "unbounded rate from the suite's process", flags: flagValues{rate: -1}, wantErr: "needs steadyState.agents"},
+		{name: "negative rate", flags: flagValues{rate: -3}, wantErr: "want records/s > 0"},
+		{name: "unbounded rate from agents", flags: flagValues{config: write("fast.yaml", "steadyState: {rate: -1, agents: 3}\n")}, check: func(t *testing.T, c Config) {
+			if c.SteadyState.Rate != steadystate.RateUnlimited || c.SteadyState.Agents != 3 {
+				t.Errorf("steadyState %+v", c.SteadyState)
+			}
+		}},
 		{name: "bootstrap with a bad port", flags: flagValues{config: existing, bootstrap: "kafka:9092,kafka:70000"}, wantErr: "kafka:70000"},
 		{name: "negative partitions", flags: flagValues{config: write("negp.yaml", "steadyState: {partitions: -3}\n")}, wantErr: "steadyState: invalid steady-state config: partitions -3"},
 		{name: "too many partitions", flags: flagValues{config: write("hugep.yaml", "steadyState: {partitions: 100000000}\n")}, wantErr: "partitions 100000000"},

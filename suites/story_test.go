@@ -139,8 +139,13 @@ func runStory(ctx context.Context, e *env, st story) outcome {
 
 	cfg := e.cfg
 	nAgents := cmp.Or(st.agents, cfg.SteadyState.Agents)
-	By(fmt.Sprintf("starting the steady state on %s: %d records/s, acks=all, idempotent, RF 3, min ISR 2", topic, cfg.SteadyState.Rate))
-	r := startLoad(ctx, e, topic, shape{agents: nAgents, round: st.round})
+	unlimited := cfg.SteadyState.Rate == steadystate.RateUnlimited
+	rate := fmt.Sprintf("%d records/s", cfg.SteadyState.Rate)
+	if unlimited {
+		rate = "as fast as each agent can"
+	}
+	By(fmt.Sprintf("starting the steady state on %s: %s, acks=all, idempotent, RF 3, min ISR 2", topic, rate))
+	r := startLoad(ctx, e, topic, shape{agents: nAgents, unlimited: unlimited, round: st.round})
 	start := time.Now()
 	By("watching what Kafka and Kubernetes do: leaders, ISRs, fencing, the controller, pods and nodes")
 	stopTimeline, err := watchTimeline(ctx, e, topic)

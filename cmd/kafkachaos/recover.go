@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"path/filepath"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -12,11 +13,12 @@ import (
 
 	"github.com/kafkachaos/kafkachaos/chaos"
 	"github.com/kafkachaos/kafkachaos/kafkaadmin"
+	"github.com/kafkachaos/kafkachaos/localcluster/nodeagent"
 	"github.com/kafkachaos/kafkachaos/steadystate"
 )
 
 func newRecoverCmd(ctx context.Context) *cobra.Command {
-	var kubeconfig, kubeContext, runID string
+	var kubeconfig, kubeContext, runID, stateDir string
 	var namespaces, bootstrap []string
 	var dryRun bool
 	var sec securityFlags
@@ -51,6 +53,9 @@ records. Run it after a suite was killed before it could recover.`,
 			if _, err := sec.s.Resolve(); err != nil {
 				return usageError{err}
 			}
+			if stateDir != "" && kubeconfig == "" {
+				kubeconfig = filepath.Join(stateDir, "kubeconfig")
+			}
 			cfg, err := loadRESTConfig(kubeconfig, kubeContext)
 			if err != nil {
 				return err
@@ -66,7 +71,12 @@ records. Run it after a suite was killed before it could recover.`,
 			access := chaos.Access{Exec: exec}
 			if len(bootstrap) > 0 {
 				r, _ := sec.s.Resolve() // checked above
-				cl, err := kgo.NewClient(append([]kgo.Opt{kgo.SeedBrokers(bootstrap...)}, r.Opts()...)...)
+				opts := append([]kgo.Opt{kgo.SeedBrokers(bootstrap...)}, r.Opts()...)
+				if stateDir != "" {
+					// The local cluster's names resolve through its node agents' hosts file.
+					opts = append(opts, kgo.Dialer(nodeagent.Resolver{Path: filepath.Join(stateDir, nodeagent.HostsPath)}.DialContext))
+				}
+				cl, err := kgo.NewClient(opts...)
 				if err != nil {
 					return usageError{fmt.Errorf("--bootstrap: %w", err)}
 				}
@@ -91,6 +101,7 @@ records. Run it after a suite was killed before it could recover.`,
 	cmd.Flags().StringSliceVar(&namespaces, "namespace", nil, "namespace whose StatefulSets, Pods and NetworkPolicies to scan, repeatable (default: all; Nodes are always scanned)")
 	cmd.Flags().StringVar(&runID, "run-id", "", "recover only the entries of this run (default: any run)")
 	cmd.Flags().BoolVar(&dryRun, "dry-run", false, "list what would be recovered and change nothing")
+	cmd.Flags().StringVar(&stateDir, "state-dir", "", "a local cluster's state dir (kafkachaos cluster up --state-dir): its kubeconfig unless --kubeconfig is given, and its names for --bootstrap")
 	cmd.Flags().StringSliceVar(&bootstrap, "bootstrap", nil, "host:port of seed brokers, comma-separated: needed to move back partitions a scale-out spread onto its brokers")
 	sec.register(cmd.Flags())
 	return cmd
