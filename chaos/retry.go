@@ -27,14 +27,21 @@ func recoverBackoff() wait.Backoff {
 // of each failed attempt that will be retried, with the wait before the
 // next. Any other error ends it at once.
 func RecoverRetrying(ctx context.Context, f Fault, onRetry func(err error, next time.Duration)) error {
+	return RetryTransient(ctx, f.Name(), f.Recover, onRetry)
+}
+
+// RetryTransient runs do, and again with back-off while it fails with a
+// Transient error, until ctx ends; what names it in the error. do must be
+// idempotent, as every recovery is.
+func RetryTransient(ctx context.Context, what string, do func(context.Context) error, onRetry func(err error, next time.Duration)) error {
 	b := recoverBackoff()
 	for {
-		err := f.Recover(ctx)
+		err := do(ctx)
 		if err == nil || !Transient(err) {
 			return err
 		}
 		if ctx.Err() != nil {
-			return fmt.Errorf("chaos: %s: gave up retrying (%w): %w", f.Name(), ctx.Err(), err)
+			return fmt.Errorf("chaos: %s: gave up retrying (%w): %w", what, ctx.Err(), err)
 		}
 		next := b.Step()
 		if onRetry != nil {
@@ -44,7 +51,7 @@ func RecoverRetrying(ctx context.Context, f Fault, onRetry func(err error, next 
 		select {
 		case <-ctx.Done():
 			t.Stop()
-			return fmt.Errorf("chaos: %s: gave up retrying (%w): %w", f.Name(), ctx.Err(), err)
+			return fmt.Errorf("chaos: %s: gave up retrying (%w): %w", what, ctx.Err(), err)
 		case <-t.C:
 		}
 	}

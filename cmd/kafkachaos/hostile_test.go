@@ -67,6 +67,7 @@ current-context: ctx
 		{"steadystate: negative duration", []string{"steadystate", "--bootstrap", "127.0.0.1:1", "--duration", "-1s"}, "duration -1s"},
 		{"steadystate: duration past int64", []string{"steadystate", "--bootstrap", "127.0.0.1:1", "--duration", "99999999999h"}, "--duration"},
 		{"steadystate: port out of range", []string{"steadystate", "--bootstrap", "127.0.0.1:99999"}, "127.0.0.1:99999"},
+		{"recover: negative retry", []string{"recover", "--retry-for", "-1s"}, "--retry-for"},
 		{"recover: bootstrap port out of range", []string{"recover", "--bootstrap", "127.0.0.1:99999"}, "127.0.0.1:99999"},
 		{"steadystate: port not a number", []string{"steadystate", "--bootstrap", "kafka:ninety"}, "kafka:ninety"},
 		{"steadystate: one bad broker of two", []string{"steadystate", "--bootstrap", "127.0.0.1:9092,127.0.0.1:0"}, "127.0.0.1:0"},

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 	"github.com/twmb/franz-go/pkg/kgo"
@@ -22,6 +23,7 @@ func newRecoverCmd(ctx context.Context) *cobra.Command {
 	var namespaces, bootstrap []string
 	var dryRun bool
 	var sec securityFlags
+	var retryFor time.Duration
 	cmd := &cobra.Command{
 		Use:   "recover",
 		Short: "Undo what faults left in the cluster, from their ledger annotations",
@@ -53,6 +55,9 @@ records. Run it after a suite was killed before it could recover.`,
 			if _, err := sec.s.Resolve(); err != nil {
 				return usageError{err}
 			}
+			if retryFor <= 0 {
+				return usageError{fmt.Errorf("--retry-for %s: want a positive duration", retryFor)}
+			}
 			if stateDir != "" && kubeconfig == "" {
 				kubeconfig = filepath.Join(stateDir, "kubeconfig")
 			}
@@ -83,14 +88,25 @@ records. Run it after a suite was killed before it could recover.`,
 				defer cl.Close()
 				access.Kafka = kafkaadmin.New(cl)
 			}
-			lines, err := chaos.RecoverAll(ctx, cs, access, namespaces, runID, dryRun)
-			for _, l := range lines {
-				fmt.Fprintln(cmd.OutOrStdout(), l)
-			}
+			// An API server that is restarting or overloaded gets retried
+			// for --retry-for; each attempt prints what it recovered.
+			rctx, cancel := context.WithTimeout(ctx, retryFor)
+			defer cancel()
+			recovered := 0
+			err = chaos.RetryTransient(rctx, "recover", func(ctx context.Context) error {
+				lines, err := chaos.RecoverAll(ctx, cs, access, namespaces, runID, dryRun)
+				for _, l := range lines {
+					fmt.Fprintln(cmd.OutOrStdout(), l)
+				}
+				recovered += len(lines)
+				return err
+			}, func(err error, next time.Duration) {
+				fmt.Fprintf(cmd.ErrOrStderr(), "the Kubernetes API could not serve the recovery (%v); trying again in %s\n", err, next.Round(time.Millisecond))
+			})
 			if err != nil {
 				return err
 			}
-			if len(lines) == 0 {
+			if recovered == 0 {
 				fmt.Fprintln(cmd.OutOrStdout(), "nothing to recover")
 			}
 			return nil
@@ -103,6 +119,7 @@ records. Run it after a suite was killed before it could recover.`,
 	cmd.Flags().BoolVar(&dryRun, "dry-run", false, "list what would be recovered and change nothing")
 	cmd.Flags().StringVar(&stateDir, "state-dir", "", "a local cluster's state dir (kafkachaos cluster up --state-dir): its kubeconfig unless --kubeconfig is given, and its names for --bootstrap")
 	cmd.Flags().StringSliceVar(&bootstrap, "bootstrap", nil, "host:port of seed brokers, comma-separated: needed to move back partitions a scale-out spread onto its brokers")
+	cmd.Flags().DurationVar(&retryFor, "retry-for", 2*time.Minute, "keep retrying this long while the Kubernetes API server cannot be reached or cannot serve")
 	sec.register(cmd.Flags())
 	return cmd
 }

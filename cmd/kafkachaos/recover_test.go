@@ -114,10 +114,11 @@ func TestRecoverMissingKubeconfigExitsTwo(t *testing.T) {
 
 // apiServer serves a node list, empty StatefulSet and Pod lists and a
 // NetworkPolicy list of policy in namespace kafka, and records the patches
-// and deletes it receives.
+// and deletes it receives. Its first unavailable requests get 503.
 type apiServer struct {
-	mu      sync.Mutex
-	node    *corev1.Node
+	mu          sync.Mutex
+	unavailable int
+	node        *corev1.Node
 	policy  *networkingv1.NetworkPolicy
 	patches []string
 	deletes []string
@@ -128,6 +129,12 @@ func (s *apiServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	defer s.mu.Unlock()
 	w.Header().Set("Content-Type", "application/json")
 	var out any
+	if s.unavailable > 0 {
+		s.unavailable--
+		w.WriteHeader(http.StatusServiceUnavailable)
+		_ = json.NewEncoder(w).Encode(map[string]any{"kind": "Status", "apiVersion": "v1", "status": "Failure", "reason": "ServiceUnavailable", "code": 503})
+		return
+	}
 	switch {
 	case r.Method == http.MethodGet && r.URL.Path == "/api/v1/nodes":
 		list := &corev1.NodeList{TypeMeta: metav1.TypeMeta{Kind: "NodeList", APIVersion: "v1"}}
@@ -165,6 +172,36 @@ func (s *apiServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 
 // policyPath is the leftover partition's NetworkPolicy the apiServer serves.
 const policyPath = "/apis/networking.k8s.io/v1/namespaces/kafka/networkpolicies/kafkachaos-partition-kafka-1"
+
+// A recover while the API server cannot serve retries until it can.
+func TestRecoverRetriesAnUnavailableAPI(t *testing.T) {
+	api := &apiServer{unavailable: 3, node: &corev1.Node{
+		TypeMeta: metav1.TypeMeta{Kind: "Node", APIVersion: "v1"},
+		ObjectMeta: metav1.ObjectMeta{Name: "node-1", ResourceVersion: "7", Annotations: map[string]string{
+			chaos.LedgerAnnotation: `[{"fault":"node-drain","runID":"r1","at":"2026-01-02T03:04:05Z","undo":"uncordon node node-1"}]`,
+		}},
+		Spec: corev1.NodeSpec{Unschedulable: true},
+	}}
+	ts := httptest.NewServer(api)
+	defer ts.Close()
+	kc := filepath.Join(t.TempDir(), "kubeconfig")
+	writeKubeconfig(t, kc, ts.URL)
+	var stdout, stderr bytes.Buffer
+	if code := run([]string{"recover", "--kubeconfig", kc}, &stdout, &stderr); code != exitOK {
+		t.Fatalf("exit %d; stderr %s", code, stderr.String())
+	}
+	if !strings.Contains(stdout.String(), "recovered node node-1: uncordon") {
+		t.Errorf("stdout %q, want the uncordon", stdout.String())
+	}
+	if !strings.Contains(stderr.String(), "trying again") {
+		t.Errorf("stderr %q does not say it retried", stderr.String())
+	}
+	api.mu.Lock()
+	defer api.mu.Unlock()
+	if len(api.patches) != 1 {
+		t.Errorf("patches %q, want the one uncordon", api.patches)
+	}
+}
 
 func TestRecoverCommand(t *testing.T) {
 	cordoned := &corev1.Node{
