@@ -28,6 +28,10 @@ const (
 	dataThrottle  = "throttle" // replication throttle in bytes/s, 0 for none
 )
 
+// moveBackTimeout bounds moving partitions back: a broker that is paused
+// or cut off would otherwise hold a recovery for ever.
+const moveBackTimeout = 5 * time.Minute
+
 // Mover moves partitions between brokers: *kafkaadmin.Client is one. The
 // scale-out needs one to spread partitions onto its brokers, and so does
 // the recovery that moves them back.
@@ -161,7 +165,10 @@ func moveBack(ctx context.Context, cs kubernetes.Interface, kafka Mover, ns, nam
 	if err := json.Unmarshal([]byte(e.Data[dataMovedFrom]), &from); err != nil {
 		return "", fmt.Errorf("ledger entry %s: moved partitions: %w", e, err)
 	}
-	throttle, _ := strconv.ParseInt(e.Data[dataThrottle], 10, 64)
+	throttle, err := strconv.ParseInt(e.Data[dataThrottle], 10, 64)
+	if err != nil {
+		return "", fmt.Errorf("ledger entry %s: throttle: %w", e, err)
+	}
 	what := fmt.Sprintf("statefulset %s/%s", ns, name)
 	did := []string{fmt.Sprintf("move partitions back to %s (%s)", from, e)}
 	if dryRun {
@@ -170,7 +177,9 @@ func moveBack(ctx context.Context, cs kubernetes.Interface, kafka Mover, ns, nam
 	if kafka == nil {
 		return "", fmt.Errorf("partitions were moved onto the brokers a scale-out added (%s): moving them back to %s needs Kafka, and the scale-out stays until they are back: run kafkachaos recover with --bootstrap", e, from)
 	}
-	if err := kafka.Reassign(ctx, from, throttle); err != nil {
+	mctx, cancel := context.WithTimeout(ctx, moveBackTimeout)
+	defer cancel()
+	if err := kafka.Reassign(mctx, from, throttle); err != nil {
 		return "", fmt.Errorf("move partitions back (%s): %w", e, err)
 	}
 	err = retry.RetryOnConflict(retry.DefaultRetry, func() error {

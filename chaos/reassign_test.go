@@ -1,6 +1,7 @@
 package chaos
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"slices"
@@ -176,5 +177,18 @@ func TestRecoverDryRunListsTheMoveBackAndTheScaleIn(t *testing.T) {
 	}
 	if len(k.moves) != n {
 		t.Errorf("the dry run moved partitions: %v", k.moves[n:])
+	}
+
+	// The fault's own Recover, dry: the same two steps, nothing done.
+	var out bytes.Buffer
+	f.DryRun, f.Out = true, &out
+	if err := f.Recover(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out.String(), "move partitions back") || !strings.Contains(out.String(), "scale back from 4 to 3") {
+		t.Errorf("dry Recover said %q, want the move back and the scale-in", out.String())
+	}
+	if len(k.moves) != n || len(ledger(t, getSTS(t, cs, "kafka", "kafka"))) != 2 {
+		t.Errorf("the dry Recover changed something: moves %v", k.moves[n:])
 	}
 }

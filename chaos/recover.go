@@ -69,32 +69,6 @@ func RecoverAll(ctx context.Context, cs kubernetes.Interface, access Access, nam
 		namespaces = []string{metav1.NamespaceAll}
 	}
 	for _, ns := range namespaces {
-		list, err := cs.AppsV1().StatefulSets(ns).List(ctx, metav1.ListOptions{})
-		if err != nil {
-			errs = append(errs, fmt.Errorf("list statefulsets in %q: %w", ns, err))
-			continue
-		}
-		for _, s := range list.Items {
-			if _, ok := s.Annotations[LedgerAnnotation]; !ok {
-				continue
-			}
-			line, err := moveBack(ctx, cs, access.Kafka, s.Namespace, s.Name, match, dryRun)
-			if err != nil {
-				errs = append(errs, fmt.Errorf("statefulset %s/%s: %w", s.Namespace, s.Name, err))
-			}
-			if line != "" {
-				lines = append(lines, line)
-			}
-			line, err = recoverStatefulSet(ctx, cs, s.Namespace, s.Name, match, dryRun)
-			if err != nil {
-				errs = append(errs, fmt.Errorf("statefulset %s/%s: %w", s.Namespace, s.Name, err))
-			}
-			if line != "" {
-				lines = append(lines, line)
-			}
-		}
-	}
-	for _, ns := range namespaces {
 		pods, err := cs.CoreV1().Pods(ns).List(ctx, metav1.ListOptions{})
 		if err != nil {
 			errs = append(errs, fmt.Errorf("list pods in %q: %w", ns, err))
@@ -123,6 +97,34 @@ func RecoverAll(ctx context.Context, cs kubernetes.Interface, access Access, nam
 			line, err := deletePartition(ctx, cs, np.Namespace, np.Name, match, dryRun)
 			if err != nil {
 				errs = append(errs, fmt.Errorf("networkpolicy %s/%s: %w", np.Namespace, np.Name, err))
+			}
+			if line != "" {
+				lines = append(lines, line)
+			}
+		}
+	}
+	// StatefulSets last: moving partitions back needs the brokers resumed
+	// and reachable.
+	for _, ns := range namespaces {
+		list, err := cs.AppsV1().StatefulSets(ns).List(ctx, metav1.ListOptions{})
+		if err != nil {
+			errs = append(errs, fmt.Errorf("list statefulsets in %q: %w", ns, err))
+			continue
+		}
+		for _, s := range list.Items {
+			if _, ok := s.Annotations[LedgerAnnotation]; !ok {
+				continue
+			}
+			line, err := moveBack(ctx, cs, access.Kafka, s.Namespace, s.Name, match, dryRun)
+			if err != nil {
+				errs = append(errs, fmt.Errorf("statefulset %s/%s: %w", s.Namespace, s.Name, err))
+			}
+			if line != "" {
+				lines = append(lines, line)
+			}
+			line, err = recoverStatefulSet(ctx, cs, s.Namespace, s.Name, match, dryRun)
+			if err != nil {
+				errs = append(errs, fmt.Errorf("statefulset %s/%s: %w", s.Namespace, s.Name, err))
 			}
 			if line != "" {
 				lines = append(lines, line)

@@ -131,7 +131,9 @@ func (f *Scale) Recover(ctx context.Context) error {
 	if line != "" {
 		f.say("%s", line)
 	}
-	return f.recoverEntries(ctx, f.Name(), f.StatefulSet, func(e Entry) bool { return e.Fault == KindScale })
+	// The reassign entry matches too, so that a dry run shows the scale-in
+	// that follows the move back; otherwise moveBack dropped it already.
+	return f.recoverEntries(ctx, f.Name(), f.StatefulSet, func(e Entry) bool { return e.Fault == KindScale || e.Fault == KindReassign })
 }
 
 // undoScale returns what recovering scale entry e on s does, the replica

@@ -97,7 +97,8 @@ func (a Assignments) set(t string, p int32, rs []int32) {
 }
 
 // Spread returns a's partitions with their replicas spread evenly over
-// brokers, moving as few replicas as it can, as an operator does after
+// brokers, moving few replicas (greedily, one at a time from the most
+// loaded broker to the least), as an operator does after
 // adding brokers: no broker holds more than one replica more than
 // another, and leaders (first replicas) are spread the same way where a
 // move allows it. A moved replica keeps its position in the list, so a
@@ -105,8 +106,8 @@ func (a Assignments) set(t string, p int32, rs []int32) {
 // in brokers are moved too. It fails when a partition has more replicas
 // than there are brokers.
 func Spread(a Assignments, brokers []int32) (Assignments, error) {
-	brokers = slices.Sorted(slices.Values(brokers))
-	if len(slices.Compact(brokers)) == 0 {
+	brokers = slices.Compact(slices.Sorted(slices.Values(brokers)))
+	if len(brokers) == 0 {
 		return nil, errors.New("kafkaadmin: spread: no broker given")
 	}
 	out := Assignments{}
@@ -197,22 +198,18 @@ func Spread(a Assignments, brokers []int32) (Assignments, error) {
 		}
 		at[pos] = light
 	}
-	// Last, leaders alone: swap a partition's first replica with another
-	// of its replicas while that narrows the leaders' spread. No replica
-	// moves broker, so the replicas' spread stays.
+	// Last, leaders alone: make another replica of a partition its first
+	// while that replica's broker leads at least two fewer partitions than
+	// the first's. No replica changes broker, so the replicas' spread stays;
+	// each swap lowers the sum of squared leader counts, so this ends.
 	for {
 		count()
-		heavy := slices.MaxFunc(brokers, func(x, y int32) int { return cmp.Or(cmp.Compare(leads[x], leads[y]), cmp.Compare(y, x)) })
 		swapped := false
 		out.Each(func(_ string, _ int32, rs []int32) {
-			if swapped || rs[0] != heavy {
-				return
-			}
-			for i := 1; i < len(rs); i++ {
-				if leads[rs[i]]+1 < leads[heavy] {
+			for i := 1; i < len(rs) && !swapped; i++ {
+				if leads[rs[i]]+2 <= leads[rs[0]] {
 					rs[0], rs[i] = rs[i], rs[0]
 					swapped = true
-					return
 				}
 			}
 		})
@@ -243,8 +240,9 @@ var (
 // that many bytes/s on each broker involved while they move.
 //
 // The throttle configs are cleared at the end however Reassign ends (with a
-// context of its own if ctx ended), on every broker involved, also when
-// nothing needed to move: a call that finds partitions in place still
+// context of its own if ctx ended), on every broker involved and every live
+// one (a throttle someone set by hand goes too), also when nothing needed
+// to move: a call that finds partitions in place still
 // clears the throttle that a cut-short one left. When ctx ends first, the
 // error says which partitions were still moving when last seen.
 func (c *Client) Reassign(ctx context.Context, to Assignments, throttle int64) (err error) {
@@ -256,7 +254,13 @@ func (c *Client) Reassign(ctx context.Context, to Assignments, throttle int64) (
 	if err != nil {
 		return fmt.Errorf("kafkaadmin: reassign: %w", err)
 	}
-	brokers := slices.Concat(now.Brokers(), to.Brokers())
+	// Every live broker too: a call cut short may have throttled one
+	// that holds none of these partitions any more.
+	live, err := c.BrokerHosts(ctx)
+	if err != nil {
+		return fmt.Errorf("kafkaadmin: reassign: %w", err)
+	}
+	brokers := slices.Concat(now.Brokers(), to.Brokers(), slices.Collect(maps.Keys(live)))
 	slices.Sort(brokers)
 	brokers = slices.Compact(brokers)
 	defer func() {
@@ -298,12 +302,15 @@ func (c *Client) Reassign(ctx context.Context, to Assignments, throttle int64) (
 		set[t][p] = struct{}{}
 	})
 	var moving string
+	var lookErr error // the last look that failed, if the last failed
 	err = wait.PollUntilContextCancel(ctx, reassignPoll, true, func(ctx context.Context) (bool, error) {
-		var err error
-		moving, err = c.stillMoving(ctx, set, move)
-		return err == nil && moving == "", nil
+		moving, lookErr = c.stillMoving(ctx, set, move)
+		return lookErr == nil && moving == "", nil
 	})
 	if err != nil {
+		if lookErr != nil {
+			return fmt.Errorf("kafkaadmin: reassign: progress unknown, the last look failed: %w: %w", lookErr, err)
+		}
 		return fmt.Errorf("kafkaadmin: reassign: still moving when last seen: %s: %w", moving, err)
 	}
 	return c.electPreferred(ctx, set)

@@ -37,6 +37,11 @@ func TestSpread(t *testing.T) {
 			}
 			return a
 		}(), brokers: []int32{0, 1, 2, 3, 4}, moves: 9},
+		{name: "repeated broker IDs", from: roundRobin("t", 6, 3, 0, 1, 2), brokers: []int32{3, 0, 1, 1, 2, 3}, moves: 4},
+		{name: "a repeated ID is one broker", from: Assignments{"t": {0: {5, 6, 7}}}, brokers: []int32{0, 1, 1}, wantErr: "more than the 2 brokers"},
+		{name: "leaders uneven after the moves", from: Assignments{"t": {
+			0: {1, 0}, 1: {3, 0}, 2: {3, 0}, 3: {3, 0}, 4: {1, 2}, 5: {2, 1}, 6: {2, 1},
+		}}, brokers: []int32{0, 1, 2, 3, 4}},
 		{name: "already even", from: roundRobin("t", 6, 3, 0, 1, 2), brokers: []int32{0, 1, 2}, moves: 0},
 		{name: "off a broker that goes", from: roundRobin("t", 6, 2, 0, 1, 2), brokers: []int32{0, 1}, wantErr: ""},
 		{name: "more replicas than brokers", from: roundRobin("t", 2, 3, 0, 1, 2), brokers: []int32{0, 1}, wantErr: "more than the 2 brokers"},

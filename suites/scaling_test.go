@@ -73,7 +73,8 @@ var _ = Describe("Throughput against more agents and more brokers", Label("scali
 		By("scaling out: " + sc.Name())
 		Expect(sc.Inject(ctx)).To(Succeed())
 		DeferCleanup(func(ctx SpecContext) {
-			By("moving the partitions back and scaling in: " + sc.Name())
+			By("emptying " + topic + ", then moving its partitions back and scaling in: " + sc.Name())
+			Expect(e.withKafka(func(cl *kafkaadmin.Client) error { return cl.Truncate(ctx, topic) })).To(Succeed())
 			Expect(sc.Recover(ctx)).To(Succeed())
 			for i := range scalingAdded {
 				pod := fmt.Sprintf("%s-%d", e.cfg.Target.StatefulSet, len(pods)+i)
