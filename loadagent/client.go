@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/url"
 	"strconv"
 	"strings"
 	"time"
@@ -253,6 +254,31 @@ type reach func(ctx context.Context, pod string, fn func(base string) error) err
 // agents through the API server (pods/portforward, as cfg's identity).
 func Stop(ctx context.Context, cfg *rest.Config, s Spec) error {
 	return stop(ctx, portForward(cfg, s.Namespace), s)
+}
+
+// MarkPhase tells every agent that the run entered phase p (POST /phase),
+// through the API server like Stop, so that each agent's metrics show the
+// phase the suite marked. The suite's own marks stay the ones the merged
+// report uses.
+func MarkPhase(ctx context.Context, cfg *rest.Config, s Spec, p steadystate.Phase) error {
+	return markPhase(ctx, portForward(cfg, s.Namespace), s, p)
+}
+
+func markPhase(ctx context.Context, r reach, s Spec, p steadystate.Phase) error {
+	var errs []error
+	for _, pod := range s.Pods() {
+		err := r(ctx, pod, func(base string) error {
+			_, code, err := call(ctx, http.MethodPost, base+PathPhase+"?name="+url.QueryEscape(string(p)))
+			if err == nil && code != http.StatusNoContent {
+				err = fmt.Errorf("POST %s: HTTP %d", PathPhase, code)
+			}
+			return err
+		})
+		if err != nil {
+			errs = append(errs, fmt.Errorf("agents: mark phase %s on %s: %w", p, pod, err))
+		}
+	}
+	return errors.Join(errs...)
 }
 
 // ErrNotDone is Collect's error while an agent is still running or

@@ -3,12 +3,14 @@ package loadagent
 import "github.com/kafkachaos/kafkachaos/steadystate/metrics"
 
 // The load agent's HTTP protocol: both the server (Server) and the client
-// (Stop, Collect, the StatefulSet's readiness probe) use these names, so the
+// (Stop, MarkPhase, Collect, the StatefulSet's readiness probe) use these names, so the
 // two sides cannot drift apart.
 //
 //	GET  /healthz  200 "ok" once producing, 503 before (or when the run failed)
 //	GET  /status   200 with Status
 //	POST /stop     202 with Status: ends the load gracefully; idempotent
+//	POST /phase?name=P  204: the run enters phase P (its metrics' kafkachaos_phase);
+//	               400 for a phase that is not one of steadystate's
 //	GET  /raw      200: the run's steadystate.Measurements (gzip if asked);
 //	               409 with Status while it runs, 500 with Status if it failed
 //	GET  /report   200: the agent's own steadystate.Report; 409 or 500 as /raw
@@ -24,6 +26,7 @@ const (
 	PathHealthz = "/healthz"
 	PathStatus  = "/status"
 	PathStop    = "/stop"
+	PathPhase   = "/phase"
 	PathRaw     = "/raw"
 	PathReport  = "/report"
 	PathMetrics = metrics.Path

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -137,6 +138,15 @@ func (s *Server) Handler() http.Handler {
 	mux.HandleFunc("POST "+PathStop, func(w http.ResponseWriter, _ *http.Request) {
 		s.Stop()
 		writeStatus(w, http.StatusAccepted, s.Status())
+	})
+	mux.HandleFunc("POST "+PathPhase, func(w http.ResponseWriter, req *http.Request) {
+		p := steadystate.Phase(req.URL.Query().Get("name"))
+		if !slices.Contains(steadystate.Phases, p) {
+			http.Error(w, fmt.Sprintf("phase %q: want one of %v", p, steadystate.Phases), http.StatusBadRequest)
+			return
+		}
+		s.r.Mark(p)
+		w.WriteHeader(http.StatusNoContent)
 	})
 	mux.HandleFunc("GET "+PathRaw, func(w http.ResponseWriter, req *http.Request) {
 		s.serveResult(w, req, func() encodedJSON { return s.raw })

@@ -119,6 +119,20 @@ func TestServerAndClient(t *testing.T) {
 		}
 	}
 
+	// The suite's phase marks reach every agent's metrics and its marks.
+	if err := markPhase(t.Context(), r, s, steadystate.PhaseBaseline); err != nil {
+		t.Fatal(err)
+	}
+	for pod, a := range agents {
+		body, code, err := call(t.Context(), http.MethodGet, a.http.URL+PathMetrics)
+		if line := fmt.Sprintf("\n%s{phase=%q} 1\n", metrics.CurrentPhase, steadystate.PhaseBaseline); code != http.StatusOK || err != nil || !strings.Contains(string(body), line) {
+			t.Errorf("%s: GET %s = %d (%v), want the line %q", pod, PathMetrics, code, err, strings.TrimSpace(line))
+		}
+		if body, code, _ := call(t.Context(), http.MethodPost, a.http.URL+PathPhase+"?name=lunch"); code != http.StatusBadRequest || !strings.Contains(string(body), "lunch") {
+			t.Errorf("%s: POST %s?name=lunch = %d %s, want 400 naming it", pod, PathPhase, code, body)
+		}
+	}
+
 	for range 2 { // stop is idempotent
 		if err := stop(t.Context(), r, s); err != nil {
 			t.Fatal(err)
@@ -135,6 +149,9 @@ func TestServerAndClient(t *testing.T) {
 	for i, m := range ms {
 		if m.RunID != fmt.Sprintf("%016x", testRunID) || m.ProducerBase != uint32(i) || m.Records.Acked == 0 || !m.Records.Clean() {
 			t.Errorf("agent %d: run %s, producer base %d, records %+v; want index order, acks, clean", i, m.RunID, m.ProducerBase, m.Records)
+		}
+		if n := len(m.Marks); n == 0 || m.Marks[n-1].Phase != steadystate.PhaseBaseline {
+			t.Errorf("agent %d: marks %v, want the baseline last", i, m.Marks)
 		}
 	}
 	merged, err := steadystate.Merge(ms, nil, steadystate.DefaultHypothesis())

@@ -24,6 +24,9 @@ const (
 	PhaseAfter    Phase = "after"
 )
 
+// Phases are the phases, in their order in a run.
+var Phases = []Phase{PhaseWarmup, PhaseBaseline, PhaseFault, PhaseRecovery, PhaseAfter}
+
 // Bounds are the limits one phase must stay within. A zero field is not
 // checked.
 type Bounds struct {

@@ -196,6 +196,42 @@ type agentLoad struct {
 	spec  loadagent.Spec
 	uids  map[string]types.UID // the agent pods that started the load
 	marks []steadystate.Mark
+	// phases go to the agents, in order, from a goroutine of their own
+	// (tellAgents), so that a mark never waits on a port-forward; told is
+	// closed once it has told them all.
+	phases   chan steadystate.Phase
+	told     chan struct{}
+	finished bool // Finish closed phases; Mark and Finish run on the spec's goroutine
+}
+
+// Telling the agents a phase: how long one try may take, and how long
+// Finish waits for the phases still queued.
+const (
+	phaseTellTimeout = 10 * time.Second
+	phaseTellDrain   = 30 * time.Second
+)
+
+// tellAgents tells the agents each phase marked, for their metrics
+// (kafkachaos_phase), until phases is closed or ctx ends. A phase that
+// cannot be told is logged and skipped: the merged report's phases are the
+// suite's own marks either way.
+func (a *agentLoad) tellAgents(ctx context.Context) {
+	defer close(a.told)
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case p, ok := <-a.phases:
+			if !ok {
+				return
+			}
+			tctx, cancel := context.WithTimeout(ctx, phaseTellTimeout)
+			if err := loadagent.MarkPhase(tctx, a.e.csConfig, a.spec, p); err != nil {
+				GinkgoWriter.Printf("could not tell the agents the %s phase (their metrics miss it): %v\n", p, err)
+			}
+			cancel()
+		}
+	}
 }
 
 // startAgents deploys sh.agents agents (as the cluster admin: it is
@@ -245,9 +281,12 @@ func startAgents(ctx context.Context, e *env, topic string, sh shape) load {
 	Expect(err).NotTo(HaveOccurred())
 	// Until every agent produces, and WarmUp's time after that, the load is
 	// warming up: not judged, and not the baseline.
-	return &agentLoad{e: e, spec: spec, uids: uids, marks: []steadystate.Mark{
+	a := &agentLoad{e: e, spec: spec, uids: uids, marks: []steadystate.Mark{
 		{Phase: steadystate.PhaseWarmup, At: deployed},
-	}}
+	}, phases: make(chan steadystate.Phase, len(steadystate.Phases)*2), told: make(chan struct{})}
+	go a.tellAgents(ctx)
+	a.phases <- steadystate.PhaseWarmup
+	return a
 }
 
 // WarmUp holds min: every agent produces already (startAgents waited for
@@ -259,11 +298,27 @@ func (a *agentLoad) WarmUp(ctx context.Context, min time.Duration) error {
 
 func (a *agentLoad) Mark(p steadystate.Phase) {
 	a.marks = append(a.marks, steadystate.Mark{Phase: p, At: time.Now()})
+	if a.finished {
+		return
+	}
+	select {
+	case a.phases <- p:
+	default:
+		GinkgoWriter.Printf("the agents' phase queue is full: their metrics miss the %s phase\n", p)
+	}
 }
 
 // Finish stops the agents and merges their measurements, collected
 // through the API server (pods/portforward) with the suite's own identity.
 func (a *agentLoad) Finish(ctx context.Context, h steadystate.Hypothesis) (*steadystate.Report, error) {
+	if !a.finished {
+		a.finished = true
+		close(a.phases)
+		select {
+		case <-a.told:
+		case <-time.After(phaseTellDrain):
+		}
+	}
 	By(fmt.Sprintf("stopping the %d agents and collecting their measurements through the API server (port-forward)", a.spec.Agents))
 	// An agent pod replaced since the start (evicted, crashed) began a new
 	// run: the records of its first run would go unchecked.
