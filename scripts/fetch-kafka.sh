@@ -4,8 +4,9 @@
 #
 # It writes .cache/kafka/VERSION/libs/*.jar (every runtime jar of the broker,
 # the storage tool and the perf tools), checks that they run a single-node
-# broker, which also records .cache/kafka/VERSION/kafka.jsa (a class-data-
-# sharing archive for faster starts), and marks the result complete with
+# broker, which also records .cache/kafka/VERSION/kafka.jsa and storage.jsa
+# (class-data-sharing archives for faster starts, as the apache/kafka image
+# has), and marks the result complete with
 # libs/.complete. A second run finds that mark and exits at once. Run a broker
 # with:
 #   java -Dlog4j2.configurationFile=internal/kafkadist/log4j2.properties \
@@ -120,10 +121,11 @@ trap 'rm -rf "$libs"' EXIT # until .complete is written
 # Run a real single-node broker: the proof that these jars run Kafka. Its
 # graceful exit also writes a class-data-sharing archive of the classes it
 # loaded (as the apache/kafka image's build does with its kafka.jsa), which
-# cuts a broker's start-up time by about 40%. The archive is only valid for
+# cuts a broker's start-up time by about 40%; its format writes one for the
+# storage tool (the image's storage.jsa). The archive is only valid for
 # this exact classpath and JVM build; a JVM that cannot use it ignores it.
 check="$dest/check"
-rm -rf "$check" "$dest/kafka.jsa" "$dest/kafka.jsa.partial"
+rm -rf "$check" "$dest/kafka.jsa" "$dest/kafka.jsa.partial" "$dest/storage.jsa" "$dest/storage.jsa.partial"
 # Ports are picked below the kernel's ephemeral range, where no outgoing
 # connection (Maven's, or the control plane build's next to this one) can
 # hold them between the check and the broker's bind. A port can still be
@@ -151,7 +153,7 @@ why() { # why LOG: the log's error lines, or its tail when it has none
 # run_check ATTEMPT: format and start a single-node broker, wait for it to
 # run, stop it. Returns 1 (with the reason said) when it exits first.
 run_check() {
-	rm -rf "$check" "$dest/kafka.jsa.partial"
+	rm -rf "$check" "$dest/kafka.jsa.partial" "$dest/storage.jsa.partial"
 	mkdir -p "$check"
 	local broker_port controller_port
 	broker_port=$(free_port)
@@ -168,8 +170,8 @@ inter.broker.listener.name=PLAINTEXT
 log.dirs=$check/data
 offsets.topic.replication.factor=1
 PROPS
-	say "check $1/3: formatting a single-node broker's storage with kafka.tools.StorageTool (ports $broker_port, $controller_port)"
-	java -Xmx256m "$log_opt" -cp "$libs/*" kafka.tools.StorageTool format \
+	say "check $1/3: formatting a single-node broker's storage with kafka.tools.StorageTool (ports $broker_port, $controller_port), recording $dest/storage.jsa"
+	java -Xmx256m -XX:ArchiveClassesAtExit="$dest/storage.jsa.partial" "$log_opt" -cp "$libs/*" kafka.tools.StorageTool format \
 		--cluster-id="$uuid" -c "$check/server.properties" >"$check/format.log" 2>&1 ||
 		die "kafka.tools.StorageTool format failed: $(tail -20 "$check/format.log")"
 
@@ -199,12 +201,15 @@ until run_check "$attempt"; do
 	((attempt < 3)) || die "the broker exited before it ran, three times (reasons above)"
 	attempt=$((attempt + 1))
 done
-if [[ -s $dest/kafka.jsa.partial ]]; then
-	mv "$dest/kafka.jsa.partial" "$dest/kafka.jsa"
-	say "class-data-sharing archive: $dest/kafka.jsa ($(du -h "$dest/kafka.jsa" | cut -f1))"
-else
-	say "warning: the JVM wrote no class-data-sharing archive; brokers will start without one"
-fi
+for jsa in kafka storage; do
+	if [[ -s $dest/$jsa.jsa.partial ]]; then
+		mv "$dest/$jsa.jsa.partial" "$dest/$jsa.jsa"
+		say "class-data-sharing archive: $dest/$jsa.jsa ($(du -h "$dest/$jsa.jsa" | cut -f1))"
+	else
+		rm -f "$dest/$jsa.jsa.partial"
+		say "warning: the JVM wrote no class-data-sharing archive $jsa.jsa; its JVMs will start without one"
+	fi
+done
 rm -rf "$check"
 
 trap - EXIT

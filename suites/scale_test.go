@@ -44,6 +44,9 @@ var _ = Describe("A broker is added, then removed", Label("scale"), Serial, func
 		expectPassed(runStory(ctx, suite, story{
 			label: "scale",
 			pick:  statefulSetPods,
+			// Adding a broker, moving partitions and back, and removing it
+			// are all graceful: bounded as a roll is, and paced.
+			graceful: true,
 			fault: func(e *env, v []brokers.Broker) chaos.Fault {
 				added = fmt.Sprintf("%s-%d", e.cfg.Target.StatefulSet, len(v))
 				sc = &chaos.Scale{Target: e.faultTarget(), StatefulSet: e.cfg.Target.StatefulSet, Replicas: int32(len(v) + 1),

@@ -66,6 +66,17 @@ func (d Dist) SharedArchive() string {
 	return jsa
 }
 
+// StorageArchive is SharedArchive's twin for Kafka's StorageTool
+// (storage.jsa, recorded by the fetch script's format, as the image's build
+// records its storage.jsa), or "" if there is none.
+func (d Dist) StorageArchive() string {
+	jsa := filepath.Join(filepath.Dir(d.LibsDir), "storage.jsa")
+	if _, err := os.Stat(jsa); err != nil {
+		return ""
+	}
+	return jsa
+}
+
 // LibsPath returns where scripts/fetch-kafka.sh puts the jars of version,
 // relative to the repository root.
 func LibsPath(version string) string {

@@ -3,6 +3,7 @@ package nodeagent
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -183,7 +184,9 @@ func (l brokerLaunch) exec(props properties.Properties, format bool) error {
 		if err != nil {
 			return err
 		}
-		argv := l.storageTool(java, logOpt, "format", "--cluster-id="+id, "-c", propsPath, "--ignore-formatted")
+		tool := l.storageTool(java, logOpt, "format", "--cluster-id="+id, "-c", propsPath, "--ignore-formatted")
+		// The image's launcher formats with its storage.jsa.
+		argv := append([]string{java}, withArchive(tool[1:], kafkadist.Dist{LibsDir: l.libs}.StorageArchive())...)
 		cmd := exec.Command(argv[0], argv[1:]...)
 		cmd.Stdout, cmd.Stderr = os.Stdout, os.Stderr
 		if err := cmd.Run(); err != nil {
@@ -200,8 +203,17 @@ func (l brokerLaunch) exec(props properties.Properties, format bool) error {
 	if err := os.MkdirAll(tmp, 0o755); err != nil {
 		return err
 	}
+	// The image's launcher starts the broker with its kafka.jsa, by
+	// appending the archive to KAFKA_JVM_PERFORMANCE_OPTS: the variable is
+	// then never empty, so kafka-run-class.sh's G1 defaults do not apply
+	// unless the user set them. kafka-server-start.sh run by itself (format
+	// false) uses no archive and gets the defaults.
+	env := l.env
+	if format {
+		env = launcherEnv(l.env, kafkadist.Dist{LibsDir: l.libs}.SharedArchive())
+	}
 	// The JVM must not cache a peer's address: pods come back with new IPs.
-	args := append([]string{java}, kafkaconfig.JVMOptions(l.env)...)
+	args := append([]string{java}, kafkaconfig.JVMOptions(env)...)
 	args = append(args, logOpt, "-Djava.io.tmpdir="+tmp, "-Dsun.net.inetaddr.ttl=0", "-Dsun.net.inetaddr.negative.ttl=0",
 		"-cp", cp, kafkadist.ServerClass, propsPath)
 	return syscall.Exec(java, args, l.environ)
@@ -211,6 +223,27 @@ func (l brokerLaunch) exec(props properties.Properties, format bool) error {
 // kafka-storage.sh runs, and the image's format on first start.
 func (l brokerLaunch) storageTool(java, logOpt string, args ...string) []string {
 	return append([]string{java, "-Xmx256m", logOpt, "-cp", filepath.Join(l.libs, "*"), kafkadist.StorageToolClass}, args...)
+}
+
+// launcherEnv is env as the image's launcher passes it to
+// kafka-server-start.sh: with jsa (when there is one) appended to
+// KAFKA_JVM_PERFORMANCE_OPTS, which is then never empty.
+func launcherEnv(env map[string]string, jsa string) map[string]string {
+	if jsa == "" {
+		return env
+	}
+	out := maps.Clone(env)
+	out["KAFKA_JVM_PERFORMANCE_OPTS"] = strings.TrimSpace(env["KAFKA_JVM_PERFORMANCE_OPTS"] + " -XX:SharedArchiveFile=" + jsa)
+	return out
+}
+
+// withArchive puts -XX:SharedArchiveFile=jsa first in the JVM arguments
+// args, when there is an archive.
+func withArchive(args []string, jsa string) []string {
+	if jsa == "" {
+		return args
+	}
+	return append([]string{"-XX:SharedArchiveFile=" + jsa}, args...)
 }
 
 // dir is the launcher's directory in the pod's.

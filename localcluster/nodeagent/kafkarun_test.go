@@ -1,6 +1,7 @@
 package nodeagent
 
 import (
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -8,6 +9,8 @@ import (
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
+
+	"github.com/kafkachaos/kafkachaos/internal/kafkaconfig"
 )
 
 func TestStartScriptProps(t *testing.T) {
@@ -97,5 +100,44 @@ func TestWithExpandedArgs(t *testing.T) {
 	want := []string{"cfg", "--override", "broker.id=2", "zk=kafka-zk:2181", "$(POD_INDEX)", "$(NOPE)"}
 	if !slices.Equal(c.Args, want) {
 		t.Errorf("args = %q, want %q", c.Args, want)
+	}
+}
+
+// The image's launcher appends its kafka.jsa to KAFKA_JVM_PERFORMANCE_OPTS,
+// so kafka-run-class.sh's G1 defaults apply only when the user set them.
+func TestLauncherEnv(t *testing.T) {
+	const jsa = "/cache/kafka/4.4.0/kafka.jsa"
+	tests := []struct {
+		name string
+		env  map[string]string
+		jsa  string
+		want []string // the JVM options that JVMOptions gives
+		not  []string // options it must not give
+	}{
+		{name: "no user options: the archive alone, no G1 defaults", env: map[string]string{}, jsa: jsa,
+			want: []string{"-XX:SharedArchiveFile=" + jsa}, not: []string{"-XX:MaxGCPauseMillis=20"}},
+		{name: "the user's options, then the archive", env: map[string]string{"KAFKA_JVM_PERFORMANCE_OPTS": "-XX:+UseZGC"}, jsa: jsa,
+			want: []string{"-XX:+UseZGC", "-XX:SharedArchiveFile=" + jsa}, not: []string{"-XX:+UseG1GC"}},
+		{name: "no archive: the scripts' defaults", env: map[string]string{}, jsa: "",
+			want: []string{"-XX:MaxGCPauseMillis=20"}, not: []string{"-XX:SharedArchiveFile=" + jsa}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			before := maps.Clone(tt.env)
+			opts := kafkaconfig.JVMOptions(launcherEnv(tt.env, tt.jsa))
+			if !maps.Equal(before, tt.env) {
+				t.Errorf("launcherEnv changed its input: %v, was %v", tt.env, before)
+			}
+			for _, w := range tt.want {
+				if !slices.Contains(opts, w) {
+					t.Errorf("options %q lack %s", opts, w)
+				}
+			}
+			for _, n := range tt.not {
+				if slices.Contains(opts, n) {
+					t.Errorf("options %q have %s", opts, n)
+				}
+			}
+		})
 	}
 }
