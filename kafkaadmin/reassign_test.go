@@ -2,7 +2,6 @@ package kafkaadmin
 
 import (
 	"slices"
-	"strings"
 	"testing"
 )
 
