@@ -69,6 +69,14 @@ func TestMerge(t *testing.T) {
 		return m
 	}
 	withMarks := func(m Measurements, marks ...Mark) Measurements { m.Marks = marks; return m }
+	// threeAgents load over the same two seconds at different rates.
+	threeAgents := func() []Measurements {
+		return []Measurements{
+			measured(0, t0, acked(0, 1000, time.Millisecond), acked(1, 1200, time.Millisecond)),
+			measured(1, t0, acked(0, 3000, time.Millisecond), acked(1, 2800, time.Millisecond)),
+			measured(2, t0, acked(0, 500, time.Millisecond), acked(1, 700, time.Millisecond)),
+		}
+	}
 
 	tests := []struct {
 		name  string
@@ -77,6 +85,36 @@ func TestMerge(t *testing.T) {
 		h     Hypothesis
 		check func(t *testing.T, rep *Report)
 	}{
+		{
+			// Throughput mode: 3 agents over the same window. The merged
+			// kafka-producer-perf-test line sums theirs.
+			name: "the merged perf line sums the agents' lines",
+			ms: threeAgents(),
+			check: func(t *testing.T, rep *Report) {
+				var records int64
+				var perSec, mb float64
+				for i, m := range threeAgents() {
+					one, err := Merge([]Measurements{m}, nil, Hypothesis{})
+					if err != nil {
+						t.Fatal(err)
+					}
+					t.Logf("agent %d: %s", i, one.SummaryLine)
+					records += one.Summary.Records
+					perSec += one.Summary.RecordsPerSec
+					mb += one.Summary.MBPerSec
+				}
+				t.Logf("merged: %s", rep.SummaryLine)
+				if rep.Summary.Records != records || records != 9200 {
+					t.Errorf("merged records %d, the agents' sum %d; want both 9200", rep.Summary.Records, records)
+				}
+				if d := rep.Summary.RecordsPerSec - perSec; d > 1e-6 || d < -1e-6 {
+					t.Errorf("merged records/sec %f, the agents' sum %f", rep.Summary.RecordsPerSec, perSec)
+				}
+				if d := rep.Summary.MBPerSec - mb; d > 1e-9 || d < -1e-9 {
+					t.Errorf("merged MB/sec %f, the agents' sum %f", rep.Summary.MBPerSec, mb)
+				}
+			},
+		},
 		{
 			name: "p99 comes from the merged histogram",
 			ms:   []Measurements{measured(0, t0, slow), measured(1, t0, acked(0, 1000, 2*time.Millisecond))},
