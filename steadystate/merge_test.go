@@ -89,7 +89,7 @@ func TestMerge(t *testing.T) {
 			// Throughput mode: 3 agents over the same window. The merged
 			// kafka-producer-perf-test line sums theirs.
 			name: "the merged perf line sums the agents' lines",
-			ms: threeAgents(),
+			ms:   threeAgents(),
 			check: func(t *testing.T, rep *Report) {
 				var records int64
 				var perSec, mb float64
