@@ -119,9 +119,9 @@ type apiServer struct {
 	mu          sync.Mutex
 	unavailable int
 	node        *corev1.Node
-	policy  *networkingv1.NetworkPolicy
-	patches []string
-	deletes []string
+	policy      *networkingv1.NetworkPolicy
+	patches     []string
+	deletes     []string
 }
 
 func (s *apiServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
