@@ -10,7 +10,6 @@ import (
 	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/util/retry"
 
@@ -146,14 +145,10 @@ func (f *Scale) recordMove(ctx context.Context, from, to kafkaadmin.Assignments)
 // naming what it could not move back; the scale entry is then kept too (see
 // recoverStatefulSet), so the brokers that hold the partitions stay.
 func moveBack(ctx context.Context, cs kubernetes.Interface, kafka Mover, ns, name string, match func(Entry) bool, dryRun bool) (string, error) {
-	s, err := cs.AppsV1().StatefulSets(ns).Get(ctx, name, metav1.GetOptions{})
+	_, es, err := statefulSetLedger(ctx, cs, ns, name)
 	if apierrors.IsNotFound(err) {
 		return "", nil
 	}
-	if err != nil {
-		return "", err
-	}
-	es, err := LedgerOf(s)
 	if err != nil {
 		return "", err
 	}

@@ -28,15 +28,7 @@ import (
 var _ = Describe("A broker is added, then removed", Label("scale"), Serial, func() {
 	It("gives the new broker the next ID and a volume of its own, moves partitions onto it and back, and loses no acknowledged record", func(ctx SpecContext) {
 		skipWithoutCluster(suite, "scale")
-		snap, err := suite.snapshot(ctx)
-		Expect(err).NotTo(HaveOccurred())
-		pods, err := statefulSetPods(ctx, suite, "", snap)
-		Expect(err).NotTo(HaveOccurred())
-		for _, p := range pods {
-			if p.Controller {
-				Skip(fmt.Sprintf("%s runs a KRaft controller: adding one outside the static voter set fails; scale needs brokers apart from the controllers (layout separate-controllers)", p.Pod))
-			}
-		}
+		brokersApartFromControllers(ctx, suite)
 		const topic = "kafkachaos-scale"
 		var added string
 		var sc *chaos.Scale
@@ -107,6 +99,23 @@ func movedProblems(moved kafkaadmin.Assignments, id int32) error {
 		return fmt.Errorf("the spread gave broker %d %d replicas and %d leaders, want some of each: moved %s", id, onto, leads, moved)
 	}
 	return nil
+}
+
+// brokersApartFromControllers returns the pods of the brokers' StatefulSet,
+// and skips the spec when one of them runs a KRaft controller: a broker
+// added to it would be a controller outside the static voter set.
+func brokersApartFromControllers(ctx context.Context, e *env) []brokers.Broker {
+	GinkgoHelper()
+	snap, err := e.snapshot(ctx)
+	Expect(err).NotTo(HaveOccurred())
+	pods, err := statefulSetPods(ctx, e, "", snap)
+	Expect(err).NotTo(HaveOccurred())
+	for _, p := range pods {
+		if p.Controller {
+			Skip(fmt.Sprintf("%s runs a KRaft controller: adding one outside the static voter set fails; scaling needs brokers apart from the controllers (layout separate-controllers)", p.Pod))
+		}
+	}
+	return pods
 }
 
 // waitAdded waits until pod is Ready and returns it as a broker.

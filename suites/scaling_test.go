@@ -48,15 +48,7 @@ var _ = Describe("Throughput against more agents and more brokers", Label("scali
 	It("measures 3, 5 and 7 agents against the brokers, spreads the topic over two brokers more, measures again, and loses no record", func(ctx SpecContext) {
 		skipWithoutCluster(suite, "scaling")
 		e := suite
-		snap, err := e.snapshot(ctx)
-		Expect(err).NotTo(HaveOccurred())
-		pods, err := statefulSetPods(ctx, e, "", snap)
-		Expect(err).NotTo(HaveOccurred())
-		for _, p := range pods {
-			if p.Controller {
-				Skip(fmt.Sprintf("%s runs a KRaft controller: scaling needs brokers apart from the controllers (layout separate-controllers)", p.Pod))
-			}
-		}
+		pods := brokersApartFromControllers(ctx, e)
 		const topic = "kafkachaos-scaling"
 		var rows []scalingRow
 		measureAll := func(nBrokers int) {

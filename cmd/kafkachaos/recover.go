@@ -52,7 +52,8 @@ records. Run it after a suite was killed before it could recover.`,
 					return usageError{fmt.Errorf("--bootstrap: %w", err)}
 				}
 			}
-			if _, err := sec.s.Resolve(); err != nil {
+			security, err := sec.s.Resolve()
+			if err != nil {
 				return usageError{err}
 			}
 			if retryFor <= 0 {
@@ -75,8 +76,7 @@ records. Run it after a suite was killed before it could recover.`,
 			}
 			access := chaos.Access{Exec: exec}
 			if len(bootstrap) > 0 {
-				r, _ := sec.s.Resolve() // checked above
-				opts := append([]kgo.Opt{kgo.SeedBrokers(bootstrap...)}, r.Opts()...)
+				opts := append([]kgo.Opt{kgo.SeedBrokers(bootstrap...)}, security.Opts()...)
 				if stateDir != "" {
 					// The local cluster's names resolve through its node agents' hosts file.
 					opts = append(opts, kgo.Dialer(nodeagent.Resolver{Path: filepath.Join(stateDir, nodeagent.HostsPath)}.DialContext))
