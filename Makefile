@@ -7,7 +7,7 @@ GO            ?= go
 GOTESTFLAGS   ?=
 BIN           := bin/kafkachaos
 
-.PHONY: all build chaos zk-vs-kraft test fuzz soak-interrupts unit lint bench bench-perf kafka-dist k8s-bin setup prereqs prereqs-test clean kind-up kind-chaos kind-down
+.PHONY: all build chaos zk-vs-kraft test fuzz soak soak-interrupts unit lint bench bench-perf kafka-dist k8s-bin setup prereqs prereqs-test clean kind-up kind-chaos kind-down
 
 all: build
 
@@ -87,6 +87,20 @@ fuzz:
 	  echo "fuzzing $${f%%:*} in $${f#*:} for $(FUZZTIME)"; \
 	  $(GO) test -run '^$$' -fuzz "^$${f%%:*}$$" -fuzztime $(FUZZTIME) -fuzzminimizetime 200x "$${f#*:}"; \
 	done
+
+# A game day of SOAK (default 1h): the soak spec repeats the gate's kill
+# and drain, a graceful delete, a 5 s pause and a 10 s peers-only partition
+# in turn, each round judged as its own spec, while it samples the suite's
+# own RSS and goroutines every 10 s. It fails when memory grows by more than
+# 10 % after the first 10 minutes, when goroutines do not come back after a
+# round, or when a round fails. The RSS curve goes into report.json.
+SOAK ?= 1h
+soak: prereqs setup
+	@mkdir -p $(REPORTS) && rm -f $(REPORTS)/report.json
+	KAFKACHAOS_REPORT_DIR=$(REPORTS) $(GO) test -count=1 -timeout 0 ./suites/ -run TestSuites -v -ginkgo.v -ginkgo.timeout=24h \
+	  -ginkgo.label-filter=soak -kafkachaos.soak=$(SOAK) \
+	  -ginkgo.junit-report=$(REPORTS)/junit.xml -ginkgo.json-report=$(REPORTS)/ginkgo.json $(ARGS) \
+	  || $(call why_failed,$(REPORTS))
 
 # SIGINT or SIGKILL (then kafkachaos recover) at N random moments of random
 # faults on one local cluster, each followed by the check that the cluster

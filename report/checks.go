@@ -43,10 +43,17 @@ const (
 	// CheckMetadata: what a spec committed before its faults (topics,
 	// partitions, configs, records) is still there after them.
 	CheckMetadata CheckName = "metadata committed before the faults survived"
+	// CheckMemory: the suite's resident memory stayed flat through a
+	// soak, after its warm-up.
+	CheckMemory CheckName = "suite memory flat after the warm-up"
+	// CheckGoroutines: the suite's goroutines came back to their count
+	// before the first story after each story of a soak.
+	CheckGoroutines CheckName = "suite goroutines back after each story"
 )
 
 // Checks returns every check name, in the order runStory makes them.
 func Checks() []CheckName {
 	return []CheckName{CheckAudit, CheckFault, CheckRolledOut, CheckPodsBack, CheckHealth,
-		CheckRecords, CheckBounds, CheckPacing, CheckIdentity, CheckLogDirs, CheckCluster, CheckMetadata}
+		CheckRecords, CheckBounds, CheckPacing, CheckIdentity, CheckLogDirs, CheckCluster, CheckMetadata,
+		CheckMemory, CheckGoroutines}
 }

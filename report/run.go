@@ -7,6 +7,7 @@ import (
 	"os"
 
 	"github.com/kafkachaos/kafkachaos/resources"
+	"github.com/kafkachaos/kafkachaos/soak"
 	"github.com/kafkachaos/kafkachaos/steadystate"
 	"github.com/kafkachaos/kafkachaos/timeline"
 )
@@ -51,8 +52,11 @@ type Spec struct {
 	Events []timeline.Event `json:"events,omitempty"`
 	// Resources is what the namespace's pods used while the load ran
 	// (CPU time, peak working set); nil in reports written before it.
-	Resources     *resources.Usage `json:"resources,omitempty"`
-	FailureReason string           `json:"failure,omitempty"`
+	Resources *resources.Usage `json:"resources,omitempty"`
+	// Soak is what a soak saw of the suite's own process: its memory
+	// curve and goroutines; nil for every other spec.
+	Soak          *soak.Report `json:"soak,omitempty"`
+	FailureReason string       `json:"failure,omitempty"`
 }
 
 // Check is one point of a spec's verdict: its problems, none when it held.

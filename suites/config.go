@@ -131,6 +131,9 @@ type TimingConfig struct {
 	Baseline metav1.Duration `json:"baseline,omitempty"` // default 15s
 	Hold     metav1.Duration `json:"hold,omitempty"`     // how long a fault is held; default 10s
 	After    metav1.Duration `json:"after,omitempty"`    // load after health is back; default 15s
+	// Soak is how long the soak spec repeats its faults (it ends the
+	// story it is in first). Default 1h.
+	Soak metav1.Duration `json:"soak,omitempty"`
 }
 
 // BoundsConfig is the steady-state hypothesis.
@@ -166,6 +169,7 @@ const (
 	DefaultBaseline       = 15 * time.Second
 	DefaultHold           = 10 * time.Second
 	DefaultAfter          = 15 * time.Second
+	DefaultSoak           = time.Hour
 	DefaultMaxUnavailable = 30 * time.Second // a fault of no known kind
 	// GracefulMaxUnavailable bounds a graceful operation (a roll, a
 	// drain): a healthy one stalls the load for well under a second.
@@ -223,6 +227,9 @@ func (f *flagValues) load() (Config, error) {
 				c.Target.Bootstrap = append(c.Target.Bootstrap, b)
 			}
 		}
+	}
+	if f.soak != 0 {
+		c.Timing.Soak.Duration = f.soak
 	}
 	if f.rate != 0 {
 		c.SteadyState.Rate = f.rate
@@ -347,6 +354,7 @@ func (c Config) withDefaults() (Config, error) {
 	defaultDuration(&c.Timing.Baseline, DefaultBaseline)
 	defaultDuration(&c.Timing.Hold, DefaultHold)
 	defaultDuration(&c.Timing.After, DefaultAfter)
+	defaultDuration(&c.Timing.Soak, DefaultSoak)
 	if c.Bounds.GracefulP99AckRatio == 0 {
 		c.Bounds.GracefulP99AckRatio = DefaultGracefulP99AckRatio
 	}
@@ -356,7 +364,7 @@ func (c Config) withDefaults() (Config, error) {
 	}
 	for name, d := range map[string]time.Duration{
 		"timing.warmup": c.Timing.Warmup.Duration, "timing.baseline": c.Timing.Baseline.Duration, "timing.hold": c.Timing.Hold.Duration,
-		"timing.after": c.Timing.After.Duration, "bounds.maxUnavailable": c.Bounds.MaxUnavailable.Duration,
+		"timing.after": c.Timing.After.Duration, "timing.soak": c.Timing.Soak.Duration, "bounds.maxUnavailable": c.Bounds.MaxUnavailable.Duration,
 		"bounds.maxP99Ack": c.Bounds.MaxP99Ack.Duration, "bounds.gracefulP99AckFloor": c.Bounds.GracefulP99AckFloor.Duration,
 	} {
 		if d < 0 {

@@ -44,7 +44,7 @@ func TestConfigLoad(t *testing.T) {
 	}{
 		{name: "defaults run on the local cluster", check: func(t *testing.T, c Config) {
 			if !c.Local() || c.Target.Namespace != "kafka" || c.Target.StatefulSet != "kafka" || c.SteadyState.Rate != DefaultRate ||
-				c.Timing.Hold.Duration != DefaultHold || c.Bounds.MaxUnavailable.Duration != 0 ||
+				c.Timing.Hold.Duration != DefaultHold || c.Timing.Soak.Duration != DefaultSoak || c.Bounds.MaxUnavailable.Duration != 0 ||
 				c.Bounds.GracefulP99AckRatio != DefaultGracefulP99AckRatio || c.Bounds.GracefulP99AckFloor.Duration != DefaultGracefulP99AckFloor {
 				t.Errorf("defaults: %+v", c)
 			}
@@ -54,8 +54,8 @@ func TestConfigLoad(t *testing.T) {
 				t.Errorf("file: %+v", c)
 			}
 		}},
-		{name: "flags win over the file", flags: flagValues{config: good, rate: 2000, dryRun: true, allowDataLoss: true}, check: func(t *testing.T, c Config) {
-			if c.SteadyState.Rate != 2000 || !c.DryRun || !c.Target.AllowDataLoss {
+		{name: "flags win over the file", flags: flagValues{config: good, rate: 2000, soak: 7 * time.Minute, dryRun: true, allowDataLoss: true}, check: func(t *testing.T, c Config) {
+			if c.SteadyState.Rate != 2000 || !c.DryRun || !c.Target.AllowDataLoss || c.Timing.Soak.Duration != 7*time.Minute {
 				t.Errorf("flags: %+v", c)
 			}
 		}},
@@ -160,6 +160,7 @@ func TestConfigLoad(t *testing.T) {
 		{name: "too many partitions", flags: flagValues{config: write("hugep.yaml", "steadyState: {partitions: 100000000}\n")}, wantErr: "partitions 100000000"},
 		{name: "record too small", flags: flagValues{config: write("small.yaml", "steadyState: {recordSize: 10}\n")}, wantErr: "record size 10"},
 		{name: "negative producers", flags: flagValues{config: write("negprod.yaml", "steadyState: {producers: -2}\n")}, wantErr: "producers -2"},
+		{name: "negative soak", flags: flagValues{soak: -time.Minute}, wantErr: "timing.soak"},
 		{name: "negative hold", flags: flagValues{config: write("neg.yaml", "timing: {hold: -1s}\n")}, wantErr: "timing.hold"},
 		{name: "negative request timeout", flags: flagValues{config: write("negrt.yaml", "steadyState: {requestTimeout: -1s}\n")}, wantErr: "steadyState.requestTimeout"},
 		{name: "ratio above 1", flags: flagValues{config: write("ratio.yaml", "bounds: {minThroughputRatioAfter: 1.5}\n")}, wantErr: "minThroughputRatioAfter"},

@@ -1,6 +1,9 @@
 package suites
 
-import "flag"
+import (
+	"flag"
+	"time"
+)
 
 // flagValues are the flags after `--`; empty ones leave the file's values.
 type flagValues struct {
@@ -11,6 +14,7 @@ type flagValues struct {
 	statefulSet, bootstrap, runID         string
 	commandConfig                         string
 	rate                                  int
+	soak                                  time.Duration
 	dryRun, inCluster, allowDataLoss      bool
 }
 
@@ -34,6 +38,7 @@ func registerFlags(fs *flag.FlagSet) *flagValues {
 	fs.StringVar(&f.commandConfig, "kafkachaos.command-config", "", "Kafka client properties file for the suite's clients (security.protocol, sasl.*, ssl.* as PEM)")
 	fs.StringVar(&f.runID, "kafkachaos.run-id", "", "run ID written into ledger annotations")
 	fs.IntVar(&f.rate, "kafkachaos.rate", 0, "steady-state records/s")
+	fs.DurationVar(&f.soak, "kafkachaos.soak", 0, "how long the soak spec repeats its faults (default 1h)")
 	fs.BoolVar(&f.dryRun, "kafkachaos.dry-run", false, "print each spec's plan and change nothing")
 	fs.BoolVar(&f.allowDataLoss, "kafkachaos.allow-data-loss", false, "allow the faults that destroy a volume's data and cannot be undone (disk-loss specs)")
 	return f

@@ -69,17 +69,22 @@ var _ = Describe("A broker pod is force-deleted under load from in-cluster agent
 
 var _ = Describe("A broker pod is deleted gracefully", Label("pod-delete"), Serial, func() {
 	It("loses no acknowledged record, and the broker comes back with its ID and its volume", func(ctx SpecContext) {
-		expectPassed(runStory(ctx, suite, story{
-			label:    "pod-delete",
-			graceful: true,
-			pick:     broker(namedBroker),
-			fault: func(e *env, v []brokers.Broker) chaos.Fault {
-				return &chaos.PodDelete{Target: e.faultTarget(), Pod: v[0].Pod}
-			},
-			newPods: true,
-		}))
+		expectPassed(runStory(ctx, suite, podDelete()))
 	}, SpecTimeout(storyTimeout))
 })
+
+// podDelete deletes namedBroker's pod with its grace period.
+func podDelete() story {
+	return story{
+		label:    "pod-delete",
+		graceful: true,
+		pick:     broker(namedBroker),
+		fault: func(e *env, v []brokers.Broker) chaos.Fault {
+			return &chaos.PodDelete{Target: e.faultTarget(), Pod: v[0].Pod}
+		},
+		newPods: true,
+	}
+}
 
 var _ = Describe("The active controller's pod is force-deleted", Label("controller-kill"), Serial, func() {
 	It("elects a new controller (the KRaft quorum's leader, or in ZooKeeper mode the controller broker), loses no acknowledged record, and the controller rejoins", func(ctx SpecContext) {
@@ -96,27 +101,33 @@ var _ = Describe("The active controller's pod is force-deleted", Label("controll
 
 var _ = Describe("The node of a broker is cordoned and drained", Label("node-drain"), gate(), Serial, func() {
 	It("respects the PodDisruptionBudget, keeps the broker off the node, and the broker returns with its volume after uncordon", func(ctx SpecContext) {
-		var drained string
-		expectPassed(runStory(ctx, suite, story{
-			label:    "node-drain",
-			graceful: true,
-			pick:     broker(drainedBroker),
-			fault: func(e *env, v []brokers.Broker) chaos.Fault {
-				drained = v[0].Node
-				return &chaos.NodeDrain{Target: e.faultTarget(), Node: drained}
-			},
-			during: func(ctx context.Context, e *env, _ []brokers.Broker) error {
-				By(fmt.Sprintf("holding the drain for %s: no broker pod may run on %s", e.cfg.Timing.Hold.Duration, drained))
-				looks, missed, err := podsKeptOff(ctx, e, drained, e.cfg.Timing.Hold.Duration)
-				if missed > 0 {
-					By(fmt.Sprintf("the Kubernetes API could not serve %d of %d looks at %s's pods (while it was down, nothing could be scheduled there either)", missed, looks, drained))
-				}
-				return err
-			},
-			newPods: true,
-		}))
+		expectPassed(runStory(ctx, suite, nodeDrain()))
 	}, SpecTimeout(storyTimeout))
 })
+
+// nodeDrain cordons and drains the node of drainedBroker, and checks that
+// no broker pod runs there while the drain holds.
+func nodeDrain() story {
+	var drained string
+	return story{
+		label:    "node-drain",
+		graceful: true,
+		pick:     broker(drainedBroker),
+		fault: func(e *env, v []brokers.Broker) chaos.Fault {
+			drained = v[0].Node
+			return &chaos.NodeDrain{Target: e.faultTarget(), Node: drained}
+		},
+		during: func(ctx context.Context, e *env, _ []brokers.Broker) error {
+			By(fmt.Sprintf("holding the drain for %s: no broker pod may run on %s", e.cfg.Timing.Hold.Duration, drained))
+			looks, missed, err := podsKeptOff(ctx, e, drained, e.cfg.Timing.Hold.Duration)
+			if missed > 0 {
+				By(fmt.Sprintf("the Kubernetes API could not serve %d of %d looks at %s's pods (while it was down, nothing could be scheduled there either)", missed, looks, drained))
+			}
+			return err
+		},
+		newPods: true,
+	}
+}
 
 var _ = Describe("The brokers' StatefulSet is restarted", Label("rolling-restart"), gate(), Serial, func() {
 	It("rolls the brokers one by one with no acknowledged record lost, each back with its ID and volume", func(ctx SpecContext) {

@@ -1,3 +1,4 @@
-// Package procstat reads a process group's CPU time and resident memory from
-// /proc, for the node agent's kubelet stats of pods run as host processes.
+// Package procstat reads processes' CPU time and resident memory from
+// /proc: a process group's, for the node agent's kubelet stats of pods run
+// as host processes, and one process's, for the soak's watch of the suite.
 package procstat

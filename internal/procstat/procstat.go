@@ -88,6 +88,23 @@ func group(proc string, pgid int) (Usage, error) {
 	return u, nil
 }
 
+// RSS returns process pid's resident set size.
+func RSS(pid int) (uint64, error) {
+	return rss("/proc", pid)
+}
+
+func rss(proc string, pid int) (uint64, error) {
+	raw, err := os.ReadFile(filepath.Join(proc, strconv.Itoa(pid), "stat"))
+	if err != nil {
+		return 0, fmt.Errorf("procstat: %w", err)
+	}
+	s, err := parseStat(string(raw))
+	if err != nil {
+		return 0, fmt.Errorf("procstat: process %d: %w", pid, err)
+	}
+	return s.rss * uint64(os.Getpagesize()), nil
+}
+
 func isPID(name string) bool {
 	for _, r := range name {
 		if r < '0' || r > '9' {

@@ -143,3 +143,22 @@ func TestGroupNone(t *testing.T) {
 		t.Errorf("Group(0): error %v, want an invalid group", err)
 	}
 }
+
+func TestRSS(t *testing.T) {
+	proc := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(proc, "100"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(proc, "100", "stat"), []byte(statLine("100", "100", "1", "1", "0", "0", "7")), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := rss(proc, 100); err != nil || got != 7*uint64(os.Getpagesize()) {
+		t.Errorf("rss(100) = %d, %v; want 7 pages", got, err)
+	}
+	if _, err := rss(proc, 101); err == nil {
+		t.Error("rss of a process that is not there: no error")
+	}
+	if got, err := RSS(os.Getpid()); err != nil || got == 0 {
+		t.Errorf("RSS of this process = %d, %v", got, err)
+	}
+}

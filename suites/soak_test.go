@@ -1,0 +1,136 @@
+package suites
+
+import (
+	"context"
+	"fmt"
+	"runtime"
+	"strings"
+	"time"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+
+	"github.com/kafkachaos/kafkachaos/chaos"
+	"github.com/kafkachaos/kafkachaos/kafkaadmin"
+	"github.com/kafkachaos/kafkachaos/report"
+	"github.com/kafkachaos/kafkachaos/soak"
+)
+
+// The soak watches the suite's own process while it repeats faults.
+const (
+	soakEvery = 10 * time.Second
+	// soakWarmup is the start of a soak that memory is not judged on (the
+	// first stories fill caches and connection pools), and the window
+	// each median is taken over; a soak shorter than 6 of them uses a
+	// sixth of its length.
+	soakWarmup = 10 * time.Minute
+	// soakMaxGrowth bounds the median RSS of the last window against the
+	// window after the warm-up.
+	soakMaxGrowth = 0.10
+	// soakSlack goroutines may outlive a story: an HTTP/2 connection's
+	// reader, a timer about to fire. A leak of one story's load, timeline
+	// or resource sampler is dozens.
+	soakSlack      = 10
+	soakSettle     = time.Minute
+	soakSettlePoll = time.Second
+)
+
+// soakFault is a fault a soak repeats, given its round's label (its
+// topic is kafkachaos-<label>).
+type soakFault struct {
+	name  string
+	story func(label string) story
+}
+
+// soakFaults are the soak's faults, taken in turn: the gate's kill and
+// drain, a graceful delete, and the short pause and peers-only partition
+// of `make test`.
+func soakFaults() []soakFault {
+	relabel := func(make func() story) func(string) story {
+		return func(label string) story {
+			st := make()
+			st.label = label
+			return st
+		}
+	}
+	return []soakFault{
+		{"pod-kill", relabel(podKill)},
+		{"pause-5s", func(l string) story { return pauseStory(l, followerOf(0), 5*time.Second) }},
+		{"pod-delete", relabel(podDelete)},
+		{"node-drain", relabel(nodeDrain)},
+		{"partition-peers-only-10s", func(l string) story {
+			return partitionStory(l, leaderOf(0), chaos.PartitionPeersOnly, 10*time.Second)
+		}},
+	}
+}
+
+var _ = Describe("Soak: the suite repeats its faults for timing.soak", Label("soak"), Serial, func() {
+	It("keeps its own memory flat and its goroutines bounded, and loses no acknowledged record in any round", func(sctx SpecContext) {
+		skipWithoutCluster(suite, "soak")
+		d := suite.cfg.Timing.Soak.Duration
+		ctx, cancel := context.WithTimeout(sctx, d+storyTimeout)
+		defer cancel()
+		window := min(soakWarmup, d/6)
+		o := &outcome{Spec: CurrentSpecReport().FullText()}
+		DeferCleanup(func() { AddReportEntry(reportEntryName, *o, ReportEntryVisibilityNever) })
+		faults := soakFaults()
+		var names []string
+		for _, f := range faults {
+			names = append(names, f.name)
+		}
+		o.Fault = fmt.Sprintf("soak of %s: %s in turn", d, strings.Join(names, ", "))
+
+		baseline := runtime.NumGoroutine()
+		By(fmt.Sprintf("sampling the suite's own RSS and goroutines every %s (%d goroutines before the first story)", soakEvery, baseline))
+		sampler := soak.Start(ctx, soakEvery)
+		DeferCleanup(func() { _, _ = sampler.Stop() })
+		rep := &soak.Report{Every: soakEvery, BaselineGoroutines: baseline}
+		o.Soak = rep
+
+		var failedRounds, recordProblems, goroutineProblems []string
+		var verified uint64
+		start, end := time.Now(), time.Now().Add(d)
+		rounds := 0
+		for ; time.Now().Before(end); rounds++ {
+			f := faults[rounds%len(faults)]
+			st := f.story(fmt.Sprintf("soak-%d", rounds+1))
+			st.round = fmt.Sprintf("round %d: %s", rounds+1, f.name)
+			By(fmt.Sprintf("%s, %s into the soak of %s", st.round, time.Since(start).Round(time.Second), d))
+			so := runStory(ctx, suite, st)
+			if failed := so.FailedChecks(); len(failed) > 0 {
+				failedRounds = append(failedRounds, fmt.Sprintf("%s: %v", st.round, failed))
+			}
+			if r := so.SteadyState; r != nil {
+				verified += r.Records.Acked - r.Records.Lost
+				if p := so.Problems(report.CheckRecords); len(p) > 0 {
+					recordProblems = append(recordProblems, fmt.Sprintf("%s: %s", st.round, strings.Join(p, "; ")))
+				}
+			}
+			By("deleting the round's topic, so that Kafka does not grow by a topic a round")
+			Expect(suite.withKafka(func(cl *kafkaadmin.Client) error { return cl.DeleteTopic(ctx, "kafkachaos-"+st.label) })).To(Succeed())
+			n, err := soak.SettleGoroutines(ctx, baseline, soakSlack, soakSettlePoll, soakSettle)
+			rep.GoroutinesAfter = append(rep.GoroutinesAfter, n)
+			By(fmt.Sprintf("the suite runs %d goroutines after %s (%d before the first story)", n, st.round, baseline))
+			if err != nil {
+				goroutineProblems = append(goroutineProblems, fmt.Sprintf("%s: %v", st.round, err))
+			}
+		}
+
+		samples, sampleErr := sampler.Stop()
+		rep.Samples = samples
+		mem, memErr := soak.JudgeMemory(samples, window, window, soakMaxGrowth)
+		rep.Memory = mem
+		o.Add(report.CheckMemory, append(errText(sampleErr), errText(memErr)...)...)
+		o.Add(report.CheckGoroutines, goroutineProblems...)
+		o.Add(report.CheckRecords, recordProblems...)
+		o.Observations = append(o.Observations,
+			fmt.Sprintf("%d rounds in %s; %d acknowledged records verified", rounds, time.Since(start).Round(time.Second), verified),
+			fmt.Sprintf("suite memory: %s (the warm-up and each window %s)", mem, window),
+			fmt.Sprintf("suite goroutines: %d before the first story, after each story %v", baseline, rep.GoroutinesAfter))
+		for _, ob := range o.Observations {
+			By("observed: " + ob)
+		}
+		expectPassed(*o)
+		Expect(failedRounds).To(BeEmpty(), "rounds whose checks failed (each has its row in the report)")
+	})
+})
