@@ -156,3 +156,60 @@ func OpenLibs(libsDir string) (Dist, error) {
 	}
 	return Dist{}, fmt.Errorf("%w: %s/.complete names no kafka.version", ErrNotFetched, libsDir)
 }
+
+// WithLevels is g with the levels the image's launcher takes from env
+// (KafkaDockerWrapper): root, when set (KAFKA_LOG4J_ROOT_LOGLEVEL), for the
+// root logger, and loggers (KAFKA_LOG4J_LOGGERS, "name=LEVEL,...") for
+// the named loggers, over g's own levels. A logger entry without a name or
+// a level is an error.
+func (g Logging) WithLevels(root, loggers string) (Logging, error) {
+	var add []string
+	if root = strings.TrimSpace(root); root != "" {
+		if g.line.Log4j2 {
+			add = append(add, "rootLogger.level = "+root)
+		} else {
+			add = append(add, "log4j.rootLogger="+root+", stdout")
+		}
+	}
+	for i, entry := range strings.Split(loggers, ",") {
+		if strings.TrimSpace(entry) == "" {
+			continue
+		}
+		name, level, ok := strings.Cut(entry, "=")
+		name, level = strings.TrimSpace(name), strings.TrimSpace(level)
+		if !ok || name == "" || level == "" {
+			return Logging{}, fmt.Errorf("kafkadist: KAFKA_LOG4J_LOGGERS entry %q: want name=LEVEL", entry)
+		}
+		if !g.line.Log4j2 {
+			add = append(add, "log4j.logger."+name+"="+level)
+			continue
+		}
+		// A log4j2 logger is a key of its own: set the level of the one
+		// that names this logger already, or add one.
+		key := g.log4j2LoggerKey(name)
+		if key == "" {
+			key = fmt.Sprintf("kafkachaos%d", i)
+			add = append(add, fmt.Sprintf("logger.%s.name = %s", key, name))
+		}
+		add = append(add, fmt.Sprintf("logger.%s.level = %s", key, level))
+	}
+	if len(add) == 0 {
+		return g, nil
+	}
+	// Later keys win, as in the wrapper's appended lines.
+	g.Content = strings.TrimRight(g.Content, "\n") + "\n\n# From KAFKA_LOG4J_ROOT_LOGLEVEL and KAFKA_LOG4J_LOGGERS, as the image's launcher adds them.\n" + strings.Join(add, "\n") + "\n"
+	return g, nil
+}
+
+// log4j2LoggerKey returns the key K of the "logger.K.name = name" line of
+// g's log4j2 config, or "".
+func (g Logging) log4j2LoggerKey(name string) string {
+	for _, line := range strings.Split(g.Content, "\n") {
+		k, v, ok := strings.Cut(line, "=")
+		k, v = strings.TrimSpace(k), strings.TrimSpace(v)
+		if ok && v == name && strings.HasPrefix(k, "logger.") && strings.HasSuffix(k, ".name") {
+			return strings.TrimSuffix(strings.TrimPrefix(k, "logger."), ".name")
+		}
+	}
+	return ""
+}

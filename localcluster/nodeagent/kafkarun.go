@@ -65,7 +65,7 @@ func KafkaStorage(libs, version string, args, environ []string) error {
 	if err != nil {
 		return fmt.Errorf("kafka-storage: %w", err)
 	}
-	logOpt, err := l.writeLogging()
+	logOpts, err := l.writeLogging(false)
 	if err != nil {
 		return fmt.Errorf("kafka-storage: %w", err)
 	}
@@ -73,7 +73,7 @@ func KafkaStorage(libs, version string, args, environ []string) error {
 	if err != nil {
 		return fmt.Errorf("kafka-storage: java not found: %w", err)
 	}
-	return syscall.Exec(java, l.storageTool(java, logOpt, args...), l.environ)
+	return syscall.Exec(java, l.storageTool(java, logOpts, args...), l.environ)
 }
 
 // startScriptProps reads kafka-server-start.sh's arguments: the config
@@ -158,7 +158,7 @@ func (l brokerLaunch) exec(props properties.Properties, format bool) error {
 		props = props.With("listeners", bindTo(v, l.podIP))
 	}
 	dir := l.dir()
-	logOpt, err := l.writeLogging()
+	logOpts, err := l.writeLogging(format)
 	if err != nil {
 		return err
 	}
@@ -172,19 +172,17 @@ func (l brokerLaunch) exec(props properties.Properties, format bool) error {
 	}
 	cp := filepath.Join(l.libs, "*")
 
-	// Format on first start only, as the image does: a log dir that holds
-	// meta.properties keeps its identity.
-	logDirs, _ := props.Get("log.dirs")
-	if logDirs == "" {
-		logDirs, _ = props.Get("log.dir")
-	}
-	first := strings.Split(logDirs, ",")[0]
-	if _, err := os.Stat(filepath.Join(first, "meta.properties")); format && err != nil {
+	// Format as the image does: its launcher formats on every start
+	// without --ignore-formatted, and goes on when the tool says a dir is
+	// already formatted. So it formats only when no log dir (nor the
+	// metadata log dir) holds meta.properties, and then formats them all;
+	// skipping the tool in the other case saves a JVM start.
+	if format && !anyFormatted(props) {
 		id, err := kafkaconfig.ClusterID(l.env)
 		if err != nil {
 			return err
 		}
-		tool := l.storageTool(java, logOpt, "format", "--cluster-id="+id, "-c", propsPath, "--ignore-formatted")
+		tool := l.storageTool(java, logOpts, "format", "--cluster-id="+id, "-c", propsPath)
 		// The image's launcher formats with its storage.jsa.
 		argv := append([]string{java}, withArchive(tool[1:], kafkadist.Dist{LibsDir: l.libs}.StorageArchive())...)
 		cmd := exec.Command(argv[0], argv[1:]...)
@@ -214,15 +212,38 @@ func (l brokerLaunch) exec(props properties.Properties, format bool) error {
 	}
 	// The JVM must not cache a peer's address: pods come back with new IPs.
 	args := append([]string{java}, kafkaconfig.JVMOptions(env)...)
-	args = append(args, logOpt, "-Djava.io.tmpdir="+tmp, "-Dsun.net.inetaddr.ttl=0", "-Dsun.net.inetaddr.negative.ttl=0",
+	args = append(append(args, logOpts...), "-Djava.io.tmpdir="+tmp, "-Dsun.net.inetaddr.ttl=0", "-Dsun.net.inetaddr.negative.ttl=0",
 		"-cp", cp, kafkadist.ServerClass, propsPath)
 	return syscall.Exec(java, args, l.environ)
 }
 
+// anyFormatted reports whether one of props' log dirs (log.dirs, else
+// log.dir, and metadata.log.dir) holds a meta.properties.
+func anyFormatted(props properties.Properties) bool {
+	dirs, _ := props.Get("log.dirs")
+	if dirs == "" {
+		dirs, _ = props.Get("log.dir")
+	}
+	all := strings.Split(dirs, ",")
+	if meta, ok := props.Get("metadata.log.dir"); ok {
+		all = append(all, meta)
+	}
+	for _, d := range all {
+		if d = strings.TrimSpace(d); d == "" {
+			continue
+		}
+		if _, err := os.Stat(filepath.Join(d, "meta.properties")); err == nil {
+			return true
+		}
+	}
+	return false
+}
+
 // storageTool is the command line of Kafka's StorageTool with args: what
 // kafka-storage.sh runs, and the image's format on first start.
-func (l brokerLaunch) storageTool(java, logOpt string, args ...string) []string {
-	return append([]string{java, "-Xmx256m", logOpt, "-cp", filepath.Join(l.libs, "*"), kafkadist.StorageToolClass}, args...)
+func (l brokerLaunch) storageTool(java string, logOpts []string, args ...string) []string {
+	argv := append(append([]string{java, "-Xmx256m"}, logOpts...), "-cp", filepath.Join(l.libs, "*"), kafkadist.StorageToolClass)
+	return append(argv, args...)
 }
 
 // launcherEnv is env as the image's launcher passes it to
@@ -250,17 +271,31 @@ func withArchive(args []string, jsa string) []string {
 func (l brokerLaunch) dir() string { return filepath.Join(l.podDir, "kafka") }
 
 // writeLogging writes the line's logging config into the launcher's
-// directory and returns the JVM option that points at it.
-func (l brokerLaunch) writeLogging() (string, error) {
+// directory and returns the JVM options that use it, as kafka-run-class.sh
+// does: the user's KAFKA_LOG4J_OPTS when set, split on white space as the
+// script leaves it unquoted. launcher (the image's own launcher, not a
+// distribution script run in its place) also applies
+// KAFKA_LOG4J_ROOT_LOGLEVEL and KAFKA_LOG4J_LOGGERS, as the image's
+// KafkaDockerWrapper does.
+func (l brokerLaunch) writeLogging(launcher bool) ([]string, error) {
+	if opts := strings.Fields(l.env["KAFKA_LOG4J_OPTS"]); len(opts) > 0 {
+		return opts, nil
+	}
 	if err := os.MkdirAll(l.dir(), 0o755); err != nil {
-		return "", err
+		return nil, err
 	}
 	logging := l.line.BrokerLogging()
+	if launcher {
+		var err error
+		if logging, err = logging.WithLevels(l.env["KAFKA_LOG4J_ROOT_LOGLEVEL"], l.env["KAFKA_LOG4J_LOGGERS"]); err != nil {
+			return nil, err
+		}
+	}
 	path := filepath.Join(l.dir(), logging.File)
 	if err := os.WriteFile(path, []byte(logging.Content), 0o644); err != nil {
-		return "", err
+		return nil, err
 	}
-	return logging.JVMOption(path), nil
+	return []string{logging.JVMOption(path)}, nil
 }
 
 // bindTo rewrites listeners with no host or a wildcard host to ip.

@@ -11,6 +11,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/kafkachaos/kafkachaos/internal/kafkaconfig"
+	"github.com/kafkachaos/kafkachaos/internal/properties"
 )
 
 func TestStartScriptProps(t *testing.T) {
@@ -137,6 +138,96 @@ func TestLauncherEnv(t *testing.T) {
 				if slices.Contains(opts, n) {
 					t.Errorf("options %q have %s", opts, n)
 				}
+			}
+		})
+	}
+}
+
+func TestWriteLogging(t *testing.T) {
+	levels := map[string]string{"KAFKA_LOG4J_ROOT_LOGLEVEL": "WARN", "KAFKA_LOG4J_LOGGERS": "kafka.controller=TRACE"}
+	for _, tt := range []struct {
+		name     string
+		env      map[string]string
+		launcher bool
+		wantOpts []string // "" stands for the written file's option
+		has, not []string // lines the written file has, has not
+	}{
+		{name: "the image's launcher applies the levels", env: levels, launcher: true, wantOpts: []string{""},
+			has: []string{"rootLogger.level = WARN", "logger.controller.level = TRACE"}},
+		{name: "a distribution script does not", env: levels, launcher: false, wantOpts: []string{""},
+			not: []string{"rootLogger.level = WARN", "logger.controller.level = TRACE"}},
+		{name: "the user's KAFKA_LOG4J_OPTS wins", env: map[string]string{"KAFKA_LOG4J_OPTS": " -Dlog4j2.configurationFile=/etc/kafka/log4j2.yaml  -Dx=y "}, launcher: true,
+			wantOpts: []string{"-Dlog4j2.configurationFile=/etc/kafka/log4j2.yaml", "-Dx=y"}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			l, err := newBrokerLaunch(t.TempDir(), "4.4.0", append([]string{PodIPEnv + "=127.1.0.9", PodDirEnv + "=" + t.TempDir()}, envList(tt.env)...))
+			if err != nil {
+				t.Fatal(err)
+			}
+			opts, err := l.writeLogging(tt.launcher)
+			if err != nil {
+				t.Fatal(err)
+			}
+			file := filepath.Join(l.dir(), "log4j2.properties")
+			want := slices.Clone(tt.wantOpts)
+			for i, o := range want {
+				if o == "" {
+					want[i] = "-Dlog4j2.configurationFile=" + file
+				}
+			}
+			if !slices.Equal(opts, want) {
+				t.Fatalf("options %q, want %q", opts, want)
+			}
+			raw, _ := os.ReadFile(file)
+			for _, h := range tt.has {
+				if !strings.Contains(string(raw), h) {
+					t.Errorf("the written config lacks %q", h)
+				}
+			}
+			for _, n := range tt.not {
+				if strings.Contains(string(raw), n) {
+					t.Errorf("the written config has %q", n)
+				}
+			}
+		})
+	}
+}
+
+func envList(env map[string]string) []string {
+	var out []string
+	for k, v := range env {
+		out = append(out, k+"="+v)
+	}
+	return out
+}
+
+func TestAnyFormatted(t *testing.T) {
+	root := t.TempDir()
+	formatted, empty := filepath.Join(root, "formatted"), filepath.Join(root, "empty")
+	for _, d := range []string{formatted, empty} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.WriteFile(filepath.Join(formatted, "meta.properties"), []byte("version=1\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct {
+		name  string
+		props map[string]string
+		want  bool
+	}{
+		{"none", map[string]string{"log.dirs": empty}, false},
+		{"the only dir", map[string]string{"log.dirs": formatted}, true},
+		// The image's format refuses when any dir is formatted (a lost
+		// first disk of two is not formatted by it).
+		{"the second of two", map[string]string{"log.dirs": empty + ", " + formatted}, true},
+		{"log.dir", map[string]string{"log.dir": formatted}, true},
+		{"the metadata log dir", map[string]string{"log.dirs": empty, "metadata.log.dir": formatted}, true},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := anyFormatted(properties.NewProperties(tt.props)); got != tt.want {
+				t.Errorf("anyFormatted(%v) = %t, want %t", tt.props, got, tt.want)
 			}
 		})
 	}
