@@ -33,10 +33,17 @@ const (
 // shImage is mapped to /bin/sh on the test's cluster.
 const shImage = "kafkachaos.test/sh"
 
-// sleeperScript records, in the pod's volume, the hostname it saw and one
-// line per start, then sleeps. It refuses to start before the init
-// container has run.
-const sleeperScript = `test -f /var/lib/sleeper/data/inits || exit 3; hostname >> /var/lib/sleeper/data/hostname && echo start >> /var/lib/sleeper/data/starts && exec sleep 3600`
+// sleeperScript records, in the pod's volume, the hostname it saw, one
+// line per start, and whether it found the file that every start writes
+// outside its volumes (strayFile), then sleeps. It refuses to start before
+// the init container has run.
+const sleeperScript = `test -f /var/lib/sleeper/data/inits || exit 3; hostname >> /var/lib/sleeper/data/hostname && echo start >> /var/lib/sleeper/data/starts && ` +
+	`{ test -e ` + strayFile + ` && echo seen || echo none; } >> /var/lib/sleeper/data/stray && hostname > ` + strayFile + ` && exec sleep 3600`
+
+// strayFile is written by every sleeper outside its volumes: into its
+// container's own filesystem, which no other container and not the host
+// may see.
+const strayFile = "/var/tmp/kafkachaos-e2e-stray"
 
 // sleeperInitScript is the sleeper's init container: its first run on a
 // volume fails (the pod must retry it), later ones record one line per pod.
@@ -65,6 +72,14 @@ func TestNodeAgentRunsStatefulSet(t *testing.T) {
 	sh, err := exec.LookPath("sh")
 	if err != nil {
 		t.Fatal(err)
+	}
+	// Paths the pods make inside their own filesystems, which the host
+	// must not get (those it has already are not checked).
+	var hostMustNotGet []string
+	for _, p := range []string{"/var/lib/sleeper", "/sleeper-info", "/run/secrets", strayFile} {
+		if _, err := os.Lstat(p); err != nil {
+			hostMustNotGet = append(hostMustNotGet, p)
+		}
 	}
 	probe, _ := New(WithStateDir(t.TempDir()))
 	if _, err := probe.binaries(); err != nil && os.Getenv("CI") == "" {
@@ -158,13 +173,15 @@ func TestNodeAgentRunsStatefulSet(t *testing.T) {
 						Name: "main", Image: shImage + ":1", Args: []string{"-c", sleeperScript},
 						VolumeMounts: []corev1.VolumeMount{
 							{Name: "data", MountPath: "/var/lib/sleeper/data"},
-							{Name: "info", MountPath: "/var/lib/sleeper/info", ReadOnly: true},
+							// A new top-level directory, as /bitnami: made in
+							// the container's own filesystem.
+							{Name: "info", MountPath: "/sleeper-info", ReadOnly: true},
 						},
 						// An exec probe that can only pass inside the pod's
 						// mount namespace, where its volumes are.
 						ReadinessProbe: &corev1.Probe{
 							ProbeHandler: corev1.ProbeHandler{Exec: &corev1.ExecAction{Command: []string{
-								"sh", "-c", "test -f /var/lib/sleeper/data/starts && test \"$(cat /var/lib/sleeper/info/name)\" = \"$(hostname)\" && test -s /var/run/secrets/kubernetes.io/serviceaccount/token"}}},
+								"sh", "-c", "test -f /var/lib/sleeper/data/starts && test \"$(cat /sleeper-info/name)\" = \"$(hostname)\" && test -s /var/run/secrets/kubernetes.io/serviceaccount/token"}}},
 							PeriodSeconds: 1,
 						},
 						Env: []corev1.EnvVar{{Name: "INDEX", ValueFrom: &corev1.EnvVarSource{FieldRef: &corev1.ObjectFieldSelector{
@@ -251,8 +268,17 @@ func TestNodeAgentRunsStatefulSet(t *testing.T) {
 	if raw, err := os.ReadFile(filepath.Join(pv.Spec.HostPath.Path, "hostname")); err != nil || string(raw) != "sleeper-1\nsleeper-1\n" {
 		t.Errorf("hostnames seen by sleeper-1: %q, %v; want sleeper-1 twice", raw, err)
 	}
-	if _, err := os.Stat("/var/lib/sleeper"); err == nil {
-		t.Errorf("/var/lib/sleeper exists on the host: the pod's mount point leaked out of its namespace")
+	// Each container has a filesystem of its own: no start saw what an
+	// earlier one (of this pod, or of the other sleepers) wrote outside
+	// its volumes (strayFile), and the host sees neither that nor the
+	// mount points the pods made.
+	if raw, err := os.ReadFile(filepath.Join(pv.Spec.HostPath.Path, "stray")); err != nil || string(raw) != "none\nnone\n" {
+		t.Errorf("sleeper-1's starts looking for %s: %q, %v; want none twice", strayFile, raw, err)
+	}
+	for _, p := range hostMustNotGet {
+		if _, err := os.Lstat(p); err == nil {
+			t.Errorf("%s exists on the host: a pod's filesystem leaked out of its namespace", p)
+		}
 	}
 	pvc2, err := cs.CoreV1().PersistentVolumeClaims(ns).Get(ctx, "data-sleeper-1", metav1.GetOptions{})
 	if err != nil {

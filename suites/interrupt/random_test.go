@@ -154,6 +154,8 @@ func interruptAtRandom(ctx context.Context, t *testing.T, c *localcluster.Cluste
 		if ok {
 			restored++
 		}
+		// Said after each point, so a long run stopped early still tells.
+		t.Logf("random interrupts: %d of %d points tried, %d restored", i+1, points, restored)
 	}
 	t.Logf("random interrupts: %d points, %d of them interrupted a spec, %d restored (seed %d)", points, landed, restored, seed)
 }
