@@ -2,6 +2,7 @@ package soak
 
 import (
 	"context"
+	"os"
 	"strings"
 	"testing"
 	"time"
@@ -100,5 +101,19 @@ func TestSampler(t *testing.T) {
 	}
 	if again, _ := s.Stop(); len(again) != len(got) {
 		t.Fatalf("a second Stop: %d samples, want %d", len(again), len(got))
+	}
+}
+
+func TestWriteHeapProfile(t *testing.T) {
+	path := t.TempDir() + "/heap.pprof"
+	if err := WriteHeapProfile(path); err != nil {
+		t.Fatal(err)
+	}
+	raw, err := os.ReadFile(path)
+	if err != nil || len(raw) < 2 || raw[0] != 0x1f || raw[1] != 0x8b { // gzipped protobuf
+		t.Fatalf("heap profile: %d bytes, %v; want a gzipped profile", len(raw), err)
+	}
+	if err := WriteHeapProfile(t.TempDir() + "/no/such/dir/heap.pprof"); err == nil {
+		t.Fatal("a profile into a missing directory: no error")
 	}
 }

@@ -76,7 +76,7 @@ func startLoad(ctx context.Context, e *env, topic string, sh shape) load {
 		RequestTimeout: ss.RequestTimeout.Duration,
 	})
 	Expect(err).NotTo(HaveOccurred())
-	l := &localLoad{r: r, acks: acks, results: make(chan localResult, 1), done: make(chan struct{})}
+	l := &localLoad{r: r, acks: acks, results: make(chan localResult, 1), done: make(chan struct{}), unfinished: &running{r: r}}
 	// Warming up until runStory marks the baseline: not judged.
 	r.Mark(steadystate.PhaseWarmup)
 	go func() {
@@ -86,16 +86,25 @@ func startLoad(ctx context.Context, e *env, topic string, sh shape) load {
 		l.results <- localResult{rep, err}
 	}()
 	// If the spec fails early, stop the load and wait for it, so nothing
-	// of it outlives the spec.
+	// of it outlives the spec. It holds the runner only until Finish: a
+	// spec of many stories (a game day, a soak) must not keep every
+	// story's runner until its end.
+	unfinished, done := l.unfinished, l.done // not l, which holds the runner
 	DeferCleanup(func(ctx SpecContext) {
-		r.Stop()
+		if unfinished.r == nil {
+			return
+		}
+		unfinished.r.Stop()
 		select {
-		case <-l.done:
+		case <-done:
 		case <-ctx.Done():
 		}
 	}, NodeTimeout(runStopTimeout))
 	return l
 }
+
+// running holds a load's runner until the load has finished.
+type running struct{ r *steadystate.Runner }
 
 type localResult struct {
 	rep *steadystate.Report
@@ -104,10 +113,11 @@ type localResult struct {
 
 // localLoad runs in the suite's process.
 type localLoad struct {
-	r       *steadystate.Runner
-	acks    *ackWatch
-	results chan localResult
-	done    chan struct{}
+	r          *steadystate.Runner
+	acks       *ackWatch
+	results    chan localResult
+	done       chan struct{}
+	unfinished *running // what the spec's cleanup stops; emptied by Finish
 }
 
 func (l *localLoad) Mark(p steadystate.Phase) { l.r.Mark(p) }
@@ -179,6 +189,7 @@ func (l *localLoad) Finish(ctx context.Context, h steadystate.Hypothesis) (*stea
 	l.r.Stop()
 	var res localResult
 	Eventually(ctx, l.results).WithTimeout(runStopTimeout).Should(Receive(&res), "the steady state did not finish its flush and drain")
+	l.unfinished.r = nil
 	m, ok := l.r.Measurements()
 	if !ok {
 		return res.rep, res.err

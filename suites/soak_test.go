@@ -3,6 +3,7 @@ package suites
 import (
 	"context"
 	"fmt"
+	"path/filepath"
 	"runtime"
 	"strings"
 	"time"
@@ -34,6 +35,16 @@ const (
 	soakSettle     = time.Minute
 	soakSettlePoll = time.Second
 )
+
+// writeHeap writes the suite's heap profile to path; a profile that cannot
+// be written is said, and fails nothing.
+func writeHeap(path string) {
+	if err := soak.WriteHeapProfile(path); err != nil {
+		By(fmt.Sprintf("no heap profile: %v", err))
+		return
+	}
+	By("the suite's heap profile: " + path)
+}
 
 // soakFault is a fault a soak repeats, given its round's label (its
 // topic is kafkachaos-<label>).
@@ -90,6 +101,10 @@ var _ = Describe("Soak: the suite repeats its faults for timing.soak", Label("so
 		var failedRounds, recordProblems, goroutineProblems []string
 		var verified uint64
 		start, end := time.Now(), time.Now().Add(d)
+		// Heap profiles, at the first round's end past the warm-up and at
+		// the end, show where memory grew (go tool pprof -diff_base).
+		warmHeap, endHeap := filepath.Join(reportDir(), "soak-heap-warm.pprof"), filepath.Join(reportDir(), "soak-heap-end.pprof")
+		warmProfiled := false
 		rounds := 0
 		for ; time.Now().Before(end); rounds++ {
 			f := faults[rounds%len(faults)]
@@ -114,7 +129,12 @@ var _ = Describe("Soak: the suite repeats its faults for timing.soak", Label("so
 			if err != nil {
 				goroutineProblems = append(goroutineProblems, fmt.Sprintf("%s: %v", st.round, err))
 			}
+			if !warmProfiled && time.Since(start) >= window {
+				warmProfiled = true
+				writeHeap(warmHeap)
+			}
 		}
+		writeHeap(endHeap)
 
 		samples, sampleErr := sampler.Stop()
 		rep.Samples = samples
