@@ -19,8 +19,12 @@ type Report struct {
 	Every   time.Duration `json:"every"`
 	Samples []Sample      `json:"samples"`
 	Memory  Memory        `json:"memory"`
-	// BaselineGoroutines is the count before the first story;
-	// GoroutinesAfter the count each story's end came back to.
+	// GoroutinesBefore is the count before the first story, and
+	// BaselineGoroutines the count the first story's end came back to
+	// (what lives for the whole run: connection pools, the sampler),
+	// which the later stories must come back to; GoroutinesAfter is the
+	// count after each story.
+	GoroutinesBefore   int   `json:"goroutinesBefore"`
 	BaselineGoroutines int   `json:"baselineGoroutines"`
 	GoroutinesAfter    []int `json:"goroutinesAfter"`
 }

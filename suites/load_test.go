@@ -76,7 +76,8 @@ func startLoad(ctx context.Context, e *env, topic string, sh shape) load {
 		RequestTimeout: ss.RequestTimeout.Duration,
 	})
 	Expect(err).NotTo(HaveOccurred())
-	l := &localLoad{r: r, acks: acks, results: make(chan localResult, 1), done: make(chan struct{}), unfinished: &running{r: r}}
+	l := &localLoad{r: r, acks: acks, results: make(chan localResult, 1), done: make(chan struct{}), unfinished: &running{}}
+	l.unfinished.r.Store(r)
 	// Warming up until runStory marks the baseline: not judged.
 	r.Mark(steadystate.PhaseWarmup)
 	go func() {
@@ -91,10 +92,11 @@ func startLoad(ctx context.Context, e *env, topic string, sh shape) load {
 	// story's runner until its end.
 	unfinished, done := l.unfinished, l.done // not l, which holds the runner
 	DeferCleanup(func(ctx SpecContext) {
-		if unfinished.r == nil {
+		r := unfinished.r.Load()
+		if r == nil {
 			return
 		}
-		unfinished.r.Stop()
+		r.Stop()
 		select {
 		case <-done:
 		case <-ctx.Done():
@@ -103,8 +105,9 @@ func startLoad(ctx context.Context, e *env, topic string, sh shape) load {
 	return l
 }
 
-// running holds a load's runner until the load has finished.
-type running struct{ r *steadystate.Runner }
+// running holds a load's runner until the load has finished (atomic: a
+// cleanup may run while an interrupted story is still in Finish).
+type running struct{ r atomic.Pointer[steadystate.Runner] }
 
 type localResult struct {
 	rep *steadystate.Report
@@ -189,7 +192,7 @@ func (l *localLoad) Finish(ctx context.Context, h steadystate.Hypothesis) (*stea
 	l.r.Stop()
 	var res localResult
 	Eventually(ctx, l.results).WithTimeout(runStopTimeout).Should(Receive(&res), "the steady state did not finish its flush and drain")
-	l.unfinished.r = nil
+	l.unfinished.r.Store(nil)
 	m, ok := l.r.Measurements()
 	if !ok {
 		return res.rep, res.err

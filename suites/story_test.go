@@ -150,9 +150,17 @@ func runStory(ctx context.Context, e *env, st story) outcome {
 	By("watching what Kafka and Kubernetes do: leaders, ISRs, fencing, the controller, pods and nodes")
 	stopTimeline, err := watchTimeline(ctx, e, topic)
 	Expect(err).NotTo(HaveOccurred())
-	DeferCleanup(func() { stopTimeline() })
 	stopResources := sampleResources(ctx, e)
-	DeferCleanup(func() { stopResources() })
+	// The cleanup stops them if the story fails before it does, and lets
+	// go of them once it has: a spec of many stories (a game day, a soak)
+	// must not hold every story's looks until its end.
+	watchers := &struct{ timeline, resources func() }{func() { stopTimeline() }, func() { stopResources() }}
+	DeferCleanup(func() {
+		if watchers.timeline != nil {
+			watchers.timeline()
+			watchers.resources()
+		}
+	})
 
 	By(fmt.Sprintf("warming up: at least %s, and until acks flow (topic creation, the first leader elections, the JVM's first seconds)", cfg.Timing.Warmup.Duration))
 	Expect(r.WarmUp(ctx, cfg.Timing.Warmup.Duration)).To(Succeed())
@@ -221,6 +229,7 @@ func runStory(ctx context.Context, e *env, st story) outcome {
 	o.Events = tl.Events
 	usage := stopResources()
 	o.Resources = &usage
+	watchers.timeline, watchers.resources = nil, nil
 	GinkgoWriter.Printf("what the pods used: %s\n", usage)
 	if st.graceful {
 		var pods []string
