@@ -98,7 +98,7 @@ SOAK ?= 1h
 soak: prereqs setup
 	@mkdir -p $(REPORTS) && rm -f $(REPORTS)/report.json
 	KAFKACHAOS_REPORT_DIR=$(REPORTS) $(GO) test -count=1 -timeout 0 ./suites/ -run TestSuites -v -ginkgo.v -ginkgo.timeout=24h \
-	  -ginkgo.label-filter=soak -kafkachaos.soak=$(SOAK) \
+	  -ginkgo.label-filter=soak -kafkachaos.soak=$(SOAK) $(SUITE_VERSIONS) \
 	  -ginkgo.junit-report=$(REPORTS)/junit.xml -ginkgo.json-report=$(REPORTS)/ginkgo.json $(ARGS) \
 	  || $(call why_failed,$(REPORTS))
 

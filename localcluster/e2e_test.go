@@ -75,6 +75,9 @@ func TestNodeAgentRunsStatefulSet(t *testing.T) {
 	}
 	// Paths the pods make inside their own filesystems, which the host
 	// must not get (those it has already are not checked).
+	if _, err := os.Lstat(strayFile); err == nil {
+		t.Fatalf("%s is on the host already (left by an older kafkachaos?): remove it, or every start would see it", strayFile)
+	}
 	var hostMustNotGet []string
 	for _, p := range []string{"/var/lib/sleeper", "/sleeper-info", "/run/secrets", strayFile} {
 		if _, err := os.Lstat(p); err != nil {

@@ -51,7 +51,8 @@ const (
 	CheckGoroutines CheckName = "suite goroutines back after each story"
 )
 
-// Checks returns every check name, in the order runStory makes them.
+// Checks returns every check name: those runStory makes, in its order,
+// then the soak's own.
 func Checks() []CheckName {
 	return []CheckName{CheckAudit, CheckFault, CheckRolledOut, CheckPodsBack, CheckHealth,
 		CheckRecords, CheckBounds, CheckPacing, CheckIdentity, CheckLogDirs, CheckCluster, CheckMetadata,

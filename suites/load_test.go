@@ -107,7 +107,9 @@ func startLoad(ctx context.Context, e *env, topic string, sh shape) load {
 
 // running holds a load's runner until the load has finished (atomic: a
 // cleanup may run while an interrupted story is still in Finish).
-type running struct{ r atomic.Pointer[steadystate.Runner] }
+type running struct {
+	r atomic.Pointer[steadystate.Runner]
+}
 
 type localResult struct {
 	rep *steadystate.Report

@@ -197,27 +197,27 @@ Ready. Then test your own with the suite:
 				KafkaLibs: kafkaLibs, KafkaCache: c.KafkaCache()})
 		},
 	}
-	var hostname, scratch string
+	var sandbox nodeagent.Sandbox
 	var mounts []string
 	podExec := &cobra.Command{
-		Use:    "pod-exec --hostname H --scratch DIR [--mount SRC:DST[:ro]]... -- PROGRAM [ARGS...]",
+		Use:    "pod-exec --hostname H --scratch DIR [--workdir DIR] [--mount SRC:DST[:ro]]... -- PROGRAM [ARGS...]",
 		Short:  "Enter a pod's namespaces and exec its program (the node agent runs it)",
 		Hidden: true,
 		Args:   cobra.MinimumNArgs(1),
 		RunE: func(_ *cobra.Command, args []string) error {
-			var ms []nodeagent.Mount
 			for _, s := range mounts {
 				m, err := nodeagent.ParseMount(s)
 				if err != nil {
 					return usageError{err}
 				}
-				ms = append(ms, m)
+				sandbox.Mounts = append(sandbox.Mounts, m)
 			}
-			return nodeagent.PodExec(hostname, scratch, ms, args[0], args[1:], os.Environ())
+			return nodeagent.PodExec(sandbox, args[0], args[1:], os.Environ())
 		},
 	}
-	podExec.Flags().StringVar(&hostname, "hostname", "", "the pod's hostname")
-	podExec.Flags().StringVar(&scratch, "scratch", "", "directory for overlay layers")
+	podExec.Flags().StringVar(&sandbox.Hostname, "hostname", "", "the pod's hostname")
+	podExec.Flags().StringVar(&sandbox.Scratch, "scratch", "", "the container's directory for the mount point of its writable layer")
+	podExec.Flags().StringVar(&sandbox.WorkDir, "workdir", "", "the container's working directory, in its own filesystem")
 	podExec.Flags().StringArrayVar(&mounts, "mount", nil, "volume mount SRC:DST[:ro]")
 	var libs, version, script string
 	kafkaRun := &cobra.Command{

@@ -160,9 +160,11 @@ func OpenLibs(libsDir string) (Dist, error) {
 // WithLevels is g with the levels the image's launcher takes from env
 // (KafkaDockerWrapper): root, when set (KAFKA_LOG4J_ROOT_LOGLEVEL), for the
 // root logger, and loggers (KAFKA_LOG4J_LOGGERS, "name=LEVEL,...") for
-// the named loggers, over g's own levels. A logger entry without a name or
-// a level is an error.
-func (g Logging) WithLevels(root, loggers string) (Logging, error) {
+// the named loggers, over g's own levels. As the wrapper does for log4j 1,
+// an entry is written as it is given (one without "=" names a logger with
+// no level, which log4j ignores); a log4j2 config has no such line, and
+// the entry is left out.
+func (g Logging) WithLevels(root, loggers string) Logging {
 	var add []string
 	if root = strings.TrimSpace(root); root != "" {
 		if g.line.Log4j2 {
@@ -171,34 +173,39 @@ func (g Logging) WithLevels(root, loggers string) (Logging, error) {
 			add = append(add, "log4j.rootLogger="+root+", stdout")
 		}
 	}
+	added := map[string]string{} // log4j2 logger name -> its key
 	for i, entry := range strings.Split(loggers, ",") {
 		if strings.TrimSpace(entry) == "" {
+			continue
+		}
+		if !g.line.Log4j2 {
+			add = append(add, "log4j.logger."+entry)
 			continue
 		}
 		name, level, ok := strings.Cut(entry, "=")
 		name, level = strings.TrimSpace(name), strings.TrimSpace(level)
 		if !ok || name == "" || level == "" {
-			return Logging{}, fmt.Errorf("kafkadist: KAFKA_LOG4J_LOGGERS entry %q: want name=LEVEL", entry)
-		}
-		if !g.line.Log4j2 {
-			add = append(add, "log4j.logger."+name+"="+level)
 			continue
 		}
 		// A log4j2 logger is a key of its own: set the level of the one
 		// that names this logger already, or add one.
 		key := g.log4j2LoggerKey(name)
 		if key == "" {
+			key = added[name]
+		}
+		if key == "" {
 			key = fmt.Sprintf("kafkachaos%d", i)
+			added[name] = key
 			add = append(add, fmt.Sprintf("logger.%s.name = %s", key, name))
 		}
 		add = append(add, fmt.Sprintf("logger.%s.level = %s", key, level))
 	}
 	if len(add) == 0 {
-		return g, nil
+		return g
 	}
 	// Later keys win, as in the wrapper's appended lines.
 	g.Content = strings.TrimRight(g.Content, "\n") + "\n\n# From KAFKA_LOG4J_ROOT_LOGLEVEL and KAFKA_LOG4J_LOGGERS, as the image's launcher adds them.\n" + strings.Join(add, "\n") + "\n"
-	return g, nil
+	return g
 }
 
 // log4j2LoggerKey returns the key K of the "logger.K.name = name" line of

@@ -38,11 +38,12 @@ func (p *podRun) execCommand(ctx context.Context, container string, argv []strin
 		if pid == 0 || c.cmd == nil {
 			return nil, errdefs.InvalidInput(fmt.Sprintf("exec: container %s is not running", container))
 		}
-		args := append([]string{"-t", strconv.Itoa(pid), "-m", "-u", "--"}, argv...)
+		// --wd without a directory: the container process's working
+		// directory, a path in its own filesystem.
+		args := append([]string{"-t", strconv.Itoa(pid), "-m", "-u", "--wd", "--"}, argv...)
 		cmd := exec.CommandContext(ctx, "nsenter", args...)
 		cmd.Env = c.cmd.Env
 		cmd.SysProcAttr = &syscall.SysProcAttr{}
-		cmd.Dir = c.spec.WorkingDir
 		return cmd, nil
 	}
 	return nil, errdefs.NotFound(fmt.Sprintf("exec: no container %s in pod %s/%s", container, p.pod.Namespace, p.pod.Name))

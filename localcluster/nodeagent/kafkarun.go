@@ -192,8 +192,8 @@ func (l brokerLaunch) exec(props properties.Properties, format bool) error {
 		}
 	}
 	// The JVM's temporary files (snappy-java unpacks its native library
-	// there) stay in the pod's dir, not in the host's /tmp, where a killed
-	// broker would leave them; each start clears the last one's.
+	// there) go to a directory of the launcher's, cleared on each start
+	// (with the container filesystem, each start has a fresh one anyway).
 	tmp := filepath.Join(dir, "tmp")
 	if err := os.RemoveAll(tmp); err != nil {
 		return err
@@ -201,18 +201,21 @@ func (l brokerLaunch) exec(props properties.Properties, format bool) error {
 	if err := os.MkdirAll(tmp, 0o755); err != nil {
 		return err
 	}
+	// As in kafka-run-class.sh, the logging options go where
+	// KAFKA_LOG4J_OPTS goes (JVMOptions puts them there).
+	env := maps.Clone(l.env)
+	env["KAFKA_LOG4J_OPTS"] = strings.Join(logOpts, " ")
 	// The image's launcher starts the broker with its kafka.jsa, by
 	// appending the archive to KAFKA_JVM_PERFORMANCE_OPTS: the variable is
 	// then never empty, so kafka-run-class.sh's G1 defaults do not apply
 	// unless the user set them. kafka-server-start.sh run by itself (format
 	// false) uses no archive and gets the defaults.
-	env := l.env
 	if format {
-		env = launcherEnv(l.env, kafkadist.Dist{LibsDir: l.libs}.SharedArchive())
+		env = launcherEnv(env, kafkadist.Dist{LibsDir: l.libs}.SharedArchive())
 	}
 	// The JVM must not cache a peer's address: pods come back with new IPs.
 	args := append([]string{java}, kafkaconfig.JVMOptions(env)...)
-	args = append(append(args, logOpts...), "-Djava.io.tmpdir="+tmp, "-Dsun.net.inetaddr.ttl=0", "-Dsun.net.inetaddr.negative.ttl=0",
+	args = append(args, "-Djava.io.tmpdir="+tmp, "-Dsun.net.inetaddr.ttl=0", "-Dsun.net.inetaddr.negative.ttl=0",
 		"-cp", cp, kafkadist.ServerClass, propsPath)
 	return syscall.Exec(java, args, l.environ)
 }
@@ -272,30 +275,30 @@ func (l brokerLaunch) dir() string { return filepath.Join(l.podDir, "kafka") }
 
 // writeLogging writes the line's logging config into the launcher's
 // directory and returns the JVM options that use it, as kafka-run-class.sh
-// does: the user's KAFKA_LOG4J_OPTS when set, split on white space as the
-// script leaves it unquoted. launcher (the image's own launcher, not a
-// distribution script run in its place) also applies
-// KAFKA_LOG4J_ROOT_LOGLEVEL and KAFKA_LOG4J_LOGGERS, as the image's
+// builds them: -Dkafka.logs.dir (a user's config may log to files there),
+// then the user's KAFKA_LOG4J_OPTS when set (split on white space, as the
+// script leaves it unquoted), else the written config. launcher (the
+// image's own launcher, not a distribution script run in its place) also
+// applies KAFKA_LOG4J_ROOT_LOGLEVEL and KAFKA_LOG4J_LOGGERS, as the image's
 // KafkaDockerWrapper does.
 func (l brokerLaunch) writeLogging(launcher bool) ([]string, error) {
-	if opts := strings.Fields(l.env["KAFKA_LOG4J_OPTS"]); len(opts) > 0 {
-		return opts, nil
-	}
-	if err := os.MkdirAll(l.dir(), 0o755); err != nil {
+	logs := filepath.Join(l.dir(), "logs")
+	if err := os.MkdirAll(logs, 0o755); err != nil {
 		return nil, err
+	}
+	opts := []string{"-Dkafka.logs.dir=" + logs}
+	if user := strings.Fields(l.env["KAFKA_LOG4J_OPTS"]); len(user) > 0 {
+		return append(opts, user...), nil
 	}
 	logging := l.line.BrokerLogging()
 	if launcher {
-		var err error
-		if logging, err = logging.WithLevels(l.env["KAFKA_LOG4J_ROOT_LOGLEVEL"], l.env["KAFKA_LOG4J_LOGGERS"]); err != nil {
-			return nil, err
-		}
+		logging = logging.WithLevels(l.env["KAFKA_LOG4J_ROOT_LOGLEVEL"], l.env["KAFKA_LOG4J_LOGGERS"])
 	}
 	path := filepath.Join(l.dir(), logging.File)
 	if err := os.WriteFile(path, []byte(logging.Content), 0o644); err != nil {
 		return nil, err
 	}
-	return []string{logging.JVMOption(path)}, nil
+	return append(opts, logging.JVMOption(path)), nil
 }
 
 // bindTo rewrites listeners with no host or a wildcard host to ip.

@@ -169,14 +169,20 @@ func TestWriteLogging(t *testing.T) {
 				t.Fatal(err)
 			}
 			file := filepath.Join(l.dir(), "log4j2.properties")
-			want := slices.Clone(tt.wantOpts)
-			for i, o := range want {
+			want := []string{"-Dkafka.logs.dir=" + filepath.Join(l.dir(), "logs")}
+			for _, o := range tt.wantOpts {
 				if o == "" {
-					want[i] = "-Dlog4j2.configurationFile=" + file
+					o = "-Dlog4j2.configurationFile=" + file
 				}
+				want = append(want, o)
 			}
 			if !slices.Equal(opts, want) {
 				t.Fatalf("options %q, want %q", opts, want)
+			}
+			// exec writes server.properties there next, whatever the
+			// logging options are.
+			if st, err := os.Stat(l.dir()); err != nil || !st.IsDir() {
+				t.Fatalf("the launcher's directory after writeLogging: %v", err)
 			}
 			raw, _ := os.ReadFile(file)
 			for _, h := range tt.has {

@@ -173,3 +173,17 @@ func TestPodIPEnvMatchesLoadAgent(t *testing.T) {
 		t.Errorf("the node agent sets %s, the load agent reads %s", PodIPEnv, loadagent.PodIPEnv)
 	}
 }
+
+func TestOverlayPath(t *testing.T) {
+	for in, want := range map[string]string{
+		"/var/lib/x":  "/var/lib/x",
+		"/a,b":        `/a\,b`,
+		"/a:b":        `/a\:b`,
+		`/a\b,c:d`:    `/a\\b\,c\:d`,
+		"/state dir/": "/state dir/",
+	} {
+		if got := overlayPath(in); got != want {
+			t.Errorf("overlayPath(%q) = %q, want %q", in, got, want)
+		}
+	}
+}

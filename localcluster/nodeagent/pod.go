@@ -289,10 +289,9 @@ func (p *podRun) runOnce(c *ctrRun, rt runtimes, env []string) (int32, error) {
 	}
 	// kafkachaos pod-exec enters the pod's namespaces (hostname, volumes)
 	// and then execs the program, so the pid is the program's.
-	scratch := filepath.Join(p.logDir, "scratch", c.spec.Name)
-	cmd := exec.Command(rt.self, podExecArgs(p.hostname, scratch, p.mounts[c.spec.Name], path, args)...)
+	sb := Sandbox{Hostname: p.hostname, Scratch: filepath.Join(p.logDir, "scratch", c.spec.Name), WorkDir: c.spec.WorkingDir, Mounts: p.mounts[c.spec.Name]}
+	cmd := exec.Command(rt.self, sb.args(path, args)...)
 	cmd.Env = env
-	cmd.Dir = c.spec.WorkingDir
 	cmd.Stdout, cmd.Stderr = logf, logf
 	// Its own process group, so a signal reaches everything it started;
 	// it dies with the agent, so nothing is orphaned if the agent crashes.

@@ -1,10 +1,12 @@
 package nodeagent
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -39,11 +41,28 @@ func ParseMount(s string) (Mount, error) {
 	return Mount{Source: parts[0], Target: parts[1], ReadOnly: len(parts) == 3}, nil
 }
 
-// podExecArgs are the arguments of `kafkachaos cluster pod-exec` that run
-// path with args inside a pod's namespaces.
-func podExecArgs(hostname, scratch string, mounts []Mount, path string, args []string) []string {
-	out := []string{"cluster", "pod-exec", "--hostname", hostname, "--scratch", scratch}
-	for _, m := range mounts {
+// Sandbox is what `kafkachaos cluster pod-exec` sets up for a container
+// before it execs the container's program.
+type Sandbox struct {
+	Hostname string
+	// Scratch is a host directory of the container's, for the mount point
+	// of its writable layer.
+	Scratch string
+	// WorkDir is the container's working directory (its spec's
+	// workingDir), made if missing, as a runtime does; "" keeps the
+	// agent's.
+	WorkDir string
+	Mounts  []Mount
+}
+
+// args are the arguments of `kafkachaos cluster pod-exec` that run path
+// with args inside the sandbox.
+func (sb Sandbox) args(path string, args []string) []string {
+	out := []string{"cluster", "pod-exec", "--hostname", sb.Hostname, "--scratch", sb.Scratch}
+	if sb.WorkDir != "" {
+		out = append(out, "--workdir", sb.WorkDir)
+	}
+	for _, m := range sb.Mounts {
 		out = append(out, "--mount", m.String())
 	}
 	return append(append(out, "--", path), args...)
@@ -56,7 +75,8 @@ const podNamespaces = syscall.CLONE_NEWNS | syscall.CLONE_NEWUTS
 
 // containerFSSize bounds the tmpfs that holds a container's writable
 // layer: what it writes outside its volumes (a JVM's hsperfdata, a log
-// written to the image's directory).
+// written to the image's directory). It is memory, which the pod's stats
+// (its processes' RSS) do not count.
 const containerFSSize = "2g"
 
 // PodExec runs in a new mount and UTS namespace (the agent starts it so):
@@ -70,30 +90,36 @@ const containerFSSize = "2g"
 // writable layer is when a pod's container is replaced. The program starts
 // in that filesystem as its root (pivot_root), with the host's /proc, /sys
 // and /dev and a /dev/shm of its own.
-func PodExec(hostname, scratch string, mounts []Mount, path string, args, env []string) error {
+func PodExec(sb Sandbox, path string, args, env []string) error {
 	if err := syscall.Mount("none", "/", "", syscall.MS_REC|syscall.MS_PRIVATE, ""); err != nil {
 		return fmt.Errorf("pod-exec: make mounts private: %w", err)
 	}
-	if hostname != "" {
-		if err := syscall.Sethostname([]byte(hostname)); err != nil {
+	if sb.Hostname != "" {
+		if err := syscall.Sethostname([]byte(sb.Hostname)); err != nil {
 			return fmt.Errorf("pod-exec: hostname: %w", err)
 		}
 	}
-	wd, err := os.Getwd()
-	if err != nil {
-		return fmt.Errorf("pod-exec: working directory: %w", err)
+	wd := sb.WorkDir
+	if wd == "" {
+		var err error
+		if wd, err = os.Getwd(); err != nil {
+			return fmt.Errorf("pod-exec: working directory: %w", err)
+		}
 	}
-	root, err := containerRoot(scratch)
+	root, err := containerRoot(sb.Scratch)
 	if err != nil {
 		return err
 	}
-	for _, m := range mounts {
+	for _, m := range sb.Mounts {
 		if err := bindVolume(root, m); err != nil {
 			return err
 		}
 	}
 	if err := pivot(root); err != nil {
 		return err
+	}
+	if err := os.MkdirAll(wd, 0o755); err != nil {
+		return fmt.Errorf("pod-exec: working directory %s: %w", wd, err)
 	}
 	if err := os.Chdir(wd); err != nil {
 		return fmt.Errorf("pod-exec: working directory %s: %w", wd, err)
@@ -130,20 +156,27 @@ func containerRoot(scratch string) (string, error) {
 				return err
 			}
 		}
-		return syscall.Mount("overlay", at, "overlay", 0, "lowerdir="+lower+",upperdir="+upper+",workdir="+work)
+		return syscall.Mount("overlay", at, "overlay", 0, "lowerdir="+overlayPath(lower)+",upperdir="+overlayPath(upper)+",workdir="+overlayPath(work))
 	}
 	if err := overlay("/", root); err != nil {
 		return "", fmt.Errorf("pod-exec: overlay of /: %w", err)
 	}
+	// Parents before their children, whatever order the kernel lists them in.
+	slices.SortStableFunc(hostMounts, func(a, b *mountinfo.Info) int {
+		return cmp.Compare(strings.Count(a.Mountpoint, "/"), strings.Count(b.Mountpoint, "/"))
+	})
 	for _, m := range hostMounts {
 		// A namespace file (ip netns) is no filesystem.
 		if m.Mountpoint == "/" || under(m.Mountpoint, kernelTrees...) || under(m.Mountpoint, fs) || m.FSType == "nsfs" {
 			continue
 		}
-		at := filepath.Join(root, m.Mountpoint)
+		at, err := securejoin.SecureJoin(root, m.Mountpoint)
+		if err != nil {
+			return "", fmt.Errorf("pod-exec: host mount %s: %w", m.Mountpoint, err)
+		}
 		st, err := os.Stat(m.Mountpoint)
 		if err != nil {
-			continue // a mount hidden by a later one
+			continue // gone since the list was read, or not ours to read
 		}
 		if !st.IsDir() || overlay(m.Mountpoint, at) != nil {
 			// A file bound on the host (a runtime's /etc/resolv.conf), or a
@@ -158,7 +191,11 @@ func containerRoot(scratch string) (string, error) {
 			return "", fmt.Errorf("pod-exec: bind %s: %w", t, err)
 		}
 	}
-	if err := syscall.Mount("shm", filepath.Join(root, "dev/shm"), "tmpfs", syscall.MS_NOSUID|syscall.MS_NODEV, "mode=1777,size=64m"); err != nil {
+	shm, err := securejoin.SecureJoin(root, "/dev/shm") // a symlink on some hosts
+	if err != nil {
+		return "", fmt.Errorf("pod-exec: /dev/shm: %w", err)
+	}
+	if err := syscall.Mount("shm", shm, "tmpfs", syscall.MS_NOSUID|syscall.MS_NODEV, "mode=1777,size=64m"); err != nil {
 		return "", fmt.Errorf("pod-exec: /dev/shm: %w", err)
 	}
 	return root, nil
@@ -174,9 +211,16 @@ func under(path string, dirs ...string) bool {
 	return false
 }
 
-// bindReadOnly binds src at at, where the host's root has it already.
+// overlayPath escapes the characters that overlayfs's options separate
+// with (a ',' between options, a ':' between lower layers).
+func overlayPath(p string) string {
+	return strings.NewReplacer(`\`, `\\`, ",", `\,`, ":", `\:`).Replace(p)
+}
+
+// bindReadOnly binds src at at, where the host's root has it already. Not
+// recursively: the mounts under src are the loop's, each in its turn.
 func bindReadOnly(src, at string) error {
-	if err := syscall.Mount(src, at, "", syscall.MS_BIND|syscall.MS_REC, ""); err != nil {
+	if err := syscall.Mount(src, at, "", syscall.MS_BIND, ""); err != nil {
 		return err
 	}
 	return syscall.Mount("", at, "", syscall.MS_BIND|syscall.MS_REMOUNT|syscall.MS_RDONLY, "")
@@ -185,6 +229,11 @@ func bindReadOnly(src, at string) error {
 // bindVolume binds volume m at its target in root; the mount point is
 // made in the container's own layer.
 func bindVolume(root string, m Mount) error {
+	if t := filepath.Clean(m.Target); under(t, "/proc", "/sys", "/dev") && !under(t, "/dev/shm") {
+		// Those are the host's own trees, bound as they are (but for
+		// /dev/shm, the container's own).
+		return fmt.Errorf("pod-exec: a volume at %s, in the host's /proc, /sys or /dev, is not supported", m.Target)
+	}
 	st, err := os.Stat(m.Source)
 	if err != nil {
 		return fmt.Errorf("pod-exec: volume source: %w", err)

@@ -242,7 +242,8 @@ func (p *provider) DeletePod(ctx context.Context, pod *corev1.Pod) error {
 	if p.policiesChanged != nil {
 		p.policiesChanged()
 	}
-	// The pod's emptyDirs and overlay layers go with it; its logs stay.
+	// The pod's emptyDirs and its containers' scratch dirs go with it; its
+	// logs stay.
 	for _, d := range []string{"volumes", "scratch"} {
 		_ = os.RemoveAll(filepath.Join(run.logDir, d))
 	}

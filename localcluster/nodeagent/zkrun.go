@@ -28,19 +28,18 @@ const zkServerHeapMB = "256"
 // Kafka 3.9.x, which ships ZooKeeper's, with log4j 1 logging to stdout.
 //
 // mounts are the mountPaths of the container's volumes (one --mount each),
-// which the node agent has bound in the pod's mount namespace, which this
-// process runs in. That namespace is a copy of the host's, so every other
-// host directory and mount is visible in it too, and none of them is the
-// container's. Hence ZOO_DATA_DIR and ZOO_DATA_LOG_DIR (/data and /datalog
+// which pod-exec has bound in the container's own filesystem, which this
+// process runs in. ZOO_DATA_DIR and ZOO_DATA_LOG_DIR (/data and /datalog
 // when unset, the Dockerfile's defaults) are used as given only when at or
 // under one of mounts, compared as cleaned paths component by component
 // (/var/lib/zookeeper/data is under a mount at /var/lib/zookeeper, while
 // /data2 is not under one at /data); any other path is the image's
-// filesystem, a container's writable layer, and becomes
-// <podDir>/zookeeper/image/<the path without its leading slash>, created if
-// missing, which a restarted container keeps, like an emptyDir, and the
-// pod's deletion removes. Nothing is ever written into a host directory
-// that is not a volume. A path that is not absolute is refused.
+// filesystem and becomes <podDir>/zookeeper/image/<the path without its
+// leading slash>, created if missing. That is in the container's writable
+// layer, lost when the container is replaced, as a runtime's is. (The
+// mapping predates the container filesystem, when the host's own /data
+// was visible here; it is kept, and harmless.) A path that is not absolute
+// is refused.
 func ZooKeeperRun(libs string, mounts []string, environ []string) error {
 	if libs == "" {
 		return errors.New("zookeeper-run: --libs is required")
