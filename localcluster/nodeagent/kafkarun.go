@@ -220,12 +220,20 @@ func (l brokerLaunch) exec(props properties.Properties, format bool) error {
 	return syscall.Exec(java, args, l.environ)
 }
 
+// defaultLogDir is Kafka's log.dir when neither log.dirs nor log.dir is
+// set.
+const defaultLogDir = "/tmp/kafka-logs"
+
 // anyFormatted reports whether one of props' log dirs (log.dirs, else
-// log.dir, and metadata.log.dir) holds a meta.properties.
+// log.dir, else Kafka's default of log.dir; and metadata.log.dir) holds a
+// meta.properties.
 func anyFormatted(props properties.Properties) bool {
 	dirs, _ := props.Get("log.dirs")
 	if dirs == "" {
 		dirs, _ = props.Get("log.dir")
+	}
+	if dirs == "" {
+		dirs = defaultLogDir
 	}
 	all := strings.Split(dirs, ",")
 	if meta, ok := props.Get("metadata.log.dir"); ok {
