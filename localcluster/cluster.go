@@ -355,6 +355,13 @@ func (c *Cluster) StopAPIServer(ctx context.Context) error {
 	return c.apiserver().stop(ctx)
 }
 
+// StopEtcd stops etcd alone: kube-apiserver stays up, but can serve
+// nothing that needs etcd, until Up starts it again with the same data.
+func (c *Cluster) StopEtcd(ctx context.Context) error {
+	c.logf("stopping etcd")
+	return c.etcd().stop(ctx)
+}
+
 // Status reports which daemons are running.
 func (c *Cluster) Status() []ComponentStatus {
 	var out []ComponentStatus

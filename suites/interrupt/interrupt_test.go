@@ -146,7 +146,10 @@ func TestInterruptedFaultsLeaveNothing(t *testing.T) {
 		}
 	})
 
-	apiOutageDuringDrain(ctx, t, c, root, suite, env, state, bin)
+	outageDuringDrain(ctx, t, apiServerStopped(), c, root, suite, env, state, bin)
+	if os.Getenv(etcdOutageEnv) != "" {
+		outageDuringDrain(ctx, t, etcdStopped(), c, root, suite, env, state, bin)
+	}
 
 	// The pause: the 45 s pause of the leader of partition 0, signalled
 	// while it holds. No broker may be left frozen.

@@ -25,15 +25,41 @@ const apiOutage = 25 * time.Second
 // broker's shutdown (about 6 s) to happen with the API up.
 const outageConfig = "timing: {hold: 20s}\n"
 
-// apiOutageDuringDrain stops kube-apiserver while the node-drain spec holds
-// its drain, and starts it again after apiOutage, past the end of the
-// hold: the spec's recovery (the uncordon) finds the API refusing
-// connections. It must wait for the API (chaos.RecoverRetrying), then
-// uncordon, say that the API was out, and leave no cordoned node and no
-// ledger entry, with no help from the suite's final sweep or from
-// kafkachaos recover.
-func apiOutageDuringDrain(ctx context.Context, t *testing.T, c *localcluster.Cluster, root, suite string, env []string, state, bin string) {
-	t.Run("the drain is recovered after an API server outage that outlasts its hold", func(t *testing.T) {
+// controlPlaneOutage is a failure of the local cluster's control plane,
+// from stop until Up starts what it stopped again.
+type controlPlaneOutage struct {
+	// name says what fails, for the subtest's name.
+	name string
+	stop func(context.Context, *localcluster.Cluster) error
+	// refused: the API refuses connections while it lasts, so the
+	// recovery must have failed and said so. With etcd stopped the API
+	// server is up and a request may wait out the outage instead.
+	refused bool
+}
+
+// The outages the drain is recovered through: kube-apiserver stopped (in
+// make test), and etcd stopped under it (when etcdOutageEnv is set).
+func apiServerStopped() controlPlaneOutage {
+	return controlPlaneOutage{name: "an API server outage", stop: func(ctx context.Context, c *localcluster.Cluster) error { return c.StopAPIServer(ctx) }, refused: true}
+}
+
+func etcdStopped() controlPlaneOutage {
+	return controlPlaneOutage{name: "an etcd outage (the API server up, unable to serve)", stop: func(ctx context.Context, c *localcluster.Cluster) error { return c.StopEtcd(ctx) }}
+}
+
+// etcdOutageEnv, set to anything, adds the etcd outage to the test.
+const etcdOutageEnv = "KAFKACHAOS_ETCD_OUTAGE"
+
+// outageDuringDrain stops part of the control plane (kube-apiserver, or
+// etcd under it) while the node-drain spec holds its drain, and starts it
+// again after apiOutage, past the end of the hold: the spec's recovery
+// (the uncordon) falls in the outage. It must wait for the API
+// (chaos.RecoverRetrying), then uncordon, and leave no cordoned node and
+// no ledger entry, with no help from the suite's final sweep or from
+// kafkachaos recover; when the API refused connections it must say that
+// it waited.
+func outageDuringDrain(ctx context.Context, t *testing.T, o controlPlaneOutage, c *localcluster.Cluster, root, suite string, env []string, state, bin string) {
+	t.Run("the drain is recovered after "+o.name+" that outlasts its hold", func(t *testing.T) {
 		config := filepath.Join(state, "outage.yaml")
 		if err := os.WriteFile(config, []byte(outageConfig), 0o644); err != nil {
 			t.Fatal(err)
@@ -48,21 +74,21 @@ func apiOutageDuringDrain(ctx context.Context, t *testing.T, c *localcluster.Clu
 		// the old pod's UID and never tried the new one.)
 		cs := clientset(t, c)
 		waitNodeEmpty(ctx, t, cs)
-		if err := c.StopAPIServer(ctx); err != nil {
+		if err := o.stop(ctx, c); err != nil {
 			t.Fatal(err)
 		}
-		t.Logf("kube-apiserver stopped for %s", apiOutage)
+		t.Logf("%s for %s", o.name, apiOutage)
 		select {
 		case <-time.After(apiOutage):
 		case <-ctx.Done():
 			t.Fatal(ctx.Err())
 		}
 		if err := c.Up(ctx); err != nil {
-			t.Fatalf("starting kube-apiserver again: %v", err)
+			t.Fatalf("starting the control plane again: %v", err)
 		}
 		sr.wait(t)
 		out := sr.out.String()
-		if !strings.Contains(out, "the Kubernetes API did not serve the recovery") {
+		if o.refused && !strings.Contains(out, "the Kubernetes API did not serve the recovery") {
 			t.Error("the suite did not say that the recovery waited for the API")
 		}
 		if strings.Contains(out, "faults the specs did not recover themselves") {
