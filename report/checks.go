@@ -46,8 +46,9 @@ const (
 	// CheckMemory: the suite's resident memory stayed flat through a
 	// soak, after its warm-up.
 	CheckMemory CheckName = "suite memory flat after the warm-up"
-	// CheckGoroutines: the suite's goroutines came back to their count
-	// before the first story after each story of a soak.
+	// CheckGoroutines: the suite's goroutines came back after each story of
+	// a soak: after the first near their count before it, after the later
+	// ones near the fewest seen after a story.
 	CheckGoroutines CheckName = "suite goroutines back after each story"
 )
 

@@ -20,10 +20,10 @@ type Report struct {
 	Samples []Sample      `json:"samples"`
 	Memory  Memory        `json:"memory"`
 	// GoroutinesBefore is the count before the first story, and
-	// BaselineGoroutines the count the first story's end came back to
-	// (what lives for the whole run: connection pools, the sampler),
-	// which the later stories must come back to; GoroutinesAfter is the
-	// count after each story.
+	// BaselineGoroutines the fewest a story's end came back to, from the
+	// first on (what lives for the whole run: connection pools, the
+	// sampler), which the later stories must come back to;
+	// GoroutinesAfter is the count after each story.
 	GoroutinesBefore   int   `json:"goroutinesBefore"`
 	BaselineGoroutines int   `json:"baselineGoroutines"`
 	GoroutinesAfter    []int `json:"goroutinesAfter"`
@@ -107,7 +107,7 @@ func SettleGoroutines(ctx context.Context, baseline, slack int, poll, timeout ti
 		return n <= baseline+slack, nil
 	})
 	if err != nil {
-		return n, fmt.Errorf("soak: %d goroutines %s after the story, %d before the first (slack %d); the largest groups:\n%s",
+		return n, fmt.Errorf("soak: %d goroutines %s after the story, against a baseline of %d (slack %d); the largest groups:\n%s",
 			n, timeout, baseline, slack, largestGroups(3))
 	}
 	return n, nil

@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	. "github.com/onsi/ginkgo/v2"
@@ -154,11 +155,12 @@ func runStory(ctx context.Context, e *env, st story) outcome {
 	// The cleanup stops them if the story fails before it does, and lets
 	// go of them once it has: a spec of many stories (a game day, a soak)
 	// must not hold every story's looks until its end.
-	watchers := &struct{ timeline, resources func() }{func() { stopTimeline() }, func() { stopResources() }}
+	var watchers atomic.Pointer[func()] // atomic: the cleanup may run while an interrupted story still does
+	stopWatchers := func() { stopTimeline(); stopResources() }
+	watchers.Store(&stopWatchers)
 	DeferCleanup(func() {
-		if watchers.timeline != nil {
-			watchers.timeline()
-			watchers.resources()
+		if stop := watchers.Load(); stop != nil {
+			(*stop)()
 		}
 	})
 
@@ -229,7 +231,7 @@ func runStory(ctx context.Context, e *env, st story) outcome {
 	o.Events = tl.Events
 	usage := stopResources()
 	o.Resources = &usage
-	watchers.timeline, watchers.resources = nil, nil
+	watchers.Store(nil)
 	GinkgoWriter.Printf("what the pods used: %s\n", usage)
 	if st.graceful {
 		var pods []string

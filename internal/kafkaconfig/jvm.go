@@ -28,6 +28,13 @@ const (
 // inside the image. Each value is split on white space, as the scripts'
 // unquoted expansions are; quotes are not interpreted.
 func JVMOptions(env map[string]string) []string {
+	return JVMOptionsWithLogging(env, strings.Fields(env["KAFKA_LOG4J_OPTS"]))
+}
+
+// JVMOptionsWithLogging is JVMOptions with logging in the place of
+// KAFKA_LOG4J_OPTS: options given whole, so a path in them may hold
+// spaces.
+func JVMOptionsWithLogging(env map[string]string, logging []string) []string {
 	or := func(name, def string) string {
 		if v := env[name]; v != "" {
 			return v
@@ -46,7 +53,7 @@ func JVMOptions(env map[string]string) []string {
 		add("-Djava.rmi.server.hostname=" + host + " -Dcom.sun.management.jmxremote.local.only=false" +
 			" -Dcom.sun.management.jmxremote.rmi.port=" + port + " -Dcom.sun.management.jmxremote.port=" + port)
 	}
-	add(env["KAFKA_LOG4J_OPTS"])
+	opts = append(opts, logging...)
 	if env["KAFKA_DEBUG"] != "" {
 		suspend := or("DEBUG_SUSPEND_FLAG", "n")
 		add(or("JAVA_DEBUG_OPTS", "-agentlib:jdwp=transport=dt_socket,server=y,suspend="+suspend+",address="+or("JAVA_DEBUG_PORT", DefaultJavaDebugPort)))

@@ -3,6 +3,7 @@ package kafkaconfig
 import (
 	"errors"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -268,5 +269,24 @@ func TestJVMOptions(t *testing.T) {
 				t.Errorf("JVMOptions() =\n%q\nwant\n%q", got, tt.want)
 			}
 		})
+	}
+}
+
+func TestJVMOptionsWithLogging(t *testing.T) {
+	env := map[string]string{"KAFKA_HEAP_OPTS": "-Xmx1g", "KAFKA_LOG4J_OPTS": "-Dignored=1", "KAFKA_OPTS": "-Dlast=1"}
+	logging := []string{"-Dkafka.logs.dir=/state dir/logs", "-Dlog4j2.configurationFile=/state dir/log4j2.properties"}
+	got := JVMOptionsWithLogging(env, logging)
+	i := slices.Index(got, logging[0])
+	if i < 0 || i+1 >= len(got) || got[i+1] != logging[1] {
+		t.Fatalf("options %q: want %q whole and in order", got, logging)
+	}
+	if slices.Contains(got, "-Dignored=1") {
+		t.Errorf("options %q: KAFKA_LOG4J_OPTS is replaced by the logging given", got)
+	}
+	if got[len(got)-1] != "-Dlast=1" || slices.Index(got, "-Xmx1g") > i {
+		t.Errorf("options %q: want the logging after the heap and before KAFKA_OPTS", got)
+	}
+	if plain := JVMOptions(env); !slices.Contains(plain, "-Dignored=1") {
+		t.Errorf("JVMOptions %q: want KAFKA_LOG4J_OPTS", plain)
 	}
 }

@@ -1,6 +1,7 @@
 package nodeagent
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"maps"
@@ -201,20 +202,19 @@ func (l brokerLaunch) exec(props properties.Properties, format bool) error {
 	if err := os.MkdirAll(tmp, 0o755); err != nil {
 		return err
 	}
-	// As in kafka-run-class.sh, the logging options go where
-	// KAFKA_LOG4J_OPTS goes (JVMOptions puts them there).
-	env := maps.Clone(l.env)
-	env["KAFKA_LOG4J_OPTS"] = strings.Join(logOpts, " ")
 	// The image's launcher starts the broker with its kafka.jsa, by
 	// appending the archive to KAFKA_JVM_PERFORMANCE_OPTS: the variable is
 	// then never empty, so kafka-run-class.sh's G1 defaults do not apply
 	// unless the user set them. kafka-server-start.sh run by itself (format
 	// false) uses no archive and gets the defaults.
+	env := l.env
 	if format {
 		env = launcherEnv(env, kafkadist.Dist{LibsDir: l.libs}.SharedArchive())
 	}
+	// As in kafka-run-class.sh, the logging options go where
+	// KAFKA_LOG4J_OPTS goes, whole (a path may hold spaces).
 	// The JVM must not cache a peer's address: pods come back with new IPs.
-	args := append([]string{java}, kafkaconfig.JVMOptions(env)...)
+	args := append([]string{java}, kafkaconfig.JVMOptionsWithLogging(env, logOpts)...)
 	args = append(args, "-Djava.io.tmpdir="+tmp, "-Dsun.net.inetaddr.ttl=0", "-Dsun.net.inetaddr.negative.ttl=0",
 		"-cp", cp, kafkadist.ServerClass, propsPath)
 	return syscall.Exec(java, args, l.environ)
@@ -290,7 +290,7 @@ func (l brokerLaunch) dir() string { return filepath.Join(l.podDir, "kafka") }
 // applies KAFKA_LOG4J_ROOT_LOGLEVEL and KAFKA_LOG4J_LOGGERS, as the image's
 // KafkaDockerWrapper does.
 func (l brokerLaunch) writeLogging(launcher bool) ([]string, error) {
-	logs := filepath.Join(l.dir(), "logs")
+	logs := cmp.Or(l.env["LOG_DIR"], filepath.Join(l.dir(), "logs")) // as kafka-run-class.sh
 	if err := os.MkdirAll(logs, 0o755); err != nil {
 		return nil, err
 	}

@@ -87,8 +87,9 @@ func ZooKeeperRun(libs string, mounts []string, environ []string) error {
 	if err := os.WriteFile(log4j, []byte(content), 0o644); err != nil {
 		return fmt.Errorf("zookeeper-run: %w", err)
 	}
-	// The JVM's temporary files stay in the pod's dir; each start clears
-	// the last one's.
+	// The JVM's temporary files go to a directory of the launcher's,
+	// cleared on each start (with the container filesystem, each start
+	// has a fresh one anyway).
 	tmp := filepath.Join(dir, "tmp")
 	if err := os.RemoveAll(tmp); err != nil {
 		return fmt.Errorf("zookeeper-run: %w", err)
@@ -126,10 +127,9 @@ func classpath(libs string) string {
 // container's volumes, compared as cleaned paths component by component, is
 // used as given (cleaned); any other path is the image's filesystem and
 // becomes layer/<the path without its leading slash>, created if missing,
-// as a container's writable layer would hold it. So a host directory that
-// is not a volume, such as a host's own /data mount, is never used. A path
-// that is not absolute is an error: it would be relative to the image's
-// working directory, which is not modelled.
+// in the container's own writable layer (see ZooKeeperRun). A path that is
+// not absolute is an error: it would be relative to the image's working
+// directory.
 func containerDirs(env map[string]string, mounts []string, layer string) error {
 	for _, d := range [][2]string{{"ZOO_DATA_DIR", zkconfig.DefaultDataDir}, {"ZOO_DATA_LOG_DIR", zkconfig.DefaultDataLogDir}} {
 		p, ok := env[d[0]]

@@ -16,8 +16,8 @@ import (
 	"github.com/kafkachaos/kafkachaos/localcluster"
 )
 
-// apiOutage is how long the API server stays down, from the moment the
-// drained node is empty: past the end of the drain's hold (outageConfig),
+// apiOutage is how long the outage lasts (kube-apiserver or etcd down),
+// from the moment the drained node is empty: past the end of the drain's hold (outageConfig),
 // so the recovery falls in the outage.
 const apiOutage = 25 * time.Second
 
