@@ -76,8 +76,8 @@ func startLoad(ctx context.Context, e *env, topic string, sh shape) load {
 		RequestTimeout: ss.RequestTimeout.Duration,
 	})
 	Expect(err).NotTo(HaveOccurred())
-	l := &localLoad{r: r, acks: acks, results: make(chan localResult, 1), done: make(chan struct{}), unfinished: &running{}}
-	l.unfinished.r.Store(r)
+	l := &localLoad{r: r, acks: acks, results: make(chan localResult, 1), done: make(chan struct{}), unfinished: &atomic.Pointer[steadystate.Runner]{}}
+	l.unfinished.Store(r)
 	// Warming up until runStory marks the baseline: not judged.
 	r.Mark(steadystate.PhaseWarmup)
 	go func() {
@@ -92,7 +92,7 @@ func startLoad(ctx context.Context, e *env, topic string, sh shape) load {
 	// story's runner until its end.
 	unfinished, done := l.unfinished, l.done // not l, which holds the runner
 	DeferCleanup(func(ctx SpecContext) {
-		r := unfinished.r.Load()
+		r := unfinished.Load()
 		if r == nil {
 			return
 		}
@@ -105,12 +105,6 @@ func startLoad(ctx context.Context, e *env, topic string, sh shape) load {
 	return l
 }
 
-// running holds a load's runner until the load has finished (atomic: a
-// cleanup may run while an interrupted story is still in Finish).
-type running struct {
-	r atomic.Pointer[steadystate.Runner]
-}
-
 type localResult struct {
 	rep *steadystate.Report
 	err error
@@ -118,11 +112,14 @@ type localResult struct {
 
 // localLoad runs in the suite's process.
 type localLoad struct {
-	r          *steadystate.Runner
-	acks       *ackWatch
-	results    chan localResult
-	done       chan struct{}
-	unfinished *running // what the spec's cleanup stops; emptied by Finish
+	r       *steadystate.Runner
+	acks    *ackWatch
+	results chan localResult
+	done    chan struct{}
+	// unfinished is what the spec's cleanup stops, emptied by Finish
+	// (atomic: a cleanup may run while an interrupted story is still in
+	// Finish).
+	unfinished *atomic.Pointer[steadystate.Runner]
 }
 
 func (l *localLoad) Mark(p steadystate.Phase) { l.r.Mark(p) }
@@ -194,7 +191,7 @@ func (l *localLoad) Finish(ctx context.Context, h steadystate.Hypothesis) (*stea
 	l.r.Stop()
 	var res localResult
 	Eventually(ctx, l.results).WithTimeout(runStopTimeout).Should(Receive(&res), "the steady state did not finish its flush and drain")
-	l.unfinished.r.Store(nil)
+	l.unfinished.Store(nil)
 	m, ok := l.r.Measurements()
 	if !ok {
 		return res.rep, res.err

@@ -107,7 +107,8 @@ var _ = Describe("Soak: the suite repeats its faults for timing.soak", Label("so
 
 		var failedRounds, recordProblems, goroutineProblems []string
 		var verified uint64
-		start, end := time.Now(), time.Now().Add(d)
+		start := time.Now()
+		end := start.Add(d)
 		// Heap profiles, at the first round's end past the warm-up and at
 		// the end, show where memory grew (go tool pprof -diff_base).
 		warmHeap, endHeap := filepath.Join(reportDir(), "soak-heap-warm.pprof"), filepath.Join(reportDir(), "soak-heap-end.pprof")

@@ -201,10 +201,11 @@ func containerRoot(scratch string) (string, error) {
 	return root, nil
 }
 
-// under reports whether path is one of dirs or below one.
+// under reports whether path is one of dirs or below one (every path is
+// below "/"). Paths are compared as given: clean them first.
 func under(path string, dirs ...string) bool {
 	for _, d := range dirs {
-		if path == d || strings.HasPrefix(path, d+"/") {
+		if path == d || d == "/" || strings.HasPrefix(path, d+"/") {
 			return true
 		}
 	}

@@ -131,6 +131,10 @@ func classpath(libs string) string {
 // not absolute is an error: it would be relative to the image's working
 // directory.
 func containerDirs(env map[string]string, mounts []string, layer string) error {
+	cleaned := make([]string, len(mounts))
+	for i, m := range mounts {
+		cleaned[i] = filepath.Clean(m)
+	}
 	for _, d := range [][2]string{{"ZOO_DATA_DIR", zkconfig.DefaultDataDir}, {"ZOO_DATA_LOG_DIR", zkconfig.DefaultDataLogDir}} {
 		p, ok := env[d[0]]
 		if !ok {
@@ -140,15 +144,7 @@ func containerDirs(env map[string]string, mounts []string, layer string) error {
 			return fmt.Errorf("%s %q is not an absolute path", d[0], p)
 		}
 		p = filepath.Clean(p)
-		mounted := false
-		for _, m := range mounts {
-			m = filepath.Clean(m)
-			if p == m || m == "/" || strings.HasPrefix(p, m+"/") {
-				mounted = true
-				break
-			}
-		}
-		if !mounted {
+		if !under(p, cleaned...) {
 			p = filepath.Join(layer, strings.TrimPrefix(p, "/"))
 			if err := os.MkdirAll(p, 0o755); err != nil {
 				return err
