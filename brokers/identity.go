@@ -2,6 +2,8 @@ package brokers
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -111,6 +113,39 @@ func CompareIdentity(before, after Broker, rejoin Rejoin) []Problem {
 		add(check, want, notPersistent+strings.Join(on, " and ")+verb+" lost with the pod")
 	case len(after.Volumes) == 0:
 		add(check, want, notPersistent+"pod "+after.Pod+" has no PersistentVolumeClaim volume")
+	}
+	return out
+}
+
+// CompareDirectoryIDs checks that broker id came back with the data it
+// had, and returns one Problem per log dir that it did not: before and
+// after map each of its log dirs to the directory.id of the dir's
+// meta.properties (KIP-858: KRaft mode, Kafka 3.7 and later), read before the fault
+// and once the broker is back. Kafka writes a directory ID when it formats
+// an empty dir, so a changed one means the dir was empty when the broker
+// started: what it held did not survive ("same data in log dir <dir>"). A
+// dir without an ID before is not checked.
+func CompareDirectoryIDs(id int32, before, after map[string]string) []Problem {
+	var out []Problem
+	for _, dir := range slices.Sorted(maps.Keys(before)) {
+		was := before[dir]
+		if was == "" {
+			continue
+		}
+		check, want := "same data in log dir "+dir, "directory.id "+was
+		now, ok := after[dir]
+		switch {
+		case !ok:
+			out = append(out, Problem{Broker: id, Check: check, Want: want,
+				Got: "no such log dir any more (its log dirs: " + strings.Join(slices.Sorted(maps.Keys(after)), ", ") + ")"})
+		case now != was:
+			got := "directory.id " + now
+			if now == "" {
+				got = "no directory.id"
+			}
+			out = append(out, Problem{Broker: id, Check: check, Want: want,
+				Got: got + ": the dir was empty when the broker started, so what it held did not survive"})
+		}
 	}
 	return out
 }

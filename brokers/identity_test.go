@@ -164,3 +164,33 @@ func TestCompareIdentity(t *testing.T) {
 		})
 	}
 }
+
+func TestCompareDirectoryIDs(t *testing.T) {
+	const lost = ": the dir was empty when the broker started, so what it held did not survive"
+	tests := []struct {
+		name          string
+		before, after map[string]string
+		want          []string
+	}{
+		{name: "same IDs", before: map[string]string{"/data": "A", "/meta": "B"}, after: map[string]string{"/data": "A", "/meta": "B"}},
+		{name: "one dir formatted anew", before: map[string]string{"/data": "A", "/meta": "B"}, after: map[string]string{"/data": "A", "/meta": "C"},
+			want: []string{"broker 2: same data in log dir /meta: want directory.id B, got directory.id C" + lost}},
+		{name: "ID gone", before: map[string]string{"/data": "A"}, after: map[string]string{"/data": ""},
+			want: []string{"broker 2: same data in log dir /data: want directory.id A, got no directory.id" + lost}},
+		{name: "dir gone", before: map[string]string{"/data": "A", "/x": "X"}, after: map[string]string{"/data": "A", "/y": "Y"},
+			want: []string{"broker 2: same data in log dir /x: want directory.id X, got no such log dir any more (its log dirs: /data, /y)"}},
+		{name: "no ID before (ZooKeeper mode, Kafka before 3.7): not checked", before: map[string]string{"/data": ""}, after: map[string]string{"/data": "Z"}},
+		{name: "a dir more after is no loss", before: map[string]string{"/data": "A"}, after: map[string]string{"/data": "A", "/new": "N"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var got []string
+			for _, p := range CompareDirectoryIDs(2, tt.before, tt.after) {
+				got = append(got, p.String())
+			}
+			if !slices.Equal(got, tt.want) {
+				t.Errorf("CompareDirectoryIDs() =\n  %q\nwant\n  %q", got, tt.want)
+			}
+		})
+	}
+}

@@ -99,3 +99,22 @@ func (c *Client) CheckLogDirs(ctx context.Context, id int32, topic string) ([]Pr
 	}
 	return out, nil
 }
+
+// LogDirs returns the paths of broker id's log dirs that are online,
+// sorted, with a DescribeLogDirs request to broker id alone for every
+// partition (which lists every dir, as kafka-log-dirs.sh does; naming no
+// partition would list no dir on kfake). A dir in error is left out:
+// CheckLogDirs reports it.
+func (c *Client) LogDirs(ctx context.Context, id int32) ([]string, error) {
+	dirs, err := c.adm.DescribeBrokerLogDirs(ctx, id, nil)
+	if err != nil {
+		return nil, fmt.Errorf("kafkaadmin: log dirs of broker %d: %w", id, err)
+	}
+	var out []string
+	for _, d := range dirs.Sorted() {
+		if d.Err == nil {
+			out = append(out, d.Dir)
+		}
+	}
+	return out, nil
+}

@@ -173,3 +173,35 @@ func TestCheckLogDirsNotAReplica(t *testing.T) {
 		t.Fatalf("CheckLogDirs(%d) = %+v; want [%+v] (replicas %v)", id, problems, want, rs)
 	}
 }
+
+func TestLogDirs(t *testing.T) {
+	tests := []struct {
+		name    string
+		fault   *kfake.Fault
+		want    []string
+		wantErr string
+	}{
+		{name: "online", want: []string{"/mem/kfake"}},
+		{name: "offline: left out", fault: &kfake.Fault{Keys: []kmsg.Key{kmsg.DescribeLogDirs}, Resource: "/mem/kfake", Err: kerr.KafkaStorageError}},
+		{name: "request refused", fault: &kfake.Fault{Keys: []kmsg.Key{kmsg.DescribeLogDirs}, Err: kerr.ClusterAuthorizationFailed, TopLevel: true},
+			wantErr: "kafkaadmin: log dirs of broker 1: CLUSTER_AUTHORIZATION_FAILED"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c, cl := fakeCluster(t, 3, 2)
+			if tt.fault != nil {
+				c.Fault(*tt.fault)
+			}
+			got, err := cl.LogDirs(t.Context(), 1)
+			if tt.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
+					t.Fatalf("LogDirs() = %v, %v; want an error containing %q", got, err, tt.wantErr)
+				}
+				return
+			}
+			if err != nil || !slices.Equal(got, tt.want) {
+				t.Fatalf("LogDirs() = %q, %v; want %q", got, err, tt.want)
+			}
+		})
+	}
+}

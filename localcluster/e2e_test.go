@@ -33,11 +33,11 @@ const (
 // shImage is mapped to /bin/sh on the test's cluster.
 const shImage = "kafkachaos.test/sh"
 
-// sleeperScript records, in the pod's volume, the hostname it saw, one
-// line per start, and whether it found the file that every start writes
+// sleeperScript records, in the pod's volume, the hostname and the
+// working directory it saw, one line per start, and whether it found the file that every start writes
 // outside its volumes (strayFile), then sleeps. It refuses to start before
 // the init container has run.
-const sleeperScript = `test -f /var/lib/sleeper/data/inits || exit 3; hostname >> /var/lib/sleeper/data/hostname && echo start >> /var/lib/sleeper/data/starts && ` +
+const sleeperScript = `test -f /var/lib/sleeper/data/inits || exit 3; hostname >> /var/lib/sleeper/data/hostname && pwd >> /var/lib/sleeper/data/cwd && echo start >> /var/lib/sleeper/data/starts && ` +
 	`{ test -e ` + strayFile + ` && echo seen || echo none; } >> /var/lib/sleeper/data/stray && hostname > ` + strayFile + ` && exec sleep 3600`
 
 // strayFile is written by every sleeper outside its volumes: into its
@@ -270,6 +270,11 @@ func TestNodeAgentRunsStatefulSet(t *testing.T) {
 	}
 	if raw, err := os.ReadFile(filepath.Join(pv.Spec.HostPath.Path, "hostname")); err != nil || string(raw) != "sleeper-1\nsleeper-1\n" {
 		t.Errorf("hostnames seen by sleeper-1: %q, %v; want sleeper-1 twice", raw, err)
+	}
+	// A container without a workingDir starts in /, as a runtime starts
+	// an image without a WORKDIR (apache/kafka's has none).
+	if raw, err := os.ReadFile(filepath.Join(pv.Spec.HostPath.Path, "cwd")); err != nil || string(raw) != "/\n/\n" {
+		t.Errorf("working directories seen by sleeper-1: %q, %v; want / twice", raw, err)
 	}
 	// Each container has a filesystem of its own: no start saw what an
 	// earlier one (of this pod, or of the other sleepers) wrote outside

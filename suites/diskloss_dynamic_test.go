@@ -93,7 +93,7 @@ func replacedVoterStory(label string, s sentinel) story {
 	var asObserver, removed, added time.Duration
 	var degraded string
 	return story{
-		label: label, hard: true, newPods: true, newVolume: "data",
+		label: label, hard: true, newPods: true, newVolume: "data", dataLost: true,
 		pick: func(ctx context.Context, e *env, _ string, snap []brokers.Broker) ([]brokers.Broker, error) {
 			v, l, err := voterFollower(ctx, e, snap)
 			if err != nil {

@@ -17,7 +17,6 @@ import (
 	"github.com/twmb/franz-go/pkg/kmsg"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	"github.com/kafkachaos/kafkachaos/internal/properties"
 	"github.com/kafkachaos/kafkachaos/kafkaadmin"
 )
 
@@ -176,15 +175,7 @@ func partitionBytes(ctx context.Context, adm *kadm.Client, id int32, topic strin
 // metaProperties reads the meta.properties of pod's log dir through
 // pods/exec: node.id, cluster.id and directory.id, which a format writes.
 func metaProperties(ctx context.Context, e *env, pod string) (map[string]string, error) {
-	out, err := e.exec(ctx, e.namespace, pod, "", []string{"cat", dataDir + "/meta.properties"})
-	if err != nil {
-		return nil, err
-	}
-	p, err := properties.Read(strings.NewReader(out))
-	if err != nil {
-		return nil, fmt.Errorf("%s's meta.properties: %w", pod, err)
-	}
-	return p.Map(), nil
+	return readMetaProperties(ctx, e, pod, "", dataDir)
 }
 
 // containerRestarted waits until pod's first container has restarted since

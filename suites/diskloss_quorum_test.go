@@ -122,7 +122,7 @@ func laggingVoterDiskLossStory(label string, mode chaos.DiskLossMode, waitForVic
 	var caughtUp time.Duration
 	var ids directoryIDs
 	return story{
-		label: label, newPods: mode == chaos.DiskLossClaim, newVolume: newVolumeOf(mode),
+		label: label, newPods: mode == chaos.DiskLossClaim, newVolume: newVolumeOf(mode), dataLost: true,
 		unbounded: "the story holds the leader frozen and the third voter's volume empty until a new quorum leader is elected: " +
 			"every partition is unwritable for that long, by design; the spec is about the metadata",
 		pick: func(ctx context.Context, e *env, _ string, snap []brokers.Broker) ([]brokers.Broker, error) {

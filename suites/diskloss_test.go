@@ -144,7 +144,7 @@ func brokerDiskLossStory(label string) story {
 	var c catchUp
 	var podBack time.Duration
 	return story{
-		label: label, hard: true, newPods: true, newVolume: "data",
+		label: label, hard: true, newPods: true, newVolume: "data", dataLost: true,
 		pick: func(ctx context.Context, e *env, topic string, snap []brokers.Broker) ([]brokers.Broker, error) {
 			v, err := brokerOnlyFollower(ctx, e, topic, snap)
 			if err != nil {

@@ -65,6 +65,10 @@ type story struct {
 	// (<template>-<pod>) comes back as a new claim on a new volume (a disk
 	// loss).
 	newVolume string
+	// dataLost: the fault loses the victims' data on purpose (a disk
+	// loss), so their log dirs must come back formatted anew; otherwise
+	// they must come back with the data they had (data survival).
+	dataLost bool
 	// finally runs after the story's own checks: it adds the figures it
 	// measured (Observations) and the problems of checks of its own.
 	finally func(ctx context.Context, e *env, victims []brokers.Broker, o *outcome)
@@ -178,6 +182,14 @@ func runStory(ctx context.Context, e *env, st story) outcome {
 		o.Victims = append(o.Victims, v.ID)
 	}
 	h := hypothesis(ctx, e, st, before, victims, o)
+	By("reading the victims' log dirs' directory IDs, to tell afterwards whether their data survived")
+	dirsBefore, err := readDirIDs(ctx, e, victims)
+	if err != nil {
+		o.Observations = append(o.Observations, "data survival not checked: the victims' directory IDs could not be read: "+err.Error())
+	} else if !dirsBefore.checkable() {
+		o.Observations = append(o.Observations, "data survival not checked: the victims' meta.properties have no directory.id (ZooKeeper mode, or Kafka before 3.7)")
+		dirsBefore = nil
+	}
 	fault := st.fault(e, victims)
 	o.Fault = fault.Name()
 	By("injecting the fault: " + fault.Name())
@@ -259,7 +271,8 @@ func runStory(ctx context.Context, e *env, st story) outcome {
 
 	after, err := e.snapshot(ctx)
 	Expect(err).NotTo(HaveOccurred())
-	o.Add(report.CheckIdentity, identityProblems(before, after, o.Victims, st.newPods, st.newVolume)...)
+	o.Add(report.CheckIdentity, append(identityProblems(before, after, o.Victims, st.newPods, st.newVolume),
+		dataSurvivalProblems(ctx, e, dirsBefore, after, st.dataLost)...)...)
 	var brokerVictims []int32 // controllers have no log dirs for the topic
 	for _, v := range victims {
 		if v.BrokerRole {

@@ -49,8 +49,8 @@ type Sandbox struct {
 	// of its writable layer.
 	Scratch string
 	// WorkDir is the container's working directory (its spec's
-	// workingDir), made if missing, as a runtime does; "" keeps the
-	// agent's.
+	// workingDir), made if missing, as a runtime does; "" is /, where a
+	// runtime starts an image without a WORKDIR (apache/kafka's has none).
 	WorkDir string
 	Mounts  []Mount
 }
@@ -99,13 +99,7 @@ func PodExec(sb Sandbox, path string, args, env []string) error {
 			return fmt.Errorf("pod-exec: hostname: %w", err)
 		}
 	}
-	wd := sb.WorkDir
-	if wd == "" {
-		var err error
-		if wd, err = os.Getwd(); err != nil {
-			return fmt.Errorf("pod-exec: working directory: %w", err)
-		}
-	}
+	wd := cmp.Or(sb.WorkDir, "/")
 	root, err := containerRoot(sb.Scratch)
 	if err != nil {
 		return err
