@@ -17,7 +17,13 @@ import (
 // raw material of the event timeline. A part whose request failed is
 // marked unknown, so that a missed look is never read as a change.
 type State struct {
-	At time.Time
+	// At is when the answers about the topic and its brokers arrived, and
+	// ControllerAt when the quorum's did (zero when it is unknown). They
+	// differ by seconds when a controller dies: a broker forwards
+	// DescribeQuorum to the active controller and holds it until there is
+	// one, so the start of the look would date the new controller by the
+	// election's length too early.
+	At, ControllerAt time.Time
 	// Brokers maps every registered broker to whether it is fenced
 	// (DescribeCluster with fenced brokers, Kafka 4.0+; before that, the
 	// brokers of the metadata answer, none fenced). Nil: unknown.
@@ -114,7 +120,7 @@ func (s State) Registered(ids ...int32) bool {
 // DescribeCluster and DescribeQuorum (in ZooKeeper mode the metadata's
 // controller instead). It fails only when every part failed.
 func (c *Client) State(ctx context.Context, topic string) (State, error) {
-	s := State{At: time.Now(), Controller: -1}
+	s := State{Controller: -1}
 	var errs []error
 	m, err := c.metadata(ctx, topic)
 	if err != nil {
@@ -138,14 +144,17 @@ func (c *Client) State(ctx context.Context, topic string) (State, error) {
 			// leaving and coming back.
 		}
 	}
+	s.At = time.Now()
 	switch q := c.DescribeQuorum(ctx); {
 	case q.Err == nil:
 		s.Controller, s.ControllerEpoch, s.ControllerKnown = q.LeaderID, q.LeaderEpoch, true
 		s.Voters = q.Voters
+		s.ControllerAt = time.Now()
 	case tooOld(q.Err) && err == nil:
 		// Brokers that do not know DescribeQuorum keep their metadata in
 		// ZooKeeper: the controller is the broker the metadata names.
 		s.Controller, s.ControllerKnown = m.Controller, true
+		s.ControllerAt = s.At
 	default:
 		errs = append(errs, q.Err)
 	}

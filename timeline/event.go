@@ -67,9 +67,10 @@ func (e Event) String() string {
 	return s
 }
 
-// KafkaEvents returns what changed from prev to cur. A part unknown in
-// either look (a failed request) yields nothing, so a missed look is never
-// read as a change.
+// KafkaEvents returns what changed from prev to cur, dated when cur's
+// answer about it arrived (a controller change at cur.ControllerAt). A
+// part unknown in either look (a failed request) yields nothing, so a
+// missed look is never read as a change.
 func KafkaEvents(prev, cur kafkaadmin.State) []Event {
 	var out []Event
 	add := func(k Kind, subject, from, to string) {
@@ -110,7 +111,12 @@ func KafkaEvents(prev, cur kafkaadmin.State) []Event {
 		}
 	}
 	if prev.ControllerKnown && cur.ControllerKnown && prev.Controller != cur.Controller {
-		add(ControllerChanged, "controller", fmt.Sprint(prev.Controller), fmt.Sprint(cur.Controller))
+		e := Event{At: cur.ControllerAt, Lane: LaneKafka, Kind: ControllerChanged, Subject: "controller",
+			From: fmt.Sprint(prev.Controller), To: fmt.Sprint(cur.Controller)}
+		if e.At.IsZero() { // a State made without it (a test, by hand)
+			e.At = cur.At
+		}
+		out = append(out, e)
 	}
 	return out
 }

@@ -57,6 +57,24 @@ func TestKafkaEventsOfAKill(t *testing.T) {
 	}
 }
 
+// A look whose DescribeQuorum a broker held until a new quorum leader was
+// elected dates the controller change when that answer came, not when the
+// look began (which once made takeovers look seconds early).
+func TestKafkaEventsDateTheControllerByItsAnswer(t *testing.T) {
+	up := map[int32]bool{0: false, 1: false, 2: false}
+	prev := look(0, [2]int32{0, 1}, [2][]int32{{0, 1, 2}, {0, 1, 2}}, up, 0)
+	cur := look(1, [2]int32{1, 1}, [2][]int32{{0, 1, 2}, {0, 1, 2}}, up, 1)
+	cur.ControllerAt = cur.At.Add(1500 * time.Millisecond)
+	var got []string
+	for _, e := range KafkaEvents(prev, cur) {
+		got = append(got, fmt.Sprintf("%.1f %s", e.At.Sub(t0).Seconds(), e.Kind))
+	}
+	want := []string{"1.0 leader-changed", "2.5 controller-changed"}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("events: %q, want %q", got, want)
+	}
+}
+
 func TestKafkaEventsIgnoreUnknownParts(t *testing.T) {
 	a := look(0, [2]int32{0, 1}, [2][]int32{{0, 1, 2}, {0, 1, 2}}, map[int32]bool{0: false}, 0)
 	b := kafkaadmin.State{At: t0.Add(time.Second), Controller: -1} // every request failed
