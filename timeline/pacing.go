@@ -26,29 +26,46 @@ func (t Timeline) Pacing(pods []string, from, to time.Time) []string {
 			continue
 		}
 		at := e.At.Sub(from).Round(100 * time.Millisecond)
-		if s, ok := t.lastBefore(e.At, func(s kafkaadmin.State) bool { return s.Partitions != nil }); ok && !s.ISRFull() {
+		if s, ok := t.lastBefore(e.At, partitionsAt); ok && !s.ISRFull() {
 			out = append(out, fmt.Sprintf("pod %s was taken down at +%s while partitions were under-replicated: %s (looked at %s before)",
 				name, at, underReplicated(s), e.At.Sub(s.At).Round(10*time.Millisecond)))
 		}
-		if s, ok := t.lastBefore(e.At, func(s kafkaadmin.State) bool { return s.Voters != nil }); ok {
+		if s, ok := t.lastBefore(e.At, votersAt); ok {
 			if lag := s.LaggingVoters(); len(lag) > 0 {
 				out = append(out, fmt.Sprintf("pod %s was taken down at +%s while KRaft voters were not caught up: %s (looked at %s before)",
-					name, at, strings.Join(lag, ", "), e.At.Sub(s.At).Round(10*time.Millisecond)))
+					name, at, strings.Join(lag, ", "), e.At.Sub(s.ControllerAt).Round(10*time.Millisecond)))
 			}
 		}
 	}
 	return out
 }
 
-// lastBefore returns the last look at or before at that knew what has
-// says.
-func (t Timeline) lastBefore(at time.Time, has func(kafkaadmin.State) bool) (kafkaadmin.State, bool) {
+// lastBefore returns the last look whose answer about a part arrived at
+// or before at; when says when that was, zero if the look does not know
+// the part.
+func (t Timeline) lastBefore(at time.Time, when func(kafkaadmin.State) time.Time) (kafkaadmin.State, bool) {
 	for i := len(t.States) - 1; i >= 0; i-- {
-		if s := t.States[i]; !s.At.After(at) && has(s) {
+		if s := t.States[i]; !when(s).IsZero() && !when(s).After(at) {
 			return s, true
 		}
 	}
 	return kafkaadmin.State{}, false
+}
+
+// partitionsAt is when s's answer about the partitions arrived.
+func partitionsAt(s kafkaadmin.State) time.Time {
+	if s.Partitions == nil {
+		return time.Time{}
+	}
+	return s.At
+}
+
+// votersAt is when s's answer about the quorum's voters arrived.
+func votersAt(s kafkaadmin.State) time.Time {
+	if s.Voters == nil {
+		return time.Time{}
+	}
+	return s.ControllerAt
 }
 
 // underReplicated lists the partitions whose ISR is short: "2 (ISR [0 2]

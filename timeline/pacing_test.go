@@ -1,6 +1,7 @@
 package timeline
 
 import (
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -49,9 +50,20 @@ func TestPacing(t *testing.T) {
 	if len(v) != 1 || !strings.Contains(v[0], "pod kafka-2 was taken down at +12s while KRaft voters were not caught up: voter 1 (40 records behind leader 0)") {
 		t.Errorf("a roll that went on while voter 1 lagged: %q, want one violation naming kafka-2 and voter 1", v)
 	}
+
+	// The look begun at 20 s, whose quorum answer (a broker held the
+	// forwarded DescribeQuorum) came only at 22 s, after kafka-0 went down
+	// at 21 s: what kafka-0's deletion is judged by is the look of 10 s.
+	late := Timeline{States: slices.Clone(quorum.States), Events: quorum.Events}
+	late.States[3].ControllerAt = late.States[3].At.Add(2 * time.Second)
+	v = late.Pacing(pods, t0, t0.Add(time.Minute))
+	if len(v) != 2 || !strings.Contains(v[1], "pod kafka-0 was taken down at +21s while KRaft voters were not caught up: voter 1 (40 records behind leader 0) (looked at 11s before)") {
+		t.Errorf("a deletion before the quorum's answer arrived: %q, want kafka-0 judged by the look of 10 s", v)
+	}
 }
 
+// withVoters gives s the quorum's voters v, answered when s was.
 func withVoters(s kafkaadmin.State, v []kafkaadmin.Replica) kafkaadmin.State {
-	s.Voters = v
+	s.Voters, s.ControllerAt = v, s.At
 	return s
 }
