@@ -72,6 +72,11 @@ func TestState(t *testing.T) {
 			if !maps.Equal(s.Brokers, tt.wantBrokers) || s.Controller != tt.wantController || s.ControllerKnown != tt.wantKnown {
 				t.Errorf("State = brokers %v controller %d known %t, want %v %d %t", s.Brokers, s.Controller, s.ControllerKnown, tt.wantBrokers, tt.wantController, tt.wantKnown)
 			}
+			// The quorum's answer is dated apart, after the rest, and only
+			// when there is one.
+			if s.At.IsZero() || tt.wantKnown == s.ControllerAt.IsZero() || (tt.wantKnown && s.ControllerAt.Before(s.At)) {
+				t.Errorf("State dated at %v, its controller at %v; want both, the controller's not before (known: %t)", s.At, s.ControllerAt, tt.wantKnown)
+			}
 			want := map[int32]PartitionView{0: {Leader: 0, LeaderEpoch: -1, Replicas: []int32{0, 1, 2}, ISR: []int32{0, 1}}, 1: {Leader: 1, LeaderEpoch: -1, Replicas: []int32{1, 2, 0}, ISR: []int32{0, 1}}}
 			if !reflect.DeepEqual(s.Partitions, want) {
 				t.Errorf("partitions = %+v, want %+v (ISR sorted)", s.Partitions, want)

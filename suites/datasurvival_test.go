@@ -7,15 +7,14 @@ import (
 	"path"
 	"slices"
 	"strings"
-	"testing"
 
 	"github.com/kafkachaos/kafkachaos/brokers"
 	"github.com/kafkachaos/kafkachaos/internal/properties"
 	"github.com/kafkachaos/kafkachaos/kafkaadmin"
 )
 
-// Data survival: a broker must come back with the data it had, unless the
-// fault was to lose its disk. The pod's volumes say where the data should
+// Data survival: every broker must come back from a story with the data it
+// had, but the victims of a disk loss. The pod's volumes say where the data should
 // live (brokers.CompareIdentity); the directory IDs of its log dirs say
 // whether it did: Kafka writes a new one into each dir it formats, so a
 // broker whose data dir was on an emptyDir or on the container filesystem
@@ -57,6 +56,21 @@ func readDirIDs(ctx context.Context, e *env, bs []brokers.Broker) (dirIDs, error
 	return out, nil
 }
 
+// readDirIDsOrSay reads the directory IDs of bs's brokers, or says in o's
+// observations why data survival cannot be checked, and returns nil then.
+func readDirIDsOrSay(ctx context.Context, e *env, bs []brokers.Broker, o *outcome) dirIDs {
+	ids, err := readDirIDs(ctx, e, bs)
+	switch {
+	case err != nil:
+		o.Observations = append(o.Observations, "data survival not checked: the brokers' directory IDs could not be read: "+err.Error())
+		return nil
+	case !ids.checkable():
+		o.Observations = append(o.Observations, "data survival not checked: the brokers' meta.properties have no directory.id (ZooKeeper mode, or Kafka before 3.7)")
+		return nil
+	}
+	return ids
+}
+
 // checkable says whether any dir of ids has a directory ID to compare.
 func (ids dirIDs) checkable() bool {
 	for _, dirs := range ids {
@@ -69,42 +83,33 @@ func (ids dirIDs) checkable() bool {
 	return false
 }
 
+// lostOnPurpose returns the brokers whose data st loses on purpose: its
+// victims when it is a disk loss, else none.
+func lostOnPurpose(st story, victims []int32) []int32 {
+	if st.dataLost {
+		return victims
+	}
+	return nil
+}
+
 // dataSurvivalProblems reads the directory IDs of the brokers of before
-// again, from their pods in after, and compares them: each must be the
-// same, or when dataLost (a disk loss) at least one dir of each broker
-// must be new.
-func dataSurvivalProblems(ctx context.Context, e *env, before dirIDs, after []brokers.Broker, dataLost bool) []string {
+// again, from their pods in after, and compares them (each must be the
+// same: brokers.CompareDirectoryIDs), but for the brokers of lost.
+func dataSurvivalProblems(ctx context.Context, e *env, before dirIDs, after []brokers.Broker, lost []int32) []string {
 	var p []string
 	for _, id := range slices.Sorted(maps.Keys(before)) {
-		was := before[id]
 		b, ok := brokers.ByID(after, id)
-		if !ok {
-			continue // the identity check names a broker without a pod
+		if !ok || slices.Contains(lost, id) {
+			continue // a broker without a pod: the identity check names it
 		}
 		now, err := readDirIDs(ctx, e, []brokers.Broker{b})
 		if err != nil {
 			p = append(p, fmt.Sprintf("broker %d: its log dirs' directory IDs after the fault could not be read: %v", id, err))
 			continue
 		}
-		p = append(p, judgeSurvival(id, was, now[id], dataLost)...)
-	}
-	return p
-}
-
-// judgeSurvival compares broker id's directory IDs before the fault (was)
-// and after it (now): each must be the same (brokers.CompareDirectoryIDs),
-// or when dataLost, one dir at least must be new.
-func judgeSurvival(id int32, was, now map[string]string, dataLost bool) []string {
-	probs := brokers.CompareDirectoryIDs(id, was, now)
-	if dataLost {
-		if len(probs) == 0 && len(was) > 0 {
-			return []string{fmt.Sprintf("broker %d: the fault was to lose its disk, but every log dir has its old directory ID: %v", id, was)}
+		for _, pr := range brokers.CompareDirectoryIDs(id, before[id], now[id]) {
+			p = append(p, pr.String())
 		}
-		return nil
-	}
-	var p []string
-	for _, pr := range probs {
-		p = append(p, pr.String())
 	}
 	return p
 }
@@ -122,28 +127,4 @@ func readMetaProperties(ctx context.Context, e *env, pod, container, dir string)
 		return nil, fmt.Errorf("%s's %s: %w", pod, file, err)
 	}
 	return p.Map(), nil
-}
-
-func TestJudgeSurvival(t *testing.T) {
-	const newID = "broker 1: same data in log dir /d: want directory.id A, got directory.id B: the dir was empty when the broker started, so what it held did not survive"
-	tests := []struct {
-		name     string
-		now      string
-		dataLost bool
-		want     []string
-	}{
-		{name: "kept, as it must be", now: "A"},
-		{name: "formatted anew: lost", now: "B", want: []string{newID}},
-		{name: "a disk loss, formatted anew", now: "B", dataLost: true},
-		{name: "a disk loss that lost nothing", now: "A", dataLost: true,
-			want: []string{"broker 1: the fault was to lose its disk, but every log dir has its old directory ID: map[/d:A]"}},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			got := judgeSurvival(1, map[string]string{"/d": "A"}, map[string]string{"/d": tt.now}, tt.dataLost)
-			if !slices.Equal(got, tt.want) {
-				t.Errorf("judgeSurvival() = %q; want %q", got, tt.want)
-			}
-		})
-	}
 }

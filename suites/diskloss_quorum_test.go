@@ -47,7 +47,7 @@ func voterDiskLossStory(label string, s sentinel) story {
 	return story{
 		// Two nodes are hit: no one timeout predicts the unavailability,
 		// which is bounded by the default for a fault of no known timing.
-		label: label,
+		label: label, dataLost: true,
 		pick: func(ctx context.Context, e *env, _ string, snap []brokers.Broker) ([]brokers.Broker, error) {
 			v, l, err := voterFollower(ctx, e, snap)
 			if err != nil {

@@ -66,8 +66,9 @@ type story struct {
 	// loss).
 	newVolume string
 	// dataLost: the fault loses the victims' data on purpose (a disk
-	// loss), so their log dirs must come back formatted anew; otherwise
-	// they must come back with the data they had (data survival).
+	// loss), so the data survival check leaves them out (the story's own
+	// checks judge the loss); every other broker must come back with the
+	// data it had.
 	dataLost bool
 	// finally runs after the story's own checks: it adds the figures it
 	// measured (Observations) and the problems of checks of its own.
@@ -131,6 +132,8 @@ func runStory(ctx context.Context, e *env, st story) outcome {
 	DeferCleanup(func() { AddReportEntry(reportEntryName, *o, ReportEntryVisibilityNever) })
 	By("auditing the deployment: PVCs, PodDisruptionBudget, spread, replication settings, stable node IDs")
 	o.Add(report.CheckAudit, auditProblems(ctx, e, before)...)
+	By("reading every broker's log dirs' directory IDs, to tell afterwards whether its data survived")
+	dirsBefore := readDirIDsOrSay(ctx, e, before, o)
 
 	if e.cfg.DryRun {
 		victims, err := st.pick(ctx, e, topic, before)
@@ -182,14 +185,6 @@ func runStory(ctx context.Context, e *env, st story) outcome {
 		o.Victims = append(o.Victims, v.ID)
 	}
 	h := hypothesis(ctx, e, st, before, victims, o)
-	By("reading the victims' log dirs' directory IDs, to tell afterwards whether their data survived")
-	dirsBefore, err := readDirIDs(ctx, e, victims)
-	if err != nil {
-		o.Observations = append(o.Observations, "data survival not checked: the victims' directory IDs could not be read: "+err.Error())
-	} else if !dirsBefore.checkable() {
-		o.Observations = append(o.Observations, "data survival not checked: the victims' meta.properties have no directory.id (ZooKeeper mode, or Kafka before 3.7)")
-		dirsBefore = nil
-	}
 	fault := st.fault(e, victims)
 	o.Fault = fault.Name()
 	By("injecting the fault: " + fault.Name())
@@ -272,7 +267,7 @@ func runStory(ctx context.Context, e *env, st story) outcome {
 	after, err := e.snapshot(ctx)
 	Expect(err).NotTo(HaveOccurred())
 	o.Add(report.CheckIdentity, append(identityProblems(before, after, o.Victims, st.newPods, st.newVolume),
-		dataSurvivalProblems(ctx, e, dirsBefore, after, st.dataLost)...)...)
+		dataSurvivalProblems(ctx, e, dirsBefore, after, lostOnPurpose(st, o.Victims))...)...)
 	var brokerVictims []int32 // controllers have no log dirs for the topic
 	for _, v := range victims {
 		if v.BrokerRole {

@@ -33,7 +33,7 @@ func (t Timeline) Pacing(pods []string, from, to time.Time) []string {
 		if s, ok := t.lastBefore(e.At, votersAt); ok {
 			if lag := s.LaggingVoters(); len(lag) > 0 {
 				out = append(out, fmt.Sprintf("pod %s was taken down at +%s while KRaft voters were not caught up: %s (looked at %s before)",
-					name, at, strings.Join(lag, ", "), e.At.Sub(s.ControllerAt).Round(10*time.Millisecond)))
+					name, at, strings.Join(lag, ", "), e.At.Sub(votersAt(s)).Round(10*time.Millisecond)))
 			}
 		}
 	}
@@ -60,10 +60,14 @@ func partitionsAt(s kafkaadmin.State) time.Time {
 	return s.At
 }
 
-// votersAt is when s's answer about the quorum's voters arrived.
+// votersAt is when s's answer about the quorum's voters arrived (its At
+// for a State made without ControllerAt, as KafkaEvents takes it).
 func votersAt(s kafkaadmin.State) time.Time {
-	if s.Voters == nil {
+	switch {
+	case s.Voters == nil:
 		return time.Time{}
+	case s.ControllerAt.IsZero():
+		return s.At
 	}
 	return s.ControllerAt
 }

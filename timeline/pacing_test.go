@@ -62,8 +62,9 @@ func TestPacing(t *testing.T) {
 	}
 }
 
-// withVoters gives s the quorum's voters v, answered when s was.
+// withVoters gives s the quorum's voters v (answered when s was: a State
+// without ControllerAt is dated by its At).
 func withVoters(s kafkaadmin.State, v []kafkaadmin.Replica) kafkaadmin.State {
-	s.Voters, s.ControllerAt = v, s.At
+	s.Voters = v
 	return s
 }
