@@ -132,8 +132,6 @@ func runStory(ctx context.Context, e *env, st story) outcome {
 	DeferCleanup(func() { AddReportEntry(reportEntryName, *o, ReportEntryVisibilityNever) })
 	By("auditing the deployment: PVCs, PodDisruptionBudget, spread, replication settings, stable node IDs")
 	o.Add(report.CheckAudit, auditProblems(ctx, e, before)...)
-	By("reading every broker's log dirs' directory IDs, to tell afterwards whether its data survived")
-	dirsBefore := readDirIDsOrSay(ctx, e, before, o)
 
 	if e.cfg.DryRun {
 		victims, err := st.pick(ctx, e, topic, before)
@@ -144,6 +142,9 @@ func runStory(ctx context.Context, e *env, st story) outcome {
 		Expect(f.Inject(ctx)).To(Succeed())
 		Skip("dry-run: " + f.Name())
 	}
+	// Not in a dry run: pods/exec is a create, which a dry run never makes.
+	By("reading every broker's log dirs' directory IDs, to tell afterwards whether its data survived")
+	dirsBefore := readDirIDsOrSay(ctx, e, before, o)
 
 	cfg := e.cfg
 	nAgents := cmp.Or(st.agents, cfg.SteadyState.Agents)
