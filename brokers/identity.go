@@ -120,11 +120,11 @@ func CompareIdentity(before, after Broker, rejoin Rejoin) []Problem {
 // CompareDirectoryIDs checks that broker id came back with the data it
 // had, and returns one Problem per log dir that it did not: before and
 // after map each of its log dirs to the directory.id of the dir's
-// meta.properties (KIP-858: KRaft mode, Kafka 3.7 and later), read before the fault
-// and once the broker is back. Kafka writes a directory ID when it formats
-// an empty dir, so a changed one means the dir was empty when the broker
-// started: what it held did not survive ("same data in log dir <dir>"). A
-// dir without an ID before is not checked.
+// meta.properties (KIP-858: KRaft mode, Kafka 3.7 and later), read before
+// the fault and once the broker is back. Kafka writes a directory ID when
+// it formats an empty dir, so a changed one means the dir was empty when
+// the broker started: what it held did not survive ("same data in log dir
+// <dir>"). A dir without an ID before is not checked.
 func CompareDirectoryIDs(id int32, before, after map[string]string) []Problem {
 	var out []Problem
 	for _, dir := range slices.Sorted(maps.Keys(before)) {

@@ -14,9 +14,9 @@ import (
 )
 
 // Data survival: every broker must come back from a story with the data it
-// had, but the victims of a disk loss. The pod's volumes say where the data should
-// live (brokers.CompareIdentity); the directory IDs of its log dirs say
-// whether it did: Kafka writes a new one into each dir it formats, so a
+// had, but the victims of a disk loss. The pod's volumes say where the
+// data should live (brokers.CompareIdentity); the directory IDs of its log
+// dirs say whether it did: Kafka writes a new one into each dir it formats, so a
 // broker whose data dir was on an emptyDir or on the container filesystem
 // comes back from a pod kill with new ones.
 
@@ -27,20 +27,15 @@ type dirIDs map[int32]map[string]string
 
 // readDirIDs reads the directory IDs of the log dirs of every broker of bs
 // that has the broker role (a controller has no log dirs to describe): the
-// dirs from a DescribeLogDirs request, the IDs through pods/exec into the
-// broker's Kafka container.
-func readDirIDs(ctx context.Context, e *env, bs []brokers.Broker) (dirIDs, error) {
+// dirs from a DescribeLogDirs request through cl, the IDs through
+// pods/exec into the broker's Kafka container.
+func readDirIDs(ctx context.Context, e *env, cl *kafkaadmin.Client, bs []brokers.Broker) (dirIDs, error) {
 	out := dirIDs{}
 	for _, b := range bs {
 		if !b.BrokerRole {
 			continue
 		}
-		var dirs []string
-		err := e.withKafka(func(cl *kafkaadmin.Client) error {
-			var err error
-			dirs, err = cl.LogDirs(ctx, b.ID)
-			return err
-		})
+		dirs, err := cl.LogDirs(ctx, b.ID)
 		if err != nil {
 			return nil, err
 		}
@@ -59,7 +54,12 @@ func readDirIDs(ctx context.Context, e *env, bs []brokers.Broker) (dirIDs, error
 // readDirIDsOrSay reads the directory IDs of bs's brokers, or says in o's
 // observations why data survival cannot be checked, and returns nil then.
 func readDirIDsOrSay(ctx context.Context, e *env, bs []brokers.Broker, o *outcome) dirIDs {
-	ids, err := readDirIDs(ctx, e, bs)
+	var ids dirIDs
+	err := e.withKafka(func(cl *kafkaadmin.Client) error {
+		var err error
+		ids, err = readDirIDs(ctx, e, cl, bs)
+		return err
+	})
 	switch {
 	case err != nil:
 		o.Observations = append(o.Observations, "data survival not checked: the brokers' directory IDs could not be read: "+err.Error())
@@ -97,19 +97,25 @@ func lostOnPurpose(st story, victims []int32) []int32 {
 // same: brokers.CompareDirectoryIDs), but for the brokers of lost.
 func dataSurvivalProblems(ctx context.Context, e *env, before dirIDs, after []brokers.Broker, lost []int32) []string {
 	var p []string
-	for _, id := range slices.Sorted(maps.Keys(before)) {
-		b, ok := brokers.ByID(after, id)
-		if !ok || slices.Contains(lost, id) {
-			continue // a broker without a pod: the identity check names it
+	err := e.withKafka(func(cl *kafkaadmin.Client) error {
+		for _, id := range slices.Sorted(maps.Keys(before)) {
+			b, ok := brokers.ByID(after, id)
+			if !ok || slices.Contains(lost, id) {
+				continue // a broker without a pod: the identity check names it
+			}
+			now, err := readDirIDs(ctx, e, cl, []brokers.Broker{b})
+			if err != nil {
+				p = append(p, fmt.Sprintf("broker %d: its log dirs' directory IDs after the fault could not be read: %v", id, err))
+				continue
+			}
+			for _, pr := range brokers.CompareDirectoryIDs(id, before[id], now[id]) {
+				p = append(p, pr.String())
+			}
 		}
-		now, err := readDirIDs(ctx, e, []brokers.Broker{b})
-		if err != nil {
-			p = append(p, fmt.Sprintf("broker %d: its log dirs' directory IDs after the fault could not be read: %v", id, err))
-			continue
-		}
-		for _, pr := range brokers.CompareDirectoryIDs(id, before[id], now[id]) {
-			p = append(p, pr.String())
-		}
+		return nil
+	})
+	if err != nil {
+		return []string{"the brokers' directory IDs after the fault could not be read: " + err.Error()}
 	}
 	return p
 }

@@ -111,12 +111,8 @@ func KafkaEvents(prev, cur kafkaadmin.State) []Event {
 		}
 	}
 	if prev.ControllerKnown && cur.ControllerKnown && prev.Controller != cur.Controller {
-		e := Event{At: cur.ControllerAt, Lane: LaneKafka, Kind: ControllerChanged, Subject: "controller",
-			From: fmt.Sprint(prev.Controller), To: fmt.Sprint(cur.Controller)}
-		if e.At.IsZero() { // a State made without it (a test, by hand)
-			e.At = cur.At
-		}
-		out = append(out, e)
+		out = append(out, Event{At: cur.ControllerAt, Lane: LaneKafka, Kind: ControllerChanged, Subject: "controller",
+			From: fmt.Sprint(prev.Controller), To: fmt.Sprint(cur.Controller)})
 	}
 	return out
 }

@@ -17,6 +17,9 @@ var t0 = time.Date(2026, 12, 4, 12, 0, 0, 0, time.UTC)
 
 func look(at int, leaders [2]int32, isr [2][]int32, brokers map[int32]bool, controller int32) kafkaadmin.State {
 	s := kafkaadmin.State{At: t0.Add(time.Duration(at) * time.Second), Brokers: brokers, Controller: controller, ControllerKnown: controller >= -1}
+	if s.ControllerKnown {
+		s.ControllerAt = s.At // the quorum answered with the rest
+	}
 	s.Partitions = map[int32]kafkaadmin.PartitionView{}
 	for p := range 2 {
 		s.Partitions[int32(p)] = kafkaadmin.PartitionView{Leader: leaders[p], Replicas: []int32{int32(p), 1 - int32(p), 2}, ISR: isr[p]}

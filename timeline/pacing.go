@@ -60,14 +60,10 @@ func partitionsAt(s kafkaadmin.State) time.Time {
 	return s.At
 }
 
-// votersAt is when s's answer about the quorum's voters arrived (its At
-// for a State made without ControllerAt, as KafkaEvents takes it).
+// votersAt is when s's answer about the quorum's voters arrived.
 func votersAt(s kafkaadmin.State) time.Time {
-	switch {
-	case s.Voters == nil:
+	if s.Voters == nil {
 		return time.Time{}
-	case s.ControllerAt.IsZero():
-		return s.At
 	}
 	return s.ControllerAt
 }

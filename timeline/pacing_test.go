@@ -62,8 +62,7 @@ func TestPacing(t *testing.T) {
 	}
 }
 
-// withVoters gives s the quorum's voters v (answered when s was: a State
-// without ControllerAt is dated by its At).
+// withVoters gives s the quorum's voters v.
 func withVoters(s kafkaadmin.State, v []kafkaadmin.Replica) kafkaadmin.State {
 	s.Voters = v
 	return s
