@@ -314,22 +314,24 @@ func waitRolledOut(ctx context.Context, e *env, name string) error {
 
 // podsKeptOff looks every second for d that no pod of the namespace, other
 // than one being deleted, runs on node. A look the API could not serve
-// (chaos.Transient) is missed, not failed: with the API down, nothing can
+// (chaos.Transient, or a 401 or 403 while it warms up after that:
+// chaos.APIWatch) is missed, not failed: with the API down, nothing can
 // be scheduled on the node either. But a hold in which no look succeeded
 // proves nothing, and fails. It returns the looks made and missed, and the
 // error of the first look that saw pods there.
 func podsKeptOff(ctx context.Context, e *env, node string, d time.Duration) (looks, missed int, err error) {
 	hold, cancel := context.WithTimeout(ctx, d)
 	defer cancel()
+	api := chaos.NewAPIWatch(chaos.AuthWarmUp)
 	err = wait.PollUntilContextCancel(hold, time.Second, true, func(context.Context) (bool, error) {
 		looks++
 		// The look runs on ctx, not on the hold: one begun near the
 		// hold's end is not cut short (nor refused by the client's rate
 		// limiter, which fails a wait that would pass a deadline).
-		switch err := podsOnNode(ctx, e, node); {
+		switch retry, err := api.Retry(podsOnNode(ctx, e, node)); {
 		case err == nil:
 			return false, nil
-		case chaos.Transient(err):
+		case retry:
 			missed++
 			return false, nil
 		default:
