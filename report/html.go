@@ -197,6 +197,7 @@ func newSpecView(n int, s Spec) specView {
 		{"lost", fmt.Sprint(rec.Lost), rec.Lost > 0},
 		{"duplicated", fmt.Sprint(rec.Duplicates), rec.Duplicates > 0},
 		{"reordered", fmt.Sprint(rec.Reordered), rec.Reordered > 0},
+		{"inconsistent offsets", fmt.Sprint(rec.InconsistentOffsets), rec.InconsistentOffsets > 0},
 		{"consumed, never acked (allowed)", fmt.Sprint(rec.UnackedSeen), false},
 		{"redelivered (ignored)", fmt.Sprint(rec.Redelivered), false},
 		{"foreign (ignored)", fmt.Sprint(rec.Foreign), false},
@@ -351,6 +352,9 @@ func examples(rec steadystate.Records) []string {
 	}
 	for _, d := range rec.ReorderExamples {
 		out = append(out, fmt.Sprintf("reordered: partition %d offset %d, producer %d sequence %d after %d", d.Partition, d.Offset, d.Producer, d.Seq, d.PrevSeq))
+	}
+	for _, m := range rec.InconsistentOffsetExamples {
+		out = append(out, "inconsistent offset: "+m.String())
 	}
 	return out
 }

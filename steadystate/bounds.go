@@ -233,6 +233,7 @@ func (h Hypothesis) evaluate(phases []PhaseStats, partitions []PartitionStall, r
 		count(BoundDuplicateRecords, rec.Duplicates)
 	}
 	count(BoundReorderedRecords, rec.Reordered)
+	count(BoundInconsistentOffsets, rec.InconsistentOffsets)
 	return verdicts, violations
 }
 

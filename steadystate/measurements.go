@@ -141,6 +141,7 @@ func (r *Records) add(o Records) {
 	r.Lost += o.Lost
 	r.Duplicates += o.Duplicates
 	r.Reordered += o.Reordered
+	r.InconsistentOffsets += o.InconsistentOffsets
 	r.UnackedSeen += o.UnackedSeen
 	r.Redelivered += o.Redelivered
 	r.Foreign += o.Foreign
@@ -149,6 +150,7 @@ func (r *Records) add(o Records) {
 	r.LostExamples = appendExamples(r.LostExamples, o.LostExamples)
 	r.DuplicateExamples = appendExamples(r.DuplicateExamples, o.DuplicateExamples)
 	r.ReorderExamples = appendExamples(r.ReorderExamples, o.ReorderExamples)
+	r.InconsistentOffsetExamples = appendExamples(r.InconsistentOffsetExamples, o.InconsistentOffsetExamples)
 }
 
 func appendExamples[T any](dst, src []T) []T {

@@ -23,6 +23,10 @@ type producer struct {
 	rec    *recorder // owned by the sending goroutine
 	ackRec *recorder // owned by the promise (franz-go runs promises serially)
 	acks   *ackLog   // owned by the promise
+	// match checks acked offsets against consumed ones; base is the
+	// runner's first producer ID, which turns id into match's index.
+	match *offsetMatcher
+	base  uint32
 	// partGaps are the ack gaps of each partition, owned by the promise.
 	partGaps []*gapTracker
 
@@ -163,6 +167,7 @@ func (p *producer) promise(rec *kgo.Record, err error) {
 		return // cannot happen: we wrote the value
 	}
 	p.acks.ack(rec.Partition, h.Seq, rec.Offset)
+	p.match.acked(rec.Partition, int(h.Producer-p.base), h.Seq, rec.Offset)
 	if int(rec.Partition) < len(p.partGaps) {
 		p.partGaps[rec.Partition].ack(now)
 	}

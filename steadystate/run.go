@@ -165,6 +165,8 @@ func (r *Runner) Run(ctx context.Context) (*Report, error) {
 	if err != nil {
 		return nil, err
 	}
+	match := newOffsetMatcher(int(partitions), c.Producers)
+	cons.ver.match = match
 	drainCtx, cancelDrain := context.WithCancel(ctx)
 	defer cancelDrain()
 	consDone := make(chan struct{})
@@ -186,6 +188,7 @@ func (r *Runner) Run(ctx context.Context) (*Report, error) {
 			}
 			return nil, err
 		}
+		p.match, p.base = match, c.ProducerBase
 		prods[i] = p
 	}
 	if c.Duration > 0 {

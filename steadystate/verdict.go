@@ -31,6 +31,9 @@ const (
 	BoundLostRecords      BoundKind = "lost-records"
 	BoundDuplicateRecords BoundKind = "duplicate-records"
 	BoundReorderedRecords BoundKind = "reordered-records"
+	// BoundInconsistentOffsets: acknowledged records consumed at another
+	// offset than the acknowledged one, at most (0).
+	BoundInconsistentOffsets BoundKind = "inconsistent-offsets"
 	// BoundFinalDrain: acknowledged records the final drain left unread,
 	// at most (0); how many is not known, so nothing is observed.
 	BoundFinalDrain BoundKind = "final-drain"
@@ -81,6 +84,8 @@ func (k BoundKind) describe() (Unit, bool, string) {
 		return UnitRecords, false, "duplicate records"
 	case BoundReorderedRecords:
 		return UnitRecords, false, "reordered records"
+	case BoundInconsistentOffsets:
+		return UnitRecords, false, "inconsistent offsets"
 	case BoundFinalDrain:
 		return UnitRecords, false, "final drain"
 	}

@@ -14,6 +14,10 @@ type Records struct {
 	// Reordered counts records consumed after a later record of the same
 	// producer in the same partition.
 	Reordered uint64 `json:"reordered"`
+	// InconsistentOffsets counts acknowledged records consumed only at an
+	// offset other than the one the broker acknowledged (Jepsen's
+	// inconsistent-offsets; offsetMatcher says what is judged).
+	InconsistentOffsets uint64 `json:"inconsistentOffsets"`
 	// UnackedSeen counts records consumed whose produce was never
 	// acknowledged (the producer saw an error or gave up): allowed.
 	UnackedSeen uint64 `json:"unackedSeen"`
@@ -36,10 +40,15 @@ type Records struct {
 	LostExamples      []LostRange `json:"lostExamples,omitempty"`
 	DuplicateExamples []Anomaly   `json:"duplicateExamples,omitempty"`
 	ReorderExamples   []Anomaly   `json:"reorderExamples,omitempty"`
+	// InconsistentOffsetExamples are the first inconsistent offsets.
+	InconsistentOffsetExamples []OffsetMismatch `json:"inconsistentOffsetExamples,omitempty"`
 }
 
-// Clean reports whether the run had no loss, duplicate or reordering.
-func (r Records) Clean() bool { return r.Lost == 0 && r.Duplicates == 0 && r.Reordered == 0 }
+// Clean reports whether the run had no loss, duplicate, reordering or
+// inconsistent offset.
+func (r Records) Clean() bool {
+	return r.Lost == 0 && r.Duplicates == 0 && r.Reordered == 0 && r.InconsistentOffsets == 0
+}
 
 // Anomaly names one record the verifier objected to.
 type Anomaly struct {
@@ -108,7 +117,8 @@ type verifier struct {
 	streams    [][]stream // [partition][producer - base]
 	nextOffset []int64    // by partition: one past the highest offset consumed
 	res        Records
-	obs        Observer // told of duplicates and reorderings as they are found
+	obs        Observer       // told of duplicates and reorderings as they are found
+	match      *offsetMatcher // shared with the producers' promises; nil: not checked
 }
 
 func newVerifier(run uint64, partitions, producers int) *verifier {
@@ -145,6 +155,7 @@ func (v *verifier) consume(p int32, offset int64, h header) bool {
 		v.res.OtherProducers++
 		return false
 	}
+	v.match.consumed(p, int(h.Producer-v.base), h.Seq, offset)
 	s := &v.streams[p][h.Producer-v.base]
 	if s.consumed.add(h.Seq) {
 		v.res.Duplicates++
@@ -213,5 +224,6 @@ func (v *verifier) verdict(acks []*ackLog) Records {
 			consumed.minus(&a.parts[p], func(lo, hi uint64) { res.UnackedSeen += hi - lo })
 		}
 	}
+	res.InconsistentOffsets, res.InconsistentOffsetExamples = v.match.verdict(v.base)
 	return res
 }

@@ -324,8 +324,8 @@ func printReport(w io.Writer, rep *steadystate.Report) {
 	fmt.Fprintf(w, "end-to-end latency: %.2f ms avg, %d ms 50th, %d ms 99th, %d ms 99.9th, %.2f ms max\n",
 		e2e.Mean/1000, e2e.P50/1000, e2e.P99/1000, e2e.P999/1000, float64(e2e.Max)/1000)
 	rec := rep.Records
-	fmt.Fprintf(w, "records: acked %d, consumed %d, lost %d, duplicates %d, reordered %d, unacked-but-seen %d\n",
-		rec.Acked, rec.Consumed, rec.Lost, rec.Duplicates, rec.Reordered, rec.UnackedSeen)
+	fmt.Fprintf(w, "records: acked %d, consumed %d, lost %d, duplicates %d, reordered %d, inconsistent offsets %d, unacked-but-seen %d\n",
+		rec.Acked, rec.Consumed, rec.Lost, rec.Duplicates, rec.Reordered, rec.InconsistentOffsets, rec.UnackedSeen)
 	fmt.Fprintf(w, "longest unavailability: %s\n", rep.Unavailable.Round(time.Millisecond))
 	for _, l := range rec.LostExamples {
 		fmt.Fprintf(w, "  lost: partition %d producer %d seq %d..%d (%d records)\n", l.Partition, l.Producer, l.FirstSeq, l.LastSeq, l.Count)
@@ -335,6 +335,9 @@ func printReport(w io.Writer, rep *steadystate.Report) {
 	}
 	for _, a := range rec.ReorderExamples {
 		fmt.Fprintf(w, "  reordered: partition %d offset %d producer %d seq %d after seq %d\n", a.Partition, a.Offset, a.Producer, a.Seq, a.PrevSeq)
+	}
+	for _, m := range rec.InconsistentOffsetExamples {
+		fmt.Fprintf(w, "  inconsistent offset: %s\n", m)
 	}
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "VERDICT\tPHASE\tBOUND\tLIMIT\tOBSERVED")
