@@ -39,7 +39,7 @@ type ConfigChange struct {
 	Value     string
 }
 
-var _ Fault = (*ConfigChange)(nil)
+var _ Planner = (*ConfigChange)(nil)
 
 // Name implements Fault.
 func (f *ConfigChange) Name() string {

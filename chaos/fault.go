@@ -14,3 +14,13 @@ type Fault interface {
 	// nothing. Register it with DeferCleanup right after Inject.
 	Recover(ctx context.Context) error
 }
+
+// Planner is a Fault that says beforehand what its Inject does: a dry run
+// prints the plan ("dry-run: " and Plan) and makes no change. Every fault of
+// this package is one. Plan is not part of Fault yet because faults defined
+// outside this package may lack it.
+type Planner interface {
+	Fault
+	// Plan says what Inject does, in one sentence.
+	Plan() string
+}

@@ -56,14 +56,8 @@ func TestCheckNamespace(t *testing.T) {
 }
 
 // k8sFaults builds one of each Kubernetes fault against target t.
-func k8sFaults(t Target) map[string]interface {
-	Fault
-	Plan() string
-} {
-	return map[string]interface {
-		Fault
-		Plan() string
-	}{
+func k8sFaults(t Target) map[string]Planner {
+	return map[string]Planner{
 		"pod delete":       &PodDelete{Target: t, Pod: "kafka-0"},
 		"pod force delete": &PodDelete{Target: t, Pod: "kafka-0", Force: true},
 		"node drain":       &NodeDrain{Target: t, Node: "node-1"},

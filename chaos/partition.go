@@ -111,7 +111,7 @@ type Partition struct {
 	Clients []string
 }
 
-var _ Fault = (*Partition)(nil)
+var _ Planner = (*Partition)(nil)
 
 // Name implements Fault.
 func (f *Partition) Name() string {

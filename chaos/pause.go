@@ -114,7 +114,7 @@ type Pause struct {
 	Container string
 }
 
-var _ Fault = (*Pause)(nil)
+var _ Planner = (*Pause)(nil)
 
 // Name implements Fault.
 func (f *Pause) Name() string {

@@ -17,7 +17,7 @@ type PodDelete struct {
 	Force bool
 }
 
-var _ Fault = (*PodDelete)(nil)
+var _ Planner = (*PodDelete)(nil)
 
 // Name implements Fault.
 func (f *PodDelete) Name() string {

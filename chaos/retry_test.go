@@ -20,7 +20,10 @@ type flaky struct {
 	calls int
 }
 
+var _ Planner = (*flaky)(nil)
+
 func (f *flaky) Name() string                 { return "flaky" }
+func (f *flaky) Plan() string                 { return "nothing: a test fault" }
 func (f *flaky) Inject(context.Context) error { return nil }
 func (f *flaky) Recover(context.Context) error {
 	f.calls++

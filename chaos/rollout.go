@@ -24,7 +24,7 @@ type RollingRestart struct {
 	StatefulSet string
 }
 
-var _ Fault = (*RollingRestart)(nil)
+var _ Planner = (*RollingRestart)(nil)
 
 // Name implements Fault.
 func (f *RollingRestart) Name() string {

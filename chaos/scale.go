@@ -56,7 +56,7 @@ type Scale struct {
 	Throttle int64
 }
 
-var _ Fault = (*Scale)(nil)
+var _ Planner = (*Scale)(nil)
 
 // Name implements Fault.
 func (f *Scale) Name() string {

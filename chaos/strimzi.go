@@ -26,7 +26,7 @@ type ManualRollingUpdate struct {
 	Pods []string
 }
 
-var _ Fault = (*ManualRollingUpdate)(nil)
+var _ Planner = (*ManualRollingUpdate)(nil)
 
 // Name implements Fault.
 func (f *ManualRollingUpdate) Name() string {

@@ -37,7 +37,7 @@ type Upgrade struct {
 	Image     string
 }
 
-var _ Fault = (*Upgrade)(nil)
+var _ Planner = (*Upgrade)(nil)
 
 // Name implements Fault.
 func (f *Upgrade) Name() string {
