@@ -109,7 +109,9 @@ type stream struct {
 // verifier checks consumed records of its own producers, IDs [base,
 // base+producers). It is owned by the consumer goroutine. Its memory is
 // O(partitions x own producers + anomalies): each stream is an interval
-// set, which stays one range while records arrive in order.
+// set, which stays one range while records arrive in order. Its offset
+// matcher (shared with the producers) adds the records acked but not yet
+// read, or read but not yet acked: O(records in flight), not O(records).
 type verifier struct {
 	run        uint64
 	base       uint32 // first own producer ID; set after newVerifier
