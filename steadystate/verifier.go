@@ -1,5 +1,7 @@
 package steadystate
 
+import "github.com/kafkachaos/kafkachaos/internal/intervals"
+
 // maxExamples is how many examples of each anomaly a report keeps.
 const maxExamples = 10
 
@@ -75,13 +77,13 @@ type LostRange struct {
 // producer's promise goroutine (franz-go calls promises serially), so it
 // takes no locks.
 type ackLog struct {
-	parts   []intervalSet // by partition
-	maxOffs []int64       // by partition: the highest offset acked, -1 for none
+	parts   []intervals.Set // by partition
+	maxOffs []int64         // by partition: the highest offset acked, -1 for none
 	n       uint64
 }
 
 func newAckLog(partitions int) *ackLog {
-	a := &ackLog{parts: make([]intervalSet, partitions), maxOffs: make([]int64, partitions)}
+	a := &ackLog{parts: make([]intervals.Set, partitions), maxOffs: make([]int64, partitions)}
 	for i := range a.maxOffs {
 		a.maxOffs[i] = -1
 	}
@@ -93,7 +95,7 @@ func (a *ackLog) ack(p int32, seq uint64, offset int64) {
 	if int(p) >= len(a.parts) || p < 0 {
 		return
 	}
-	if !a.parts[p].add(seq) {
+	if !a.parts[p].Add(seq) {
 		a.n++
 	}
 	a.maxOffs[p] = max(a.maxOffs[p], offset)
@@ -101,7 +103,7 @@ func (a *ackLog) ack(p int32, seq uint64, offset int64) {
 
 // stream is the consumer-side state of one (partition, producer) stream.
 type stream struct {
-	consumed intervalSet
+	consumed intervals.Set
 	max      uint64
 	any      bool
 }
@@ -159,7 +161,7 @@ func (v *verifier) consume(p int32, offset int64, h header) bool {
 	}
 	v.match.consumed(p, int(h.Producer-v.base), h.Seq, offset)
 	s := &v.streams[p][h.Producer-v.base]
-	if s.consumed.add(h.Seq) {
+	if s.consumed.Add(h.Seq) {
 		v.res.Duplicates++
 		v.obs.Duplicate()
 		if len(v.res.DuplicateExamples) < maxExamples {
@@ -215,7 +217,7 @@ func (v *verifier) verdict(acks []*ackLog) Records {
 				continue
 			}
 			consumed := &v.streams[p][prod].consumed
-			a.parts[p].minus(consumed, func(lo, hi uint64) {
+			a.parts[p].Minus(consumed, func(lo, hi uint64) {
 				res.Lost += hi - lo
 				if len(res.LostExamples) < maxExamples {
 					res.LostExamples = append(res.LostExamples, LostRange{
@@ -223,7 +225,7 @@ func (v *verifier) verdict(acks []*ackLog) Records {
 					})
 				}
 			})
-			consumed.minus(&a.parts[p], func(lo, hi uint64) { res.UnackedSeen += hi - lo })
+			consumed.Minus(&a.parts[p], func(lo, hi uint64) { res.UnackedSeen += hi - lo })
 		}
 	}
 	res.InconsistentOffsets, res.InconsistentOffsetExamples = v.match.verdict(v.base)
