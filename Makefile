@@ -11,8 +11,10 @@ BIN           := bin/kafkachaos
 
 all: build
 
+# kafkachaos and the local cluster's node binary, kafkachaos-node, which
+# kafkachaos cluster up finds next to it.
 build:
-	$(GO) build -o $(BIN) ./cmd/kafkachaos
+	$(GO) build -o bin/ ./cmd/kafkachaos ./cmd/kafkachaos-node
 
 # Ginkgo's own timeout stays under go test's, so a run that overstays is
 # interrupted by Ginkgo (which runs the cleanups: faults recovered, the

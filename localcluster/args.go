@@ -110,12 +110,12 @@ func schedulerArgs(cp controlPlane) []string {
 	)
 }
 
-// agentArgs returns the arguments of the kafkachaos binary that runs the
-// node agent: its state dir, how many nodes, the pinned Kafka jars and the
-// Kafka cache if known, and
-// each extra image mapping (in the map's order).
+// agentArgs returns the arguments of the kafkachaos-node binary that runs
+// the node agent: its state dir, how many nodes, the pinned Kafka jars and
+// the Kafka cache if known, and each extra image mapping (in the map's
+// order).
 func (c *Cluster) agentArgs() []string {
-	args := []string{"cluster", "agent", "--state-dir", c.dir, "--nodes", strconv.Itoa(c.nodes)}
+	args := []string{"agent", "--state-dir", c.dir, "--nodes", strconv.Itoa(c.nodes)}
 	if c.kafkaLibs != "" {
 		args = append(args, "--kafka-libs", c.kafkaLibs)
 	}

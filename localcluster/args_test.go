@@ -114,13 +114,13 @@ func TestAgentArgs(t *testing.T) {
 		{
 			name:    "defaults",
 			cluster: Cluster{dir: "/state", nodes: 3},
-			want:    []string{"cluster", "agent", "--state-dir", "/state", "--nodes", "3"},
+			want:    []string{"agent", "--state-dir", "/state", "--nodes", "3"},
 		},
 		{
 			name:    "kafka libs and an image",
 			cluster: Cluster{dir: "/state", nodes: 1, kafkaLibs: "/kafka/libs", images: map[string]string{"example/app": "/bin/app"}},
 			want: []string{
-				"cluster", "agent", "--state-dir", "/state", "--nodes", "1",
+				"agent", "--state-dir", "/state", "--nodes", "1",
 				"--kafka-libs", "/kafka/libs",
 				"--image", "example/app=/bin/app",
 			},

@@ -21,7 +21,6 @@ import (
 
 	"github.com/kafkachaos/kafkachaos/internal/kafkadist"
 	"github.com/kafkachaos/kafkachaos/internal/loopback"
-	"github.com/kafkachaos/kafkachaos/localcluster/netpol"
 	"github.com/kafkachaos/kafkachaos/localcluster/nodeagent"
 )
 
@@ -63,8 +62,11 @@ func WithBinDir(dir string) Option { return func(c *Cluster) { c.binDir = dir } 
 // default of 3.
 func WithNodes(n int) Option { return func(c *Cluster) { c.nodes = n } }
 
-// WithAgentBinary sets the kafkachaos binary that runs the node agent
-// (`kafkachaos cluster agent`), overriding the default of this program.
+// WithAgentBinary sets the kafkachaos-node binary that runs the node agent
+// (`kafkachaos-node agent`) and its pods' containers, overriding the
+// default: the NodeBinary next to this program's executable, else the one
+// on PATH. The agent runs the kafkachaos binary next to it for the
+// project's image (else the one on PATH).
 func WithAgentBinary(path string) Option { return func(c *Cluster) { c.agentBin = path } }
 
 // WithImage maps an image repository (without tag) to a host program that
@@ -108,13 +110,6 @@ func New(opts ...Option) (*Cluster, error) {
 	}
 	if c.kafkaCache == "" {
 		c.kafkaCache = kafkadist.CacheDir()
-	}
-	if c.agentBin == "" {
-		self, err := os.Executable()
-		if err != nil {
-			return nil, fmt.Errorf("localcluster: %w", err)
-		}
-		c.agentBin = self
 	}
 	if c.dir == "" {
 		home, err := os.UserHomeDir()
@@ -206,6 +201,10 @@ func (c *Cluster) ports() (ports, error) {
 // daemons ran before, it stops what it started, so a failed start leaves
 // no process behind.
 func (c *Cluster) Up(ctx context.Context) error {
+	// Checked before the clean-up of a failed start, which also needs it.
+	if _, err := c.AgentBinary(); err != nil {
+		return err
+	}
 	fresh := true
 	for _, d := range c.daemons() {
 		if _, ok := d.running(); ok {
@@ -228,6 +227,10 @@ func (c *Cluster) Up(ctx context.Context) error {
 const stopAfterFailedUp = time.Minute
 
 func (c *Cluster) up(ctx context.Context) error {
+	agentBin, err := c.AgentBinary()
+	if err != nil {
+		return err
+	}
 	bins, err := c.binaries()
 	if err != nil {
 		return err
@@ -286,14 +289,11 @@ func (c *Cluster) up(ctx context.Context) error {
 		return err
 	}
 	if _, ok := c.agent().running(); !ok {
-		// Pod processes of an agent that crashed are cleaned up; the new
-		// agent starts the pods again from the API server's state.
-		nodeagent.KillPods(c.dir)
-		if err := netpol.Purge(c.dir); err != nil { // its nftables table and pod cgroups
-			return err
-		}
+		// The agent first cleans up after one that crashed (its pods'
+		// processes, nftables table and cgroups), then starts the pods
+		// again from the API server's state.
 		c.logf("starting the node agent: %d nodes", c.nodes)
-		if _, err := c.agent().start(c.agentBin, c.agentArgs()...); err != nil {
+		if _, err := c.agent().start(agentBin, c.agentArgs()...); err != nil {
 			return err
 		}
 	}
@@ -325,9 +325,8 @@ func (c *Cluster) Down(ctx context.Context, purge bool) error {
 			errs = append(errs, err)
 		}
 	}
-	// Pod processes an agent that crashed may have left behind.
-	nodeagent.KillPods(c.dir)
-	if err := netpol.Purge(c.dir); err != nil { // its nftables table and pod cgroups
+	// What an agent that crashed may have left behind.
+	if err := c.purgeAgent(ctx); err != nil {
 		errs = append(errs, err)
 	}
 	if purge && len(errs) == 0 {

@@ -49,13 +49,14 @@ const strayFile = "/var/tmp/kafkachaos-e2e-stray"
 // volume fails (the pod must retry it), later ones record one line per pod.
 const sleeperInitScript = `test -f /var/lib/sleeper/data/init-tried || { touch /var/lib/sleeper/data/init-tried; exit 1; }; echo init >> /var/lib/sleeper/data/inits`
 
-// buildAgent builds the kafkachaos binary the node agent runs.
+// buildAgent builds the kafkachaos-node binary the node agent runs. These
+// tests run no pod of the project's image, so kafkachaos is not built.
 func buildAgent(t *testing.T) string {
 	t.Helper()
-	bin := filepath.Join(t.TempDir(), "kafkachaos")
+	bin := filepath.Join(t.TempDir(), AgentBinaryName)
 	ctx, cancel := context.WithTimeout(t.Context(), buildTimeout)
 	defer cancel()
-	out, err := exec.CommandContext(ctx, "go", "build", "-o", bin, "github.com/kafkachaos/kafkachaos/cmd/kafkachaos").CombinedOutput()
+	out, err := exec.CommandContext(ctx, "go", "build", "-o", bin, "github.com/kafkachaos/kafkachaos/cmd/kafkachaos-node").CombinedOutput()
 	if err != nil {
 		t.Fatalf("go build: %v\n%s", err, out)
 	}

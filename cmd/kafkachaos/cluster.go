@@ -1,6 +1,3 @@
-// A file over 400 lines: every `cluster` subcommand, the visible ones and
-// the hidden launchers the node agent runs in pods, with their flags.
-
 package main
 
 import (
@@ -8,10 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
-	"os/signal"
 	"strings"
-	"syscall"
 	"text/tabwriter"
 	"time"
 
@@ -22,7 +16,6 @@ import (
 	"github.com/kafkachaos/kafkachaos/internal/kafkadist"
 	"github.com/kafkachaos/kafkachaos/internal/kube"
 	"github.com/kafkachaos/kafkachaos/localcluster"
-	"github.com/kafkachaos/kafkachaos/localcluster/nodeagent"
 	"github.com/kafkachaos/kafkachaos/manifests"
 )
 
@@ -38,7 +31,8 @@ func newClusterCmd(ctx context.Context) *cobra.Command {
 kube-controller-manager and kube-scheduler on loopback. Its state (PKI, etcd
 data, logs, kubeconfig) lives in --state-dir.
 
-A node agent (virtual-kubelet) registers --nodes nodes (zones zone-a, zone-b,
+A node agent (virtual-kubelet; the kafkachaos-node binary, which make build
+puts next to kafkachaos) registers --nodes nodes (zones zone-a, zone-b,
 zone-c) and runs each pod's containers as host processes, with a loopback IP,
 a private mount namespace for its volumes, and the pod's hostname. A default
 StorageClass provisions PVs as directories in the state dir. apache/kafka
@@ -108,6 +102,9 @@ Ready. Then test your own with the suite:
 			if err != nil {
 				return err
 			}
+			if _, err := c.AgentBinary(); err != nil {
+				return usageError{err}
+			}
 			start := time.Now()
 			if err := c.Up(ctx); err != nil {
 				return err
@@ -173,91 +170,7 @@ Ready. Then test your own with the suite:
 			return tw.Flush()
 		},
 	}
-	agentCmd := &cobra.Command{
-		Use:    "agent",
-		Short:  "Run the node agent in the foreground (cluster up starts it)",
-		Hidden: true,
-		Args:   noArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			c, err := newCluster(cmd)
-			if err != nil {
-				return err
-			}
-			cs, err := c.Clientset()
-			if err != nil {
-				return err
-			}
-			ports, err := c.NodePorts()
-			if err != nil {
-				return err
-			}
-			ctx, stop := signal.NotifyContext(ctx, syscall.SIGTERM, os.Interrupt)
-			defer stop()
-			return nodeagent.Run(ctx, nodeagent.Config{Client: cs, Nodes: c.Nodes(), StateDir: c.StateDir(), Ports: ports, Images: c.Images(),
-				KafkaLibs: kafkaLibs, KafkaCache: c.KafkaCache()})
-		},
-	}
-	var sandbox nodeagent.Sandbox
-	var mounts []string
-	podExec := &cobra.Command{
-		Use:    "pod-exec --hostname H --scratch DIR [--workdir DIR] [--mount SRC:DST[:ro]]... -- PROGRAM [ARGS...]",
-		Short:  "Enter a pod's namespaces and exec its program (the node agent runs it)",
-		Hidden: true,
-		Args:   cobra.MinimumNArgs(1),
-		RunE: func(_ *cobra.Command, args []string) error {
-			for _, s := range mounts {
-				m, err := nodeagent.ParseMount(s)
-				if err != nil {
-					return usageError{err}
-				}
-				sandbox.Mounts = append(sandbox.Mounts, m)
-			}
-			return nodeagent.PodExec(sandbox, args[0], args[1:], os.Environ())
-		},
-	}
-	podExec.Flags().StringVar(&sandbox.Hostname, "hostname", "", "the pod's hostname")
-	podExec.Flags().StringVar(&sandbox.Scratch, "scratch", "", "the container's directory for the mount point of its writable layer")
-	podExec.Flags().StringVar(&sandbox.WorkDir, "workdir", "", "the container's working directory, in its own filesystem")
-	podExec.Flags().StringArrayVar(&mounts, "mount", nil, "volume mount SRC:DST[:ro]")
-	var libs, version, script string
-	kafkaRun := &cobra.Command{
-		Use:    "kafka-run --libs DIR [--version X.Y.Z] [--script kafka-server-start.sh|kafka-storage.sh -- ARGS...]",
-		Short:  "Launch Kafka inside a pod as the apache/kafka image does, or run one of the distribution's scripts there (the node agent runs it)",
-		Hidden: true,
-		RunE: func(_ *cobra.Command, args []string) error {
-			switch script {
-			case nodeagent.KafkaStartScript:
-				return nodeagent.KafkaServerStart(libs, version, args, os.Environ())
-			case nodeagent.KafkaStorageScript:
-				return nodeagent.KafkaStorage(libs, version, args, os.Environ())
-			case "":
-			default:
-				return usageError{fmt.Errorf("kafka-run --script: want %s or %s, got %q", nodeagent.KafkaStartScript, nodeagent.KafkaStorageScript, script)}
-			}
-			if len(args) > 0 {
-				return usageError{fmt.Errorf("kafka-run takes arguments only with --script, got %q", args)}
-			}
-			return nodeagent.KafkaRun(libs, version, os.Environ())
-		},
-	}
-	kafkaRun.Flags().StringVar(&libs, "libs", "", "directory of the Kafka jars")
-	kafkaRun.Flags().StringVar(&version, "version", "", "the jars' Kafka version (default: the one their fetch recorded)")
-	kafkaRun.Flags().StringVar(&script, "script", "", "run as the distribution's bin/"+nodeagent.KafkaStartScript+" or bin/"+nodeagent.KafkaStorageScript+" with the arguments after --")
-	var zkLibs string
-	var zkMounts []string
-	zooKeeperRun := &cobra.Command{
-		Use:    "zookeeper-run --libs DIR [--mount PATH]...",
-		Short:  "Launch a ZooKeeper server inside a pod as the official zookeeper image does (the node agent runs it)",
-		Hidden: true,
-		Args:   noArgs,
-		RunE: func(*cobra.Command, []string) error {
-			return nodeagent.ZooKeeperRun(zkLibs, zkMounts, os.Environ())
-		},
-	}
-	zooKeeperRun.Flags().StringVar(&zkLibs, "libs", "", "directory of the jars of a Kafka 3.9.x, which hold ZooKeeper's")
-	// An array, not a slice: a mountPath may hold a comma.
-	zooKeeperRun.Flags().StringArrayVar(&zkMounts, "mount", nil, "mountPath of one of the container's volumes (repeatable); data dirs elsewhere go to the pod's image layer")
-	cmd.AddCommand(up, down, status, agentCmd, podExec, kafkaRun, zooKeeperRun)
+	cmd.AddCommand(up, down, status)
 	return cmd
 }
 

@@ -25,11 +25,11 @@ const notOptedIn = "kafka-not-opted-in"
 // suite's reads, or it would prove nothing); and that a run against a
 // namespace that does not opt in to disruption refuses before it grants
 // anything there, so its ServiceAccount never exists.
-func auditSuiteRuns(ctx context.Context, t *testing.T, c *localcluster.Cluster, root, suite string, env []string, state, bin string) {
+func auditSuiteRuns(ctx context.Context, t *testing.T, c *localcluster.Cluster, root, suite string, env []string, state, node string) {
 	t.Run("a dry run of every spec makes no mutating API call (audit log)", func(t *testing.T) {
 		since := time.Now()
 		out := runSuite(ctx, t, root, suite, env, "-test.v", "-ginkgo.v", "-kafkachaos.dry-run",
-			"-kafkachaos.state-dir="+state, "-kafkachaos.binary="+bin)
+			"-kafkachaos.state-dir="+state, "-kafkachaos.binary="+node)
 		if !strings.Contains(out, "dry-run:") {
 			t.Errorf("the dry run printed no plan")
 		}
@@ -45,7 +45,7 @@ func auditSuiteRuns(ctx context.Context, t *testing.T, c *localcluster.Cluster, 
 			_ = cs.CoreV1().Namespaces().Delete(context.Background(), notOptedIn, metav1.DeleteOptions{})
 		})
 		cmd := exec.CommandContext(ctx, suite, "-test.v", "-ginkgo.v", "-ginkgo.label-filter=gate",
-			"-kafkachaos.namespace="+notOptedIn, "-kafkachaos.state-dir="+state, "-kafkachaos.binary="+bin)
+			"-kafkachaos.namespace="+notOptedIn, "-kafkachaos.state-dir="+state, "-kafkachaos.binary="+node)
 		cmd.Dir, cmd.Env = filepath.Join(root, "suites"), env
 		out, err := cmd.CombinedOutput()
 		if err == nil {

@@ -65,12 +65,14 @@ func TestInterruptedFaultsLeaveNothing(t *testing.T) {
 	points := interruptPoints(t)
 	ctx, cancel := context.WithTimeout(t.Context(), buildTimeout+5*(drainTimeout+exitTimeout)+time.Duration(points)*pointTimeout)
 	defer cancel()
-	bin := filepath.Join(state, "kafkachaos")
+	// kafkachaos (recover), and the node binary the local cluster runs,
+	// which finds kafkachaos next to it for the agents' pods.
+	bin, node := filepath.Join(state, "kafkachaos"), filepath.Join(state, localcluster.AgentBinaryName)
 	suite := filepath.Join(state, "suites.test")
-	run(ctx, t, root, "go", "build", "-o", bin, "./cmd/kafkachaos")
+	run(ctx, t, root, "go", "build", "-o", state+string(filepath.Separator), "./cmd/kafkachaos", "./cmd/kafkachaos-node")
 	run(ctx, t, root, "go", "test", "-c", "-o", suite, "./suites")
 
-	c, err := localcluster.New(localcluster.WithStateDir(state), localcluster.WithAgentBinary(bin))
+	c, err := localcluster.New(localcluster.WithStateDir(state), localcluster.WithAgentBinary(node))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -87,7 +89,7 @@ func TestInterruptedFaultsLeaveNothing(t *testing.T) {
 		t.Fatal(err)
 	}
 	args := []string{"-test.v", "-ginkgo.v", "-ginkgo.label-filter=node-drain", "-kafkachaos.config=" + config,
-		"-kafkachaos.state-dir=" + state, "-kafkachaos.binary=" + bin}
+		"-kafkachaos.state-dir=" + state, "-kafkachaos.binary=" + node}
 	env := append(os.Environ(), "KAFKACHAOS_REPORT_DIR="+filepath.Join(state, "reports"))
 
 	t.Run("SIGINT runs the recoveries", func(t *testing.T) {
@@ -146,15 +148,15 @@ func TestInterruptedFaultsLeaveNothing(t *testing.T) {
 		}
 	})
 
-	outageDuringDrain(ctx, t, apiServerStopped(), c, root, suite, env, state, bin)
+	outageDuringDrain(ctx, t, apiServerStopped(), c, root, suite, env, state, node)
 	if os.Getenv(etcdOutageEnv) != "" {
-		outageDuringDrain(ctx, t, etcdStopped(), c, root, suite, env, state, bin)
+		outageDuringDrain(ctx, t, etcdStopped(), c, root, suite, env, state, node)
 	}
 
 	// The pause: the 45 s pause of the leader of partition 0, signalled
 	// while it holds. No broker may be left frozen.
 	pauseArgs := []string{"-test.v", "-ginkgo.v", "-ginkgo.label-filter=pause && gameday",
-		"-kafkachaos.state-dir=" + state, "-kafkachaos.binary=" + bin}
+		"-kafkachaos.state-dir=" + state, "-kafkachaos.binary=" + node}
 	t.Run("SIGINT resumes a paused broker", func(t *testing.T) {
 		sr := startUntil(ctx, t, root, suite, pauseArgs, env, holdingThePause)
 		cs := clientset(t, c)
@@ -207,7 +209,7 @@ func TestInterruptedFaultsLeaveNothing(t *testing.T) {
 	// The partition: the peers-only NetworkPolicy a SIGKILLed suite leaves
 	// behind, which only kafkachaos recover removes.
 	cutArgs := []string{"-test.v", "-ginkgo.v", "-ginkgo.label-filter=partition && peers-only",
-		"-kafkachaos.state-dir=" + state, "-kafkachaos.binary=" + bin}
+		"-kafkachaos.state-dir=" + state, "-kafkachaos.binary=" + node}
 	t.Run("kafkachaos recover removes the policy a SIGKILLed suite left partitioning a broker", func(t *testing.T) {
 		sr := startUntil(ctx, t, root, suite, cutArgs, env, holdingTheCut)
 		if err := sr.cmd.Process.Signal(syscall.SIGKILL); err != nil {
@@ -230,8 +232,8 @@ func TestInterruptedFaultsLeaveNothing(t *testing.T) {
 		}
 	})
 
-	auditSuiteRuns(ctx, t, c, root, suite, env, state, bin)
-	interruptAtRandom(ctx, t, c, root, suite, env, state, bin, points)
+	auditSuiteRuns(ctx, t, c, root, suite, env, state, node)
+	interruptAtRandom(ctx, t, c, root, suite, env, state, bin, node, points)
 }
 
 // partitionPolicies lists the partition fault's NetworkPolicies.

@@ -58,14 +58,14 @@ const etcdOutageEnv = "KAFKACHAOS_ETCD_OUTAGE"
 // no ledger entry, with no help from the suite's final sweep or from
 // kafkachaos recover; when the API refused connections it must say that
 // it waited.
-func outageDuringDrain(ctx context.Context, t *testing.T, o controlPlaneOutage, c *localcluster.Cluster, root, suite string, env []string, state, bin string) {
+func outageDuringDrain(ctx context.Context, t *testing.T, o controlPlaneOutage, c *localcluster.Cluster, root, suite string, env []string, state, node string) {
 	t.Run("the drain is recovered after "+o.name+" that outlasts its hold", func(t *testing.T) {
 		config := filepath.Join(state, "outage.yaml")
 		if err := os.WriteFile(config, []byte(outageConfig), 0o644); err != nil {
 			t.Fatal(err)
 		}
 		args := []string{"-test.v", "-ginkgo.v", "-ginkgo.label-filter=node-drain", "-kafkachaos.config=" + config,
-			"-kafkachaos.state-dir=" + state, "-kafkachaos.binary=" + bin}
+			"-kafkachaos.state-dir=" + state, "-kafkachaos.binary=" + node}
 		sr := startUntil(ctx, t, root, suite, args, env, holdingTheDrain)
 		// The outage is aimed at the recovery: it begins once the evicted
 		// broker has stopped and its pod object is gone. (Begun while the

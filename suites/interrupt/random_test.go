@@ -87,7 +87,7 @@ const pointTimeout = drainTimeout + maxDelay + exitTimeout + restoreTimeout
 // partition policy, no frozen process, the StatefulSet as it was and rolled
 // out, every pod Ready, Kafka healthy. The seed and each point's choices
 // are logged, so a failure can be replayed with KAFKACHAOS_INTERRUPT_SEED.
-func interruptAtRandom(ctx context.Context, t *testing.T, c *localcluster.Cluster, root, suite string, env []string, state, bin string, points int) {
+func interruptAtRandom(ctx context.Context, t *testing.T, c *localcluster.Cluster, root, suite string, env []string, state, bin, node string, points int) {
 	seed := uint64(time.Now().UnixNano())
 	if v := os.Getenv(seedEnv); v != "" {
 		s, err := strconv.ParseUint(v, 10, 64)
@@ -114,7 +114,7 @@ func interruptAtRandom(ctx context.Context, t *testing.T, c *localcluster.Cluste
 		sig := signals[rng.IntN(len(signals))]
 		ok := t.Run(fmt.Sprintf("point %d: %s %s into the %s", i+1, sig.name, delay.Round(time.Millisecond), f.name), func(t *testing.T) {
 			args := []string{"-test.v", "-ginkgo.v", "-ginkgo.label-filter=" + f.filter, "-kafkachaos.config=" + config,
-				"-kafkachaos.state-dir=" + state, "-kafkachaos.binary=" + bin}
+				"-kafkachaos.state-dir=" + state, "-kafkachaos.binary=" + node}
 			sr := startUntil(ctx, t, root, suite, args, env, injecting)
 			sent := false
 			select {

@@ -43,11 +43,13 @@ func TestYourOwnKafkaOnTheLocalCluster(t *testing.T) {
 	state := t.TempDir()
 	ctx, cancel := context.WithTimeout(t.Context(), buildTimeout+2*(upTimeout+suiteTimeout))
 	defer cancel()
-	bin := filepath.Join(state, "kafkachaos")
+	// kafkachaos (cluster up), and the node binary the local cluster
+	// runs, which kafkachaos finds next to it, as make build lays them out.
+	bin, node := filepath.Join(state, "kafkachaos"), filepath.Join(state, localcluster.AgentBinaryName)
 	suite := filepath.Join(state, "suites.test")
-	mustRun(ctx, t, root, nil, "go", "build", "-o", bin, "./cmd/kafkachaos")
+	mustRun(ctx, t, root, nil, "go", "build", "-o", state+string(filepath.Separator), "./cmd/kafkachaos", "./cmd/kafkachaos-node")
 	mustRun(ctx, t, root, nil, "go", "test", "-c", "-o", suite, "./suites")
-	c, err := localcluster.New(localcluster.WithStateDir(state), localcluster.WithAgentBinary(bin))
+	c, err := localcluster.New(localcluster.WithStateDir(state), localcluster.WithAgentBinary(node))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -61,7 +63,7 @@ func TestYourOwnKafkaOnTheLocalCluster(t *testing.T) {
 	env := append(os.Environ(), "KAFKACHAOS_REPORT_DIR="+filepath.Join(state, "reports"))
 	suiteArgs := func(namespace string) []string {
 		return []string{"-test.v", "-test.run=TestSuites", "-ginkgo.v", "-ginkgo.label-filter=pod-kill && gate",
-			"-kafkachaos.state-dir=" + state, "-kafkachaos.binary=" + bin, "-kafkachaos.namespace=" + namespace}
+			"-kafkachaos.state-dir=" + state, "-kafkachaos.binary=" + node, "-kafkachaos.namespace=" + namespace}
 	}
 
 	t.Run("the gate's pod kill on a Kafka of other names, ports and node IDs", func(t *testing.T) {

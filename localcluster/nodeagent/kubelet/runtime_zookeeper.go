@@ -1,4 +1,4 @@
-package nodeagent
+package kubelet
 
 import (
 	"fmt"
@@ -36,7 +36,7 @@ func (r runtimes) zooKeeperLookup(image, tag string) (runtime, string) {
 	version := kafkadist.ZooKeeperVersionOfTag(tag)
 	if r.kafkaLibs != "" {
 		if _, err := os.Stat(filepath.Join(r.kafkaLibs, kafkadist.ZooKeeperJar(version))); err == nil {
-			return zooKeeperRuntime{self: r.self, libs: r.kafkaLibs}, ""
+			return zooKeeperRuntime{node: r.node, libs: r.kafkaLibs}, ""
 		}
 	}
 	if r.kafkaCache == "" {
@@ -47,22 +47,22 @@ func (r runtimes) zooKeeperLookup(image, tag string) (runtime, string) {
 	if err != nil {
 		return nil, fmt.Sprintf("image %q: %v", image, err)
 	}
-	return zooKeeperRuntime{self: r.self, libs: libs}, ""
+	return zooKeeperRuntime{node: r.node, libs: libs}, ""
 }
 
 // zooKeeperRuntime runs a ZooKeeper server as the official zookeeper image
-// does: `kafkachaos cluster zookeeper-run` renders the ZOO_* env into
+// does: `kafkachaos-node zookeeper-run` renders the ZOO_* env into
 // zoo.cfg, writes myid on first start, and execs the JVM. The container's
 // command and args are ignored, as the image's zkServer.sh
 // start-foreground would be run. Each of its volumes' mountPaths is passed
 // as a --mount, so that zookeeper-run keeps the data dirs in volumes and
 // never in a host directory that the pod's mount namespace shows.
-type zooKeeperRuntime struct{ self, libs string }
+type zooKeeperRuntime struct{ node, libs string }
 
 func (z zooKeeperRuntime) command(c corev1.Container) (string, []string, error) {
-	args := []string{"cluster", "zookeeper-run", "--libs", z.libs}
+	args := []string{"zookeeper-run", "--libs", z.libs}
 	for _, vm := range c.VolumeMounts {
 		args = append(args, "--mount", vm.MountPath)
 	}
-	return z.self, args, nil
+	return z.node, args, nil
 }

@@ -1,7 +1,7 @@
 // A file over 400 lines: one pod's whole life as processes (status,
 // supervision, restarts, probes, kill) shares its lock and state.
 
-package nodeagent
+package kubelet
 
 import (
 	"context"
@@ -287,10 +287,10 @@ func (p *podRun) runOnce(c *ctrRun, rt runtimes, env []string) (int32, error) {
 			return 0, err
 		}
 	}
-	// kafkachaos pod-exec enters the pod's namespaces (hostname, volumes)
+	// kafkachaos-node pod-exec enters the pod's namespaces (hostname, volumes)
 	// and then execs the program, so the pid is the program's.
 	sb := Sandbox{Hostname: p.hostname, Scratch: filepath.Join(p.logDir, "scratch", c.spec.Name), WorkDir: c.spec.WorkingDir, Mounts: p.mounts[c.spec.Name]}
-	cmd := exec.Command(rt.self, sb.args(path, args)...)
+	cmd := exec.Command(rt.node, sb.args(path, args)...)
 	cmd.Env = env
 	cmd.Stdout, cmd.Stderr = logf, logf
 	// Its own process group, so a signal reaches everything it started;

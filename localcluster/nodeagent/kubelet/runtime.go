@@ -1,4 +1,4 @@
-package nodeagent
+package kubelet
 
 import (
 	"fmt"
@@ -6,12 +6,9 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 
+	"github.com/kafkachaos/kafkachaos/localcluster/nodeagent"
 	"github.com/kafkachaos/kafkachaos/manifests"
 )
-
-// AgentImage is the project's own image; on the local cluster it runs the
-// kafkachaos binary.
-const AgentImage = "ghcr.io/kafkachaos/kafkachaos"
 
 // A runtime turns a container of a given image into a host command.
 type runtime interface {
@@ -21,7 +18,8 @@ type runtime interface {
 
 // runtimes maps image repositories (without tag) to local runtimes.
 type runtimes struct {
-	self       string            // path of the kafkachaos binary
+	node       string            // path of the kafkachaos-node binary (pod-exec and the launchers)
+	cli        string            // path of the kafkachaos binary the project's image runs; "" if none was found
 	kafkaLibs  string            // jars every apache/kafka image runs, whatever its tag; "" to go by the tag
 	kafkaCache string            // the fetched versions (.cache/kafka), by tag; "" if none
 	extra      map[string]string // image repository -> host program
@@ -36,8 +34,11 @@ const errNoRuntime = "ErrImagePull"
 func (r runtimes) lookup(image string) (runtime, string) {
 	repo, _ := manifests.SplitImage(image)
 	switch repo {
-	case AgentImage, "kafkachaos/kafkachaos":
-		return selfRuntime{path: r.self}, ""
+	case nodeagent.AgentImage, "kafkachaos/kafkachaos":
+		if r.cli == "" {
+			return nil, fmt.Sprintf("image %q runs the kafkachaos binary, and the node agent found none next to %s or on PATH: run `make build`, which puts both in bin/", image, r.node)
+		}
+		return selfRuntime{path: r.cli}, ""
 	}
 	if tag, ok := manifests.KafkaTag(image); ok {
 		return r.kafkaLookup(image, tag)
@@ -48,7 +49,7 @@ func (r runtimes) lookup(image string) (runtime, string) {
 	if path, ok := r.extra[repo]; ok {
 		return hostRuntime{path: path}, ""
 	}
-	return nil, fmt.Sprintf("image %q has no local runtime on this cluster; known images: %s (runs kafkachaos), apache/kafka (runs the fetched Kafka jars), %s (runs the ZooKeeper jars fetched with Kafka 3.9.x)", image, AgentImage, ZooKeeperImage)
+	return nil, fmt.Sprintf("image %q has no local runtime on this cluster; known images: %s (runs kafkachaos), apache/kafka (runs the fetched Kafka jars), %s (runs the ZooKeeper jars fetched with Kafka 3.9.x)", image, nodeagent.AgentImage, ZooKeeperImage)
 }
 
 // selfRuntime runs the kafkachaos binary with the container's args. Its

@@ -1,4 +1,4 @@
-package nodeagent
+package kubelet
 
 import (
 	"context"

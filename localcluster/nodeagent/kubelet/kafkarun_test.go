@@ -1,4 +1,4 @@
-package nodeagent
+package kubelet
 
 import (
 	"maps"
@@ -12,6 +12,7 @@ import (
 
 	"github.com/kafkachaos/kafkachaos/internal/kafkaconfig"
 	"github.com/kafkachaos/kafkachaos/internal/properties"
+	"github.com/kafkachaos/kafkachaos/localcluster/nodeagent"
 )
 
 func TestStartScriptProps(t *testing.T) {
@@ -60,18 +61,18 @@ func TestStartScriptProps(t *testing.T) {
 // that script's mode with its arguments; no command, the image's launcher; another command is
 // refused.
 func TestKafkaRuntimeCommand(t *testing.T) {
-	rt := kafkaRuntime{self: "/bin/kafkachaos", libs: "/libs", version: "3.9.2"}
+	rt := kafkaRuntime{node: "/bin/kafkachaos-node", libs: "/libs", version: "3.9.2"}
 	tests := []struct {
 		name    string
 		c       corev1.Container
 		want    []string
 		wantErr string
 	}{
-		{name: "the image's launcher", want: []string{"cluster", "kafka-run", "--libs", "/libs", "--version", "3.9.2"}},
+		{name: "the image's launcher", want: []string{"kafka-run", "--libs", "/libs", "--version", "3.9.2"}},
 		{name: "the start script", c: corev1.Container{Command: []string{"/opt/kafka/bin/kafka-server-start.sh"}, Args: []string{"/etc/kafka/zk/server.properties", "--override", "broker.id=1"}},
-			want: []string{"cluster", "kafka-run", "--libs", "/libs", "--version", "3.9.2", "--script", "kafka-server-start.sh", "--", "/etc/kafka/zk/server.properties", "--override", "broker.id=1"}},
+			want: []string{"kafka-run", "--libs", "/libs", "--version", "3.9.2", "--script", "kafka-server-start.sh", "--", "/etc/kafka/zk/server.properties", "--override", "broker.id=1"}},
 		{name: "the storage tool", c: corev1.Container{Command: []string{"/opt/kafka/bin/kafka-storage.sh", "format"}, Args: []string{"-c", "/etc/kafka/node-0.properties", "--ignore-formatted"}},
-			want: []string{"cluster", "kafka-run", "--libs", "/libs", "--version", "3.9.2", "--script", "kafka-storage.sh", "--", "format", "-c", "/etc/kafka/node-0.properties", "--ignore-formatted"}},
+			want: []string{"kafka-run", "--libs", "/libs", "--version", "3.9.2", "--script", "kafka-storage.sh", "--", "format", "-c", "/etc/kafka/node-0.properties", "--ignore-formatted"}},
 		{name: "a shell", c: corev1.Container{Command: []string{"sh", "-c", "kafka-server-start.sh x"}}, wantErr: "not \"sh\""},
 	}
 	for _, tt := range tests {
@@ -83,7 +84,7 @@ func TestKafkaRuntimeCommand(t *testing.T) {
 				}
 				return
 			}
-			if err != nil || path != "/bin/kafkachaos" || !slices.Equal(args, tt.want) {
+			if err != nil || path != "/bin/kafkachaos-node" || !slices.Equal(args, tt.want) {
 				t.Fatalf("command = %s %q, %v; want %q", path, args, err, tt.want)
 			}
 		})
@@ -160,7 +161,7 @@ func TestWriteLogging(t *testing.T) {
 			wantOpts: []string{"-Dlog4j2.configurationFile=/etc/kafka/log4j2.yaml", "-Dx=y"}},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			l, err := newBrokerLaunch(t.TempDir(), "4.4.0", append([]string{PodIPEnv + "=127.1.0.9", PodDirEnv + "=" + t.TempDir()}, envList(tt.env)...))
+			l, err := newBrokerLaunch(t.TempDir(), "4.4.0", append([]string{nodeagent.PodIPEnv + "=127.1.0.9", nodeagent.PodDirEnv + "=" + t.TempDir()}, envList(tt.env)...))
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -1,7 +1,7 @@
 // A file over 400 lines: the virtual-kubelet provider's whole interface
 // (create, delete, status, logs, exec, port-forward, stats) in one place.
 
-package nodeagent
+package kubelet
 
 import (
 	"bufio"
@@ -30,6 +30,7 @@ import (
 
 	"github.com/kafkachaos/kafkachaos/internal/kube"
 	"github.com/kafkachaos/kafkachaos/localcluster/netpol"
+	"github.com/kafkachaos/kafkachaos/localcluster/nodeagent"
 )
 
 // hostIP is every node's address: the nodes share this machine.
@@ -131,20 +132,11 @@ func (p *provider) CreatePod(ctx context.Context, pod *corev1.Pod) error {
 	}
 
 	go run.start(p.rt, func(c corev1.Container) []string {
-		return append(containerEnv(pod, c, ip), PodDirEnv+"="+logDir)
+		return append(containerEnv(pod, c, ip), nodeagent.PodDirEnv+"="+logDir)
 	})
 	run.changed()
 	return nil
 }
-
-// The node agent's env contract with the processes it runs, which share
-// the host's network and PID namespace: PodIPEnv is the pod's own IP, to
-// listen on (loadagent.PodIPEnv reads the same name), PodDirEnv a
-// directory of the pod's own.
-const (
-	PodIPEnv  = "KAFKACHAOS_POD_IP"
-	PodDirEnv = "KAFKACHAOS_POD_DIR"
-)
 
 // containerEnv is the process environment: a minimal base, the pod's
 // identity, then the container's resolved env.
@@ -157,7 +149,7 @@ func containerEnv(pod *corev1.Pod, c corev1.Container, ip string) []string {
 		"PATH=" + os.Getenv("PATH"),
 		"HOME=" + os.Getenv("HOME"),
 		"HOSTNAME=" + hostname,
-		PodIPEnv + "=" + ip,
+		nodeagent.PodIPEnv + "=" + ip,
 	}
 	if jh := os.Getenv("JAVA_HOME"); jh != "" {
 		env = append(env, "JAVA_HOME="+jh)

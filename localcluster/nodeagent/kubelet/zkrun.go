@@ -1,4 +1,4 @@
-package nodeagent
+package kubelet
 
 import (
 	"errors"
@@ -12,6 +12,7 @@ import (
 
 	"github.com/kafkachaos/kafkachaos/internal/kafkadist"
 	"github.com/kafkachaos/kafkachaos/internal/zkconfig"
+	"github.com/kafkachaos/kafkachaos/localcluster/nodeagent"
 )
 
 // zkServerHeapMB is the server heap (ZK_SERVER_HEAP) when the env gives
@@ -48,7 +49,7 @@ func ZooKeeperRun(libs string, mounts []string, environ []string) error {
 	if err != nil {
 		return fmt.Errorf("zookeeper-run: %w", err)
 	}
-	podIP, podDir := env[PodIPEnv], env[PodDirEnv]
+	podIP, podDir := env[nodeagent.PodIPEnv], env[nodeagent.PodDirEnv]
 	dir := filepath.Join(podDir, "zookeeper")
 	if err := containerDirs(env, mounts, filepath.Join(dir, "image")); err != nil {
 		return fmt.Errorf("zookeeper-run: %w", err)

@@ -1,4 +1,4 @@
-package nodeagent
+package kubelet
 
 import (
 	"context"
@@ -14,6 +14,7 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strconv"
 	"time"
@@ -27,6 +28,7 @@ import (
 
 	"github.com/kafkachaos/kafkachaos/internal/pidfile"
 	"github.com/kafkachaos/kafkachaos/localcluster/netpol"
+	"github.com/kafkachaos/kafkachaos/localcluster/nodeagent"
 	"github.com/kafkachaos/kafkachaos/localcluster/serviceproxy"
 	"github.com/kafkachaos/kafkachaos/localcluster/storage"
 )
@@ -42,9 +44,13 @@ type Config struct {
 	Nodes int
 	// StateDir holds pod logs under pods/.
 	StateDir string
-	// Self is the kafkachaos binary that the project's image runs; default
-	// this process's executable.
+	// Self is the kafkachaos-node binary that runs each container
+	// (pod-exec) and the images' launchers; default this process's
+	// executable.
 	Self string
+	// CLI is the kafkachaos binary that the project's image runs; default
+	// the kafkachaos next to Self, else on PATH.
+	CLI string
 	// Ports are the nodes' kubelet API ports on 127.0.0.1, one per node.
 	Ports []int
 	// Images maps more image repositories (no tag) to host programs.
@@ -81,6 +87,15 @@ func Run(ctx context.Context, cfg Config) error {
 		}
 		cfg.Self = self
 	}
+	if cfg.CLI == "" {
+		cfg.CLI = findCLI(cfg.Self)
+	}
+	// Pod processes of an agent that crashed are killed, and its nftables
+	// table and pod cgroups removed; this agent starts the pods again from
+	// the API server's state.
+	if err := Purge(cfg.StateDir); err != nil {
+		return fmt.Errorf("agent: %w", err)
+	}
 	tlsCfg, err := selfSignedTLS()
 	if err != nil {
 		return err
@@ -89,7 +104,7 @@ func Run(ctx context.Context, cfg Config) error {
 	prov := &storage.Provisioner{Client: cfg.Client, Dir: filepath.Join(cfg.StateDir, "volumes")}
 	provDone := make(chan error, 1)
 	go func() { provDone <- prov.Run(ctx) }()
-	hosts, err := newHostsFile(filepath.Join(cfg.StateDir, HostsPath))
+	hosts, err := newHostsFile(filepath.Join(cfg.StateDir, nodeagent.HostsPath))
 	if err != nil {
 		return err
 	}
@@ -117,7 +132,7 @@ func Run(ctx context.Context, cfg Config) error {
 		name := NodeName(i)
 		prov := &provider{
 			client: cfg.Client, node: name, ipam: ip, hosts: hosts,
-			rt:     runtimes{self: cfg.Self, kafkaLibs: cfg.KafkaLibs, kafkaCache: cfg.KafkaCache, extra: cfg.Images},
+			rt:     runtimes{node: cfg.Self, cli: cfg.CLI, kafkaLibs: cfg.KafkaLibs, kafkaCache: cfg.KafkaCache, extra: cfg.Images},
 			podDir: filepath.Join(cfg.StateDir, "pods"), pods: map[string]*podRun{},
 			cgroups: policies.Cgroups(), policiesChanged: policies.Kick,
 		}
@@ -215,13 +230,31 @@ func selfSignedTLS() (*tls.Config, error) {
 	}, nil
 }
 
-// KillPods SIGKILLs every pod process recorded under stateDir that still
-// runs: what an agent that crashed left behind.
-func KillPods(stateDir string) {
+// Purge removes what an agent that crashed left behind in stateDir and on
+// the host: it SIGKILLs every pod process recorded there that still runs,
+// then removes the agent's nftables table and pod cgroups. Purging what is
+// gone already succeeds.
+func Purge(stateDir string) error {
 	files, _ := filepath.Glob(filepath.Join(stateDir, "pods", "*", "*.pid"))
 	for _, f := range files {
 		pidfile.KillGroup(f)
 	}
+	return netpol.Purge(stateDir)
+}
+
+// cliName is the file name of the kafkachaos binary.
+const cliName = "kafkachaos"
+
+// findCLI returns the kafkachaos binary next to node (the kafkachaos-node
+// binary), else the one on PATH, else "".
+func findCLI(node string) string {
+	// A path with a slash is tried as it is.
+	for _, p := range []string{filepath.Join(filepath.Dir(node), cliName), cliName} {
+		if found, err := exec.LookPath(p); err == nil {
+			return found
+		}
+	}
+	return ""
 }
 
 // serviceSyncEvery is how often service names are refreshed.

@@ -1,4 +1,4 @@
-package nodeagent
+package kubelet
 
 import (
 	"cmp"
@@ -41,7 +41,7 @@ func ParseMount(s string) (Mount, error) {
 	return Mount{Source: parts[0], Target: parts[1], ReadOnly: len(parts) == 3}, nil
 }
 
-// Sandbox is what `kafkachaos cluster pod-exec` sets up for a container
+// Sandbox is what `kafkachaos-node pod-exec` sets up for a container
 // before it execs the container's program.
 type Sandbox struct {
 	Hostname string
@@ -55,10 +55,10 @@ type Sandbox struct {
 	Mounts  []Mount
 }
 
-// args are the arguments of `kafkachaos cluster pod-exec` that run path
+// args are the arguments of `kafkachaos-node pod-exec` that run path
 // with args inside the sandbox.
 func (sb Sandbox) args(path string, args []string) []string {
-	out := []string{"cluster", "pod-exec", "--hostname", sb.Hostname, "--scratch", sb.Scratch}
+	out := []string{"pod-exec", "--hostname", sb.Hostname, "--scratch", sb.Scratch}
 	if sb.WorkDir != "" {
 		out = append(out, "--workdir", sb.WorkDir)
 	}

@@ -1,4 +1,4 @@
-package nodeagent
+package kubelet
 
 import (
 	"cmp"
@@ -14,6 +14,7 @@ import (
 	"github.com/kafkachaos/kafkachaos/internal/kafkaconfig"
 	"github.com/kafkachaos/kafkachaos/internal/kafkadist"
 	"github.com/kafkachaos/kafkachaos/internal/properties"
+	"github.com/kafkachaos/kafkachaos/localcluster/nodeagent"
 )
 
 // KafkaRun is the apache/kafka image's launcher, run inside the pod: it
@@ -133,11 +134,11 @@ func newBrokerLaunch(libs, version string, environ []string) (brokerLaunch, erro
 	if err != nil {
 		return brokerLaunch{}, err
 	}
-	return brokerLaunch{libs: libs, podIP: env[PodIPEnv], podDir: env[PodDirEnv], line: line, env: env, environ: environ}, nil
+	return brokerLaunch{libs: libs, podIP: env[nodeagent.PodIPEnv], podDir: env[nodeagent.PodDirEnv], line: line, env: env, environ: environ}, nil
 }
 
 // podEnv is a launcher's environ as a map, which must hold the pod's IP
-// and directory (PodIPEnv, PodDirEnv) that the node agent sets.
+// and directory (nodeagent.PodIPEnv, nodeagent.PodDirEnv) that the node agent sets.
 func podEnv(environ []string) (map[string]string, error) {
 	env := map[string]string{}
 	for _, kv := range environ {
@@ -145,8 +146,8 @@ func podEnv(environ []string) (map[string]string, error) {
 			env[k] = v
 		}
 	}
-	if env[PodIPEnv] == "" || env[PodDirEnv] == "" {
-		return nil, fmt.Errorf("%s and %s must be set (the node agent sets them)", PodIPEnv, PodDirEnv)
+	if env[nodeagent.PodIPEnv] == "" || env[nodeagent.PodDirEnv] == "" {
+		return nil, fmt.Errorf("%s and %s must be set (the node agent sets them)", nodeagent.PodIPEnv, nodeagent.PodDirEnv)
 	}
 	return env, nil
 }

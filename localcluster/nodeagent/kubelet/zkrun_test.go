@@ -1,4 +1,4 @@
-package nodeagent
+package kubelet
 
 import (
 	"os"
@@ -10,6 +10,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/kafkachaos/kafkachaos/internal/zkconfig"
+	"github.com/kafkachaos/kafkachaos/localcluster/nodeagent"
 )
 
 func TestZooKeeperRuntimeLookup(t *testing.T) {
@@ -32,11 +33,11 @@ func TestZooKeeperRuntimeLookup(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(pinnedLibs, "zookeeper-3.8.4.jar"), nil, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	withZK := runtimes{self: "/bin/kafkachaos", kafkaCache: cache}
-	without := runtimes{self: "/bin/kafkachaos", kafkaCache: t.TempDir()}
-	pinned := runtimes{self: "/bin/kafkachaos", kafkaLibs: pinnedLibs, kafkaCache: cache}
-	pinned4 := runtimes{self: "/bin/kafkachaos", kafkaLibs: t.TempDir(), kafkaCache: cache}
-	none := runtimes{self: "/bin/kafkachaos"}
+	withZK := runtimes{node: "/bin/kafkachaos-node", kafkaCache: cache}
+	without := runtimes{node: "/bin/kafkachaos-node", kafkaCache: t.TempDir()}
+	pinned := runtimes{node: "/bin/kafkachaos-node", kafkaLibs: pinnedLibs, kafkaCache: cache}
+	pinned4 := runtimes{node: "/bin/kafkachaos-node", kafkaLibs: t.TempDir(), kafkaCache: cache}
+	none := runtimes{node: "/bin/kafkachaos-node"}
 	tests := []struct {
 		name     string
 		rt       runtimes
@@ -71,9 +72,9 @@ func TestZooKeeperRuntimeLookup(t *testing.T) {
 				t.Fatalf("why %q", why)
 			}
 			path, args, err := r.command(corev1.Container{Image: tt.image, Command: []string{"zkServer.sh"}, Args: []string{"start-foreground"}})
-			want := []string{"cluster", "zookeeper-run", "--libs", tt.wantLibs}
-			if err != nil || path != "/bin/kafkachaos" || !slices.Equal(args, want) {
-				t.Fatalf("command %q %q, %v; want /bin/kafkachaos %q", path, args, err, want)
+			want := []string{"zookeeper-run", "--libs", tt.wantLibs}
+			if err != nil || path != "/bin/kafkachaos-node" || !slices.Equal(args, want) {
+				t.Fatalf("command %q %q, %v; want /bin/kafkachaos-node %q", path, args, err, want)
 			}
 		})
 	}
@@ -83,7 +84,7 @@ func TestZooKeeperRuntimeLookup(t *testing.T) {
 }
 
 func TestZooKeeperRuntimeMounts(t *testing.T) {
-	z := zooKeeperRuntime{self: "/bin/kafkachaos", libs: "/libs"}
+	z := zooKeeperRuntime{node: "/bin/kafkachaos-node", libs: "/libs"}
 	c := corev1.Container{Image: "zookeeper:3.8.4", VolumeMounts: []corev1.VolumeMount{
 		{Name: "data", MountPath: "/var/lib/zookeeper/data"},
 		{Name: "log", MountPath: "/var/lib/zookeeper/log", SubPath: "log"},
@@ -91,10 +92,10 @@ func TestZooKeeperRuntimeMounts(t *testing.T) {
 		{Name: "conf", MountPath: "/conf", ReadOnly: true},
 	}}
 	path, args, err := z.command(c)
-	want := []string{"cluster", "zookeeper-run", "--libs", "/libs",
+	want := []string{"zookeeper-run", "--libs", "/libs",
 		"--mount", "/var/lib/zookeeper/data", "--mount", "/var/lib/zookeeper/log", "--mount", "/opt/a,b", "--mount", "/conf"}
-	if err != nil || path != "/bin/kafkachaos" || !slices.Equal(args, want) {
-		t.Fatalf("command %q %q, %v; want /bin/kafkachaos %q", path, args, err, want)
+	if err != nil || path != "/bin/kafkachaos-node" || !slices.Equal(args, want) {
+		t.Fatalf("command %q %q, %v; want /bin/kafkachaos-node %q", path, args, err, want)
 	}
 }
 
@@ -242,8 +243,8 @@ func TestContainerDirs(t *testing.T) {
 
 func TestZooKeeperRunNeedsPodEnv(t *testing.T) {
 	err := ZooKeeperRun("/libs", nil, []string{"ZOO_MY_ID=1"})
-	if err == nil || !strings.Contains(err.Error(), PodIPEnv) {
-		t.Errorf("err %v; want it to name %s", err, PodIPEnv)
+	if err == nil || !strings.Contains(err.Error(), nodeagent.PodIPEnv) {
+		t.Errorf("err %v; want it to name %s", err, nodeagent.PodIPEnv)
 	}
 }
 

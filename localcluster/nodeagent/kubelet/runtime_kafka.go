@@ -1,4 +1,4 @@
-package nodeagent
+package kubelet
 
 import (
 	"fmt"
@@ -16,7 +16,7 @@ import (
 // command that fetches it, as a waiting reason.
 func (r runtimes) kafkaLookup(image, tag string) (runtime, string) {
 	if r.kafkaLibs != "" {
-		return kafkaRuntime{self: r.self, libs: r.kafkaLibs}, ""
+		return kafkaRuntime{node: r.node, libs: r.kafkaLibs}, ""
 	}
 	version := kafkadist.VersionOfTag(tag)
 	if r.kafkaCache == "" {
@@ -26,11 +26,11 @@ func (r runtimes) kafkaLookup(image, tag string) (runtime, string) {
 	if err != nil {
 		return nil, fmt.Sprintf("image %q: %v", image, err)
 	}
-	return kafkaRuntime{self: r.self, libs: d.LibsDir, version: d.Version}, ""
+	return kafkaRuntime{node: r.node, libs: d.LibsDir, version: d.Version}, ""
 }
 
 // kafkaRuntime runs Apache Kafka as the official apache/kafka image does:
-// `kafkachaos cluster kafka-run` renders KAFKA_* env into server.properties,
+// `kafkachaos-node kafka-run` renders KAFKA_* env into server.properties,
 // formats storage on first start, and execs the JVM. A container whose
 // command is one of the distribution's scripts runs that instead
 // (`kafka-run --script NAME -- ARGS`): bin/kafka-server-start.sh (its
@@ -38,22 +38,22 @@ func (r runtimes) kafkaLookup(image, tag string) (runtime, string) {
 // bin/kafka-storage.sh (Kafka's StorageTool, as an init container that
 // formats runs it). Any other command is refused, as this runtime has no
 // shell to run it with.
-type kafkaRuntime struct{ self, libs, version string }
+type kafkaRuntime struct{ node, libs, version string }
 
 func (k kafkaRuntime) command(c corev1.Container) (string, []string, error) {
-	args := []string{"cluster", "kafka-run", "--libs", k.libs}
+	args := []string{"kafka-run", "--libs", k.libs}
 	if k.version != "" {
 		args = append(args, "--version", k.version)
 	}
 	if len(c.Command) == 0 {
-		return k.self, args, nil
+		return k.node, args, nil
 	}
 	script := path.Base(c.Command[0])
 	if script != KafkaStartScript && script != KafkaStorageScript {
 		return "", nil, fmt.Errorf("the apache/kafka image runs its own launcher, %s or %s here, not %q", KafkaStartScript, KafkaStorageScript, c.Command[0])
 	}
 	args = append(append(args, "--script", script, "--"), c.Command[1:]...)
-	return k.self, append(args, c.Args...), nil
+	return k.node, append(args, c.Args...), nil
 }
 
 // The Kafka distribution's scripts that a container of the apache/kafka

@@ -1,4 +1,4 @@
-package nodeagent
+package kubelet
 
 import (
 	"os"
@@ -11,7 +11,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/kafkachaos/kafkachaos/internal/kafkadist"
-	"github.com/kafkachaos/kafkachaos/loadagent"
+	"github.com/kafkachaos/kafkachaos/localcluster/nodeagent"
 )
 
 func TestBindTo(t *testing.T) {
@@ -76,7 +76,7 @@ func TestHostsAndResolver(t *testing.T) {
 	if err := h.add(pod, "127.1.0.9"); err != nil {
 		t.Fatal(err)
 	}
-	r := Resolver{Path: path}
+	r := nodeagent.Resolver{Path: path}
 	if ip, err := r.Lookup("kafka-1.kafka-headless.kafka.svc.cluster.local"); err != nil || ip != "127.1.0.9" {
 		t.Errorf("Lookup = %q, %v", ip, err)
 	}
@@ -121,9 +121,9 @@ func TestRuntimeLookup(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	byTag := runtimes{self: "/bin/kafkachaos", kafkaCache: cache, extra: map[string]string{"example/sleep": "/bin/sleep"}}
-	pinned := runtimes{self: "/bin/kafkachaos", kafkaLibs: "/libs"}
-	none := runtimes{self: "/bin/kafkachaos"}
+	byTag := runtimes{node: "/bin/kafkachaos-node", cli: "/bin/kafkachaos", kafkaCache: cache, extra: map[string]string{"example/sleep": "/bin/sleep"}}
+	pinned := runtimes{node: "/bin/kafkachaos-node", kafkaLibs: "/libs"}
+	none := runtimes{node: "/bin/kafkachaos-node"}
 	tests := []struct {
 		name     string
 		rt       runtimes
@@ -133,15 +133,16 @@ func TestRuntimeLookup(t *testing.T) {
 		wantWhy  string // part of the waiting message; "" if it runs
 	}{
 		{"own image", byTag, "ghcr.io/kafkachaos/kafkachaos:v1", "/bin/kafkachaos", "", ""},
-		{"kafka by tag", byTag, "apache/kafka:4.3.2", "/bin/kafkachaos", "--libs " + filepath.Join(cache, "4.3.2", "libs") + " --version 4.3.2", ""},
-		{"kafka latest", byTag, "docker.io/apache/kafka:latest", "/bin/kafkachaos", "--version " + kafkadist.DefaultVersion, ""},
-		{"kafka no tag", byTag, "apache/kafka", "/bin/kafkachaos", "--version " + kafkadist.DefaultVersion, ""},
+		{"kafka by tag", byTag, "apache/kafka:4.3.2", "/bin/kafkachaos-node", "--libs " + filepath.Join(cache, "4.3.2", "libs") + " --version 4.3.2", ""},
+		{"kafka latest", byTag, "docker.io/apache/kafka:latest", "/bin/kafkachaos-node", "--version " + kafkadist.DefaultVersion, ""},
+		{"kafka no tag", byTag, "apache/kafka", "/bin/kafkachaos-node", "--version " + kafkadist.DefaultVersion, ""},
 		{"kafka not fetched", byTag, "apache/kafka:4.2.0", "", "", "make kafka-dist KAFKA_VERSION=4.2.0"},
 		{"kafka unknown line", byTag, "apache/kafka:3.6.1", "", "", "known lines are 4.x and 3.7.x to 3.9.x"},
 		{"kafka odd tag", byTag, "apache/kafka:4.4.0-rc1", "", "", "want a release version"},
-		{"kafka pinned", pinned, "apache/kafka:4.2.0", "/bin/kafkachaos", "--libs /libs", ""},
+		{"kafka pinned", pinned, "apache/kafka:4.2.0", "/bin/kafkachaos-node", "--libs /libs", ""},
 		{"kafka without cache", none, "apache/kafka:4.4.0", "", "", "make kafka-dist KAFKA_VERSION=4.4.0"},
 		{"host program", byTag, "example/sleep:1", "/bin/sleep", "", ""},
+		{"own image without kafkachaos", pinned, "ghcr.io/kafkachaos/kafkachaos:v1", "", "", "run `make build`"},
 		{"unknown image", byTag, "busybox:1.36", "", "", "no local runtime"},
 	}
 	for _, tt := range tests {
@@ -164,13 +165,6 @@ func TestRuntimeLookup(t *testing.T) {
 				t.Errorf("args %q; want %q in them", args, tt.wantArgs)
 			}
 		})
-	}
-}
-
-// The load agent listens on the IP the node agent gives it.
-func TestPodIPEnvMatchesLoadAgent(t *testing.T) {
-	if PodIPEnv != loadagent.PodIPEnv {
-		t.Errorf("the node agent sets %s, the load agent reads %s", PodIPEnv, loadagent.PodIPEnv)
 	}
 }
 
