@@ -2,7 +2,10 @@ package steadystate
 
 import (
 	"fmt"
+	"strings"
 	"time"
+
+	"github.com/kafkachaos/kafkachaos/steadystate/groupcheck"
 )
 
 // buildReport merges ms, which checkMergeable accepted, into a report with
@@ -25,7 +28,39 @@ func buildReport(ms []Measurements, marks []Mark, h Hypothesis) *Report {
 	r.SummaryLine = r.Summary.Line()
 	r.Verdicts, r.Violations = h.evaluate(r.Phases, r.Partitions, r.Records, r.Idempotent, r.End)
 	r.Violations = append(r.Violations, drainViolations(ms)...)
+	if r.Group != nil {
+		v := groupVerdict(*r.Group)
+		r.Verdicts = append(r.Verdicts, v)
+		if !v.Passed {
+			r.Violations = append(r.Violations, v.violation(r.End))
+		}
+	}
 	return r
+}
+
+// firstGroup is the group verdict of ms: one runner's (agents run no
+// application group yet).
+func firstGroup(ms []Measurements) *groupcheck.Result {
+	for _, m := range ms {
+		if m.Group != nil {
+			return m.Group
+		}
+	}
+	return nil
+}
+
+// groupVerdict is the verdict on the consumer group's checks: none may
+// find anything.
+func groupVerdict(g groupcheck.Result) Verdict {
+	var n uint64
+	for _, c := range groupcheck.Checks() {
+		n += g.Counts[c]
+	}
+	observed := "0"
+	if p := g.Problems(); len(p) > 0 {
+		observed = strings.Join(p, "; ")
+	}
+	return newVerdict("", BoundGroupAnomalies, number(0, "0"), number(float64(n), observed), n == 0)
 }
 
 // newReport returns the report of ms with what the runners configured and
@@ -59,6 +94,7 @@ func newReport(ms []Measurements, marks []Mark) *Report {
 		Acks:       f.Acks,
 		Idempotent: f.Idempotent,
 		Records:    records,
+		Group:      firstGroup(ms),
 		Marks:      marks,
 	}
 }

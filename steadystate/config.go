@@ -105,6 +105,9 @@ type Config struct {
 	// Observer, when non-nil, is told of the run's events as they happen
 	// (live metrics); see Observer.
 	Observer Observer
+	// Group, when it has members, runs an application's consumer group
+	// on the topic beside the verifying consumer, and checks its history.
+	Group GroupConfig
 }
 
 // SASL carries SASL settings, with Kafka's mechanism names (PLAIN,
@@ -160,6 +163,9 @@ func (c Config) withDefaults() Config {
 	if c.ProduceTimeout == 0 {
 		c.ProduceTimeout = DefaultProduceTimeout
 	}
+	if c.Group.Members > 0 && c.Group.Protocol == "" {
+		c.Group.Protocol = GroupProtocolClassic
+	}
 	if c.Hypothesis == nil {
 		h := DefaultHypothesis()
 		c.Hypothesis = &h
@@ -209,6 +215,8 @@ func (c Config) Validate() error {
 		return bad("replication factor %d: need at least 1", c.ReplicationFactor)
 	case c.MinInsyncReplicas < 1 || c.MinInsyncReplicas > int(c.ReplicationFactor):
 		return bad("min.insync.replicas %d must be between 1 and the replication factor %d", c.MinInsyncReplicas, c.ReplicationFactor)
+	case c.Group.validate() != nil:
+		return bad("%w", c.Group.validate())
 	case c.Producers < 1 || c.Producers > 1024:
 		return bad("producers %d: need 1 to 1024", c.Producers)
 	case uint64(c.ProducerBase)+uint64(c.Producers) > 1<<32:

@@ -3,6 +3,8 @@ package steadystate
 import (
 	"fmt"
 	"time"
+
+	"github.com/kafkachaos/kafkachaos/steadystate/groupcheck"
 )
 
 // Measurements are what one runner measured in a run, before they are
@@ -49,6 +51,9 @@ type Measurements struct {
 	// DrainError says why the final drain did not read every acknowledged
 	// record; empty when it did.
 	DrainError string `json:"drainError,omitempty"`
+	// Group is the verdict on the application's consumer group, when the
+	// run had one (Config.Group).
+	Group *groupcheck.Result `json:"group,omitempty"`
 }
 
 // MeasuredSecond is one second of a runner's measurements, summed over its

@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kgo"
+
+	"github.com/kafkachaos/kafkachaos/steadystate/groupcheck"
 )
 
 // producer is one producer client and the goroutine that schedules its sends.
@@ -27,6 +29,8 @@ type producer struct {
 	// runner's first producer ID, which turns id into match's index.
 	match *offsetMatcher
 	base  uint32
+	// group, when the run has an application group, is told of each ack.
+	group *groupcheck.Checker
 	// partGaps are the ack gaps of each partition, owned by the promise.
 	partGaps []*gapTracker
 
@@ -168,6 +172,9 @@ func (p *producer) promise(rec *kgo.Record, err error) {
 	}
 	p.acks.ack(rec.Partition, h.Seq, rec.Offset)
 	p.match.acked(rec.Partition, int(h.Producer-p.base), h.Seq, rec.Offset)
+	if p.group != nil {
+		p.group.Acked(rec.Partition, rec.Offset)
+	}
 	if int(rec.Partition) < len(p.partGaps) {
 		p.partGaps[rec.Partition].ack(now)
 	}

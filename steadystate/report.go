@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"slices"
 	"time"
+
+	"github.com/kafkachaos/kafkachaos/steadystate/groupcheck"
 )
 
 // Report is the outcome of one run. It is JSON-serialisable.
@@ -24,7 +26,10 @@ type Report struct {
 	SummaryLine string                  `json:"summaryLine"`
 	Latency     map[string]LatencyStats `json:"latency"`
 	Records     Records                 `json:"records"`
-	Errors      map[string]int64        `json:"errors,omitempty"`
+	// Group is the verdict on the application's consumer group, when the
+	// run had one.
+	Group  *groupcheck.Result `json:"group,omitempty"`
+	Errors map[string]int64   `json:"errors,omitempty"`
 
 	// Unavailable is the longest time with no successful ack, from
 	// UnavailableFrom.

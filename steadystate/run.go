@@ -167,6 +167,14 @@ func (r *Runner) Run(ctx context.Context) (*Report, error) {
 	}
 	match := newOffsetMatcher(int(partitions), c.Producers)
 	cons.ver.match = match
+	var group *appGroup
+	if c.Group.Members > 0 {
+		if group, err = r.startAppGroup(ctx, adm, start, startOffsets); err != nil {
+			cons.cl.Close()
+			return nil, err
+		}
+		defer group.close()
+	}
 	drainCtx, cancelDrain := context.WithCancel(ctx)
 	defer cancelDrain()
 	consDone := make(chan struct{})
@@ -189,6 +197,9 @@ func (r *Runner) Run(ctx context.Context) (*Report, error) {
 			return nil, err
 		}
 		p.match, p.base = match, c.ProducerBase
+		if group != nil {
+			p.group = group.chk
+		}
 		prods[i] = p
 	}
 	if c.Duration > 0 {
@@ -251,6 +262,9 @@ func (r *Runner) Run(ctx context.Context) (*Report, error) {
 			case <-time.After(c.DrainTimeout):
 				drainErr = fmt.Errorf("steadystate: drain did not reach the end offsets within %s", c.DrainTimeout)
 			}
+			if group != nil && drainErr == nil {
+				drainErr = group.drain(target, c.DrainTimeout)
+			}
 		}
 	} else {
 		drainErr = errors.New("steadystate: the run was aborted before the final drain")
@@ -295,6 +309,11 @@ func (r *Runner) Run(ctx context.Context) (*Report, error) {
 	}
 	m.Seconds = mergeSealed(recorders)
 	m.Records = cons.ver.verdict(acks)
+	if group != nil {
+		group.close()
+		res := group.chk.Result(end)
+		m.Group = &res
+	}
 	r.obs.Lost(m.Records.Lost)
 	m.Records.DrainIncomplete = drainErr != nil
 	if drainErr != nil {

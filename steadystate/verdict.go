@@ -34,6 +34,9 @@ const (
 	// BoundInconsistentOffsets: acknowledged records consumed at another
 	// offset than the acknowledged one, at most (0).
 	BoundInconsistentOffsets BoundKind = "inconsistent-offsets"
+	// BoundGroupAnomalies: what the application's consumer group's checks
+	// found (groupcheck.Checks), at most (0).
+	BoundGroupAnomalies BoundKind = "group-anomalies"
 	// BoundFinalDrain: acknowledged records the final drain left unread,
 	// at most (0); how many is not known, so nothing is observed.
 	BoundFinalDrain BoundKind = "final-drain"
@@ -86,6 +89,8 @@ func (k BoundKind) describe() (Unit, bool, string) {
 		return UnitRecords, false, "reordered records"
 	case BoundInconsistentOffsets:
 		return UnitRecords, false, "inconsistent offsets"
+	case BoundGroupAnomalies:
+		return UnitRecords, false, "consumer group anomalies"
 	case BoundFinalDrain:
 		return UnitRecords, false, "final drain"
 	}

@@ -252,3 +252,16 @@ func countIn(s *intervals.Set, lo, hi uint64) (first, n uint64) {
 	}
 	return first, n
 }
+
+// ProcessedThrough reports whether the group has processed every offset
+// below end in each partition (by index).
+func (c *Checker) ProcessedThrough(end []int64) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for p, e := range end {
+		if p < len(c.parts) && c.parts[p].processed < e-1 {
+			return false
+		}
+	}
+	return true
+}

@@ -1,0 +1,249 @@
+package steadystate
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kadm"
+	"github.com/twmb/franz-go/pkg/kgo"
+	"github.com/twmb/franz-go/pkg/kmsg"
+
+	"github.com/kafkachaos/kafkachaos/steadystate/groupcheck"
+)
+
+// The group protocols, as Kafka names them (the consumer's group.protocol).
+const (
+	// GroupProtocolClassic is the client-driven protocol (JoinGroup,
+	// SyncGroup); franz-go balances with its cooperative-sticky balancer.
+	GroupProtocolClassic = "classic"
+	// GroupProtocolConsumer is KIP-848's: the broker's coordinator
+	// assigns (franz-go's ServerSideBalancer, with the range assignor).
+	GroupProtocolConsumer = "consumer"
+)
+
+// GroupConfig is an application's consumer group, which reads the workload
+// topic alongside the run's verifying consumer, as applications do: its
+// members poll, process, and commit after processing. Its history is
+// checked by groupcheck.
+type GroupConfig struct {
+	// Members in the group; 0 runs none.
+	Members int
+	// Protocol is GroupProtocolClassic (the default) or
+	// GroupProtocolConsumer.
+	Protocol string
+}
+
+// maxGroupMembers bounds GroupConfig.Members.
+const maxGroupMembers = 64
+
+func (g GroupConfig) validate() error {
+	switch {
+	case g.Members < 0 || g.Members > maxGroupMembers:
+		return fmt.Errorf("group members %d: need 0 to %d", g.Members, maxGroupMembers)
+	case g.Protocol != "" && g.Protocol != GroupProtocolClassic && g.Protocol != GroupProtocolConsumer:
+		return fmt.Errorf("group protocol %q: want %s or %s", g.Protocol, GroupProtocolClassic, GroupProtocolConsumer)
+	}
+	return nil
+}
+
+// appGroup is the running group: its members and the checker they report to.
+type appGroup struct {
+	name    string
+	chk     *groupcheck.Checker
+	members []*member
+	wg      sync.WaitGroup
+	stop    chan struct{}
+	once    sync.Once
+}
+
+// member is one member of the group: a client of its own.
+type member struct {
+	name  string
+	topic string
+	cl    *kgo.Client
+	chk   *groupcheck.Checker
+	mu    sync.Mutex
+	// next is, by partition, the offset after the last record processed;
+	// committed, what the broker last acknowledged of it.
+	next      map[int32]kgo.EpochOffset
+	committed map[int32]int64
+}
+
+// startGroup starts the group's members at startOffsets, committed for the
+// group before any member joins.
+func (r *Runner) startAppGroup(ctx context.Context, adm *kadm.Client, begin time.Time, startOffsets []int64) (*appGroup, error) {
+	c := r.cfg
+	g := &appGroup{name: fmtGroup(c.RunID, c.ProducerBase) + "-app", chk: groupcheck.New(begin, startOffsets), stop: make(chan struct{})}
+	if err := commitStart(ctx, adm, g.name, c.Topic, startOffsets); err != nil {
+		return nil, err
+	}
+	for i := range c.Group.Members {
+		m := &member{name: fmt.Sprintf("member-%d", i), topic: c.Topic, chk: g.chk, next: map[int32]kgo.EpochOffset{}, committed: map[int32]int64{}}
+		opts := append(r.baseOpts(),
+			kgo.ConsumerGroup(g.name), kgo.ConsumeTopics(c.Topic),
+			kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()),
+			kgo.DisableAutoCommit(), kgo.BlockRebalanceOnPoll(),
+			kgo.OnPartitionsAssigned(m.assigned), kgo.OnPartitionsRevoked(m.revoked), kgo.OnPartitionsLost(m.lost),
+		)
+		if c.Group.Protocol == GroupProtocolConsumer {
+			opts = append(opts, kgo.ServerSideBalancer(), kgo.Balancers(kgo.RangeBalancer()))
+		}
+		cl, err := kgo.NewClient(opts...)
+		if err != nil {
+			g.close()
+			return nil, fmt.Errorf("steadystate: group member %d client: %w", i, err)
+		}
+		m.cl = cl
+		g.members = append(g.members, m)
+	}
+	for _, m := range g.members {
+		g.wg.Go(func() { m.run(ctx, g.stop) })
+	}
+	return g, nil
+}
+
+// close stops the members and waits for them; they leave the group.
+func (g *appGroup) close() {
+	g.once.Do(func() {
+		close(g.stop)
+		g.wg.Wait()
+		for _, m := range g.members {
+			m.cl.Close()
+		}
+	})
+}
+
+// drain waits until the group has processed every offset below end, or
+// timeout passes.
+func (g *appGroup) drain(end []int64, timeout time.Duration) error {
+	deadline := time.Now().Add(timeout)
+	for !g.chk.ProcessedThrough(end) {
+		if time.Now().After(deadline) {
+			return fmt.Errorf("steadystate: the consumer group did not process up to the end offsets within %s", timeout)
+		}
+		select {
+		case <-g.stop:
+			return errors.New("steadystate: the consumer group stopped before it drained")
+		case <-time.After(consumerPoll):
+		}
+	}
+	return nil
+}
+
+// run polls, processes and commits until stop or ctx ends.
+func (m *member) run(ctx context.Context, stop <-chan struct{}) {
+	for {
+		select {
+		case <-stop:
+			return
+		case <-ctx.Done():
+			return
+		default:
+		}
+		pollCtx, cancel := context.WithTimeout(ctx, consumerPoll)
+		fetches := m.cl.PollFetches(pollCtx)
+		cancel()
+		if fetches.IsClientClosed() {
+			return
+		}
+		now := time.Now()
+		fetches.EachError(func(_ string, p int32, err error) {
+			var loss *kgo.ErrDataLoss
+			if errors.As(err, &loss) {
+				m.chk.Observe(groupcheck.Event{At: now, Member: m.name, Kind: groupcheck.Reset, Partition: p, First: loss.ResetTo})
+			}
+		})
+		fetches.EachPartition(func(fp kgo.FetchTopicPartition) { m.process(now, fp) })
+		m.commit(ctx, nil)
+		m.cl.AllowRebalance()
+	}
+}
+
+// process hands the partition's records to the application: one Polled
+// event per run of consecutive offsets.
+func (m *member) process(now time.Time, fp kgo.FetchTopicPartition) {
+	rs := fp.Records
+	for i := 0; i < len(rs); {
+		j := i
+		for j+1 < len(rs) && rs[j+1].Offset == rs[j].Offset+1 {
+			j++
+		}
+		m.chk.Observe(groupcheck.Event{At: now, Member: m.name, Kind: groupcheck.Polled, Partition: fp.Partition, First: rs[i].Offset, Last: rs[j].Offset})
+		i = j + 1
+	}
+	if len(rs) > 0 {
+		last := rs[len(rs)-1]
+		m.mu.Lock()
+		m.next[fp.Partition] = kgo.EpochOffset{Epoch: last.LeaderEpoch, Offset: last.Offset + 1}
+		m.mu.Unlock()
+	}
+}
+
+// commit commits what was processed and not yet committed, in only (nil:
+// every partition), synchronously, and reports what the broker
+// acknowledged.
+func (m *member) commit(ctx context.Context, only []int32) {
+	m.mu.Lock()
+	offs := map[int32]kgo.EpochOffset{}
+	for p, eo := range m.next {
+		if c, ok := m.committed[p]; (!ok || c != eo.Offset) && (only == nil || slices.Contains(only, p)) {
+			offs[p] = eo
+		}
+	}
+	m.mu.Unlock()
+	if len(offs) == 0 {
+		return
+	}
+	m.cl.CommitOffsetsSync(ctx, map[string]map[int32]kgo.EpochOffset{m.topic: offs}, func(_ *kgo.Client, _ *kmsg.OffsetCommitRequest, resp *kmsg.OffsetCommitResponse, err error) {
+		if err != nil || resp == nil {
+			return
+		}
+		now := time.Now()
+		for _, t := range resp.Topics {
+			for _, p := range t.Partitions {
+				if p.ErrorCode != 0 {
+					continue
+				}
+				o := offs[p.Partition].Offset
+				m.mu.Lock()
+				m.committed[p.Partition] = o
+				m.mu.Unlock()
+				m.chk.Observe(groupcheck.Event{At: now, Member: m.name, Kind: groupcheck.Committed, Partition: p.Partition, First: o})
+			}
+		}
+	})
+}
+
+func (m *member) assigned(_ context.Context, _ *kgo.Client, as map[string][]int32) {
+	now := time.Now()
+	for _, p := range as[m.topic] {
+		m.chk.Observe(groupcheck.Event{At: now, Member: m.name, Kind: groupcheck.Assigned, Partition: p})
+	}
+}
+
+// revoked commits what the member processed of the partitions it gives up,
+// as applications do, before reporting them revoked.
+func (m *member) revoked(ctx context.Context, _ *kgo.Client, rs map[string][]int32) {
+	m.commit(ctx, rs[m.topic])
+	m.gone(rs)
+}
+
+// lost reports partitions taken away without a chance to commit.
+func (m *member) lost(_ context.Context, _ *kgo.Client, ls map[string][]int32) { m.gone(ls) }
+
+func (m *member) gone(ps map[string][]int32) {
+	now := time.Now()
+	m.mu.Lock()
+	for _, p := range ps[m.topic] {
+		delete(m.next, p)
+		delete(m.committed, p)
+	}
+	m.mu.Unlock()
+	for _, p := range ps[m.topic] {
+		m.chk.Observe(groupcheck.Event{At: now, Member: m.name, Kind: groupcheck.Revoked, Partition: p})
+	}
+}
