@@ -32,6 +32,8 @@ type steadyFlags struct {
 	acks           string
 	idempotence    bool
 	rate           int
+	groupMembers   int
+	groupProtocol  string
 	recordSize     int
 	numRecords     int64
 	duration       time.Duration
@@ -150,6 +152,8 @@ Exit codes: 0 every bound held, 1 a bound was violated or the run failed,
 	fl.DurationVar(&f.drainTimeout, "drain-timeout", steadystate.DefaultDrainTimeout, "how long the consumer may take to read every acked record at the end")
 	fl.DurationVar(&f.produceTimeout, "delivery-timeout", steadystate.DefaultProduceTimeout, "how long a record may wait for its ack (delivery.timeout.ms)")
 	fl.DurationVar(&f.requestTimeout, "request-timeout", 0, "how long a producer waits for a broker's answer before it drops the connection and retries (request.timeout.ms; 0: franz-go's 10s+10s)")
+	fl.IntVar(&f.groupMembers, "group-members", 0, "also run an application's consumer group of this many members on the topic, polling and committing after processing, and check its history (0: none)")
+	fl.StringVar(&f.groupProtocol, "group-protocol", steadystate.GroupProtocolClassic, "the group's protocol: classic, or consumer (KIP-848; Kafka 4.0+, advised from 4.3)")
 	fl.StringVar(&f.report, "report", "", "write the JSON run report to this file")
 	fl.StringVar(&f.runID, "run-id", "", "the run ID in hex, as reports print it (default: random; required with --agent)")
 	fl.DurationVar(&f.maxP99Ack, "max-p99-ack", 0, "bound: p99 send->ack latency in every phase (0: off)")
@@ -178,6 +182,10 @@ func (f *steadyFlags) config(durationGiven bool) (steadystate.Config, error) {
 		return steadystate.Config{}, usageError{fmt.Errorf("--record-size %d is too small to carry the %d-byte header", f.recordSize, steadystate.HeaderSize)}
 	case f.drainTimeout <= 0 || f.produceTimeout <= 0:
 		return steadystate.Config{}, usageError{fmt.Errorf("--drain-timeout and --delivery-timeout must be positive")}
+	case f.groupMembers < 0:
+		return steadystate.Config{}, usageError{fmt.Errorf("--group-members %d: need 0 or more", f.groupMembers)}
+	case f.groupProtocol != steadystate.GroupProtocolClassic && f.groupProtocol != steadystate.GroupProtocolConsumer:
+		return steadystate.Config{}, usageError{fmt.Errorf("--group-protocol %q: want %s or %s", f.groupProtocol, steadystate.GroupProtocolClassic, steadystate.GroupProtocolConsumer)}
 	}
 	acks, err := steadystate.ParseAcks(f.acks)
 	if err != nil {
@@ -213,6 +221,7 @@ func (f *steadyFlags) config(durationGiven bool) (steadystate.Config, error) {
 		ProduceTimeout:    f.produceTimeout,
 		RequestTimeout:    f.requestTimeout,
 		Hypothesis:        &h,
+		Group:             steadystate.GroupConfig{Members: f.groupMembers, Protocol: f.groupProtocol},
 	}
 	if f.runID != "" {
 		if cfg.RunID, err = parseRunID(f.runID); err != nil {
@@ -338,6 +347,13 @@ func printReport(w io.Writer, rep *steadystate.Report) {
 	}
 	for _, m := range rec.InconsistentOffsetExamples {
 		fmt.Fprintf(w, "  inconsistent offset: %s\n", m)
+	}
+	if g := rep.Group; g != nil {
+		fmt.Fprintf(w, "consumer group: acked %d, consumed %d, redelivered %d (allowed), resets %d, %d assignments, %d revocations\n",
+			g.Acked, g.Consumed, g.Redelivered, g.Resets, g.Assignments, g.Revocations)
+		for _, p := range g.Problems() {
+			fmt.Fprintf(w, "  %s\n", p)
+		}
 	}
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "VERDICT\tPHASE\tBOUND\tLIMIT\tOBSERVED")
