@@ -9,6 +9,7 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/util/retry"
 )
 
@@ -61,13 +62,30 @@ func (f *ConfigChange) Plan() string {
 }
 
 // Inject implements Fault.
-func (f *ConfigChange) Inject(ctx context.Context) error {
+func (f *ConfigChange) Inject(ctx context.Context) error { return f.inject(ctx, f.validate(), f.look) }
+
+// validate checks the fault's own fields; it makes no call.
+func (f *ConfigChange) validate() error {
 	if f.Env == "" {
 		return fmt.Errorf("chaos: %s: no env var name", f.Name())
 	}
-	if err := f.check(ctx); err != nil {
-		return err
+	return nil
+}
+
+func (f *ConfigChange) look(ctx context.Context) (string, func(context.Context) error, error) {
+	c, err := templateContainer(ctx, f.Client, f.Namespace, f.StatefulSet, f.Container)
+	if err != nil {
+		return "", nil, fmt.Errorf("chaos: %s: %w", f.Name(), err)
 	}
+	now := "no " + f.Env
+	if cur := envVar(c, f.Env); cur != nil {
+		now = describeEnv(cur)
+	}
+	return fmt.Sprintf("%s; container %s has %s now", f.Plan(), c.Name, now), f.set, nil
+}
+
+// set sets the variable and writes the ledger entry, in one patch.
+func (f *ConfigChange) set(ctx context.Context) error {
 	err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
 		s, err := f.Client.AppsV1().StatefulSets(f.Namespace).Get(ctx, f.StatefulSet, metav1.GetOptions{})
 		if err != nil {
@@ -78,14 +96,6 @@ func (f *ConfigChange) Inject(ctx context.Context) error {
 			return err
 		}
 		cur := envVar(c, f.Env)
-		if f.DryRun {
-			now := "no " + f.Env
-			if cur != nil {
-				now = describeEnv(cur)
-			}
-			f.say("dry-run: %s; container %s has %s now", f.Plan(), c.Name, now)
-			return nil
-		}
 		es, err := LedgerOf(s)
 		if err != nil {
 			return err
@@ -179,6 +189,16 @@ func undoConfigChange(s *appsv1.StatefulSet, e Entry) (string, map[string]any, e
 		el["valueFrom"] = &from
 	}
 	return fmt.Sprintf("restore env %s in container %s (%s)", describeEnv(&prev), name, e), el, nil
+}
+
+// templateContainer reads StatefulSet ns/sts and finds container name in
+// its pod template; "" is the first.
+func templateContainer(ctx context.Context, cs kubernetes.Interface, ns, sts, name string) (*corev1.Container, error) {
+	s, err := cs.AppsV1().StatefulSets(ns).Get(ctx, sts, metav1.GetOptions{})
+	if err != nil {
+		return nil, err
+	}
+	return container(s, name)
 }
 
 // container finds container name in s's pod template; "" is the first.

@@ -106,32 +106,32 @@ func (f *DiskLoss) plan(v victim) string {
 }
 
 // Inject implements Fault.
-func (f *DiskLoss) Inject(ctx context.Context) error {
-	if err := f.check(ctx); err != nil {
-		return err
-	}
+func (f *DiskLoss) Inject(ctx context.Context) error { return f.inject(ctx, nil, f.look) }
+
+func (f *DiskLoss) look(ctx context.Context) (string, func(context.Context) error, error) {
 	if !f.AllowDataLoss {
-		return fmt.Errorf("%w: %s destroys a persistent volume's data and cannot be undone; opt in with target.allowDataLoss: true in the config, or -kafkachaos.allow-data-loss",
+		return "", nil, fmt.Errorf("%w: %s destroys a persistent volume's data and cannot be undone; opt in with target.allowDataLoss: true in the config, or -kafkachaos.allow-data-loss",
 			ErrDataLossNotAllowed, f.Name())
 	}
 	if f.Mode != DiskLossClaim && f.Mode != DiskLossWipe {
-		return fmt.Errorf("chaos: %s: mode %q: want %q or %q", f.Name(), f.Mode, DiskLossClaim, DiskLossWipe)
+		return "", nil, fmt.Errorf("chaos: %s: mode %q: want %q or %q", f.Name(), f.Mode, DiskLossClaim, DiskLossWipe)
 	}
 	if f.Mode == DiskLossWipe && f.Exec == nil {
-		return fmt.Errorf("chaos: %s: wiping in place needs pods/exec, and no exec was given", f.Name())
+		return "", nil, fmt.Errorf("chaos: %s: wiping in place needs pods/exec, and no exec was given", f.Name())
 	}
 	v, err := f.find(ctx)
 	if err != nil {
-		return fmt.Errorf("chaos: %s: %w", f.Name(), err)
+		return "", nil, fmt.Errorf("chaos: %s: %w", f.Name(), err)
 	}
-	if f.DryRun {
-		f.say("dry-run: %s", f.plan(v))
-		return nil
-	}
+	return f.plan(v), func(ctx context.Context) error { return f.lose(ctx, v) }, nil
+}
+
+// lose writes the ledger entry on v's StatefulSet, then destroys the data.
+func (f *DiskLoss) lose(ctx context.Context, v victim) error {
 	e := Entry{Fault: KindDiskLoss, RunID: f.RunID, At: time.Now().UTC(),
 		Undo: "none: the data of claim " + v.claim + " is gone; Kafka must re-replicate it from the other replicas",
 		Data: map[string]string{dataPod: f.Pod, dataPodUID: string(v.podUID), dataClaim: v.claim, dataPV: v.pv, dataMode: string(f.Mode)}}
-	err = retry.RetryOnConflict(retry.DefaultRetry, func() error {
+	err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
 		s, es, err := statefulSetLedger(ctx, f.Client, f.Namespace, v.statefulSet)
 		if err != nil {
 			return err

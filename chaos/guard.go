@@ -78,10 +78,44 @@ func (t Target) say(format string, a ...any) {
 	fmt.Fprintf(t.out(), format+"\n", a...)
 }
 
-// check is the guard every Inject passes first.
+// check is the guard: inject runs it before anything else, and so does
+// Sequence.Inject.
 func (t Target) check(ctx context.Context) error {
 	if t.Client == nil {
 		return errors.New("chaos: target has no Kubernetes client")
 	}
 	return CheckNamespace(ctx, t.Client, t.Namespace)
+}
+
+// isDryRun reports whether t is a dry run's. Every fault that embeds a
+// Target has it, which is how a Sequence tells a dry-run fault.
+func (t Target) isDryRun() bool { return t.DryRun }
+
+// lookFunc is a fault's side of Inject: it reads what the fault needs and
+// checks it, and returns the plan a dry run prints and the change itself. It
+// must not write: inject calls it in a dry run too.
+type lookFunc func(ctx context.Context) (plan string, change func(ctx context.Context) error, err error)
+
+// inject is every fault's Inject, the one place where the guard and the
+// dry run are applied: it returns invalid (the fault's own fields checked,
+// without a call) if not nil, then runs the guard (check), then look. In a
+// dry run it prints "dry-run: " and the plan to Out and returns without
+// calling the change, so a dry run reads but never writes; otherwise it
+// makes the change.
+func (t Target) inject(ctx context.Context, invalid error, look lookFunc) error {
+	if invalid != nil {
+		return invalid
+	}
+	if err := t.check(ctx); err != nil {
+		return err
+	}
+	plan, change, err := look(ctx)
+	if err != nil {
+		return err
+	}
+	if t.DryRun {
+		t.say("dry-run: %s", plan)
+		return nil
+	}
+	return change(ctx)
 }

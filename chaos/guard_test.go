@@ -3,6 +3,12 @@ package chaos
 import (
 	"bytes"
 	"errors"
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"path/filepath"
+	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -67,14 +73,67 @@ func k8sFaults(t Target) map[string]Planner {
 		"strimzi roll":     &ManualRollingUpdate{Target: t, Pods: []string{"kafka-0", "kafka-1"}},
 		"pause":            &Pause{Target: t, Exec: refuseExec, Pod: "kafka-0"},
 		"partition":        &Partition{Target: t, Mode: PartitionIsolate, Pod: "kafka-0", KafkaPods: []string{"kafka-0", "kafka-1"}},
+		"upgrade":          &Upgrade{Target: t, StatefulSet: "kafka", Image: "apache/kafka:4.4.0"},
+		"disk loss":        &DiskLoss{Target: t, Exec: refuseExec, Pod: "kafka-1", Mode: DiskLossClaim, AllowDataLoss: true},
+		"disk wipe":        &DiskLoss{Target: t, Exec: refuseExec, Pod: "kafka-1", Mode: DiskLossWipe, AllowDataLoss: true},
+	}
+}
+
+// cluster is namespace ns with node-1, StatefulSet kafka (KAFKA_X=false,
+// a claim template "data") and its pods kafka-0 and kafka-1 on node-1, the
+// latter mounting its claim data-kafka-1.
+// TestEveryFaultIsTested finds, in the package's source, every type with
+// an Inject method, and checks that k8sFaults has one of each: the tests of
+// the guard and of the dry run then cover it.
+func TestEveryFaultIsTested(t *testing.T) {
+	files, err := filepath.Glob("*.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var injectors []string
+	fset := token.NewFileSet()
+	for _, name := range files {
+		if strings.HasSuffix(name, "_test.go") {
+			continue
+		}
+		f, err := parser.ParseFile(fset, name, nil, parser.SkipObjectResolution)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, d := range f.Decls {
+			fn, ok := d.(*ast.FuncDecl)
+			if !ok || fn.Recv == nil || fn.Name.Name != "Inject" {
+				continue
+			}
+			typ := fn.Recv.List[0].Type
+			if star, ok := typ.(*ast.StarExpr); ok {
+				typ = star.X
+			}
+			if id, ok := typ.(*ast.Ident); ok {
+				injectors = append(injectors, id.Name)
+			}
+		}
+	}
+	var tested []string
+	for _, f := range k8sFaults(Target{}) {
+		tested = append(tested, reflect.TypeOf(f).Elem().Name())
+	}
+	if len(injectors) < 10 {
+		t.Fatalf("found only %v: the source scan is broken", injectors)
+	}
+	for _, name := range injectors {
+		if !slices.Contains(tested, name) {
+			t.Errorf("%s has an Inject method and is not in k8sFaults: the guard and dry-run tests do not cover it", name)
+		}
 	}
 }
 
 func cluster(ns *corev1.Namespace) []runtime.Object {
+	s := testSTS("kafka", "kafka", corev1.EnvVar{Name: "KAFKA_X", Value: "false"})
+	s.Spec.VolumeClaimTemplates = diskSTS().Spec.VolumeClaimTemplates
 	return []runtime.Object{
 		ns, testNode("node-1", false),
-		testPod("kafka", "kafka-0", "node-1"), testPod("kafka", "kafka-1", "node-1"),
-		testSTS("kafka", "kafka", corev1.EnvVar{Name: "KAFKA_X", Value: "false"}),
+		testPod("kafka", "kafka-0", "node-1"), diskPod(), diskClaim(), s,
 	}
 }
 
@@ -109,8 +168,13 @@ func TestDryRunMakesNoChange(t *testing.T) {
 			if m := mutations(cs); len(m) > 0 {
 				t.Errorf("mutating calls %v", m)
 			}
-			if !strings.Contains(out.String(), "dry-run: "+f.Plan()) {
-				t.Errorf("output %q does not hold the plan %q", out.String(), f.Plan())
+			want := "dry-run: " + f.Plan()
+			if _, ok := f.(*DiskLoss); ok {
+				// A disk loss prints its plan with the victim's names filled in.
+				want = "dry-run: write a disk-loss ledger entry on statefulset kafka/kafka, then "
+			}
+			if !strings.Contains(out.String(), want) {
+				t.Errorf("output %q does not hold the plan %q", out.String(), want)
 			}
 		})
 	}

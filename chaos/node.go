@@ -84,25 +84,23 @@ func (f *NodeDrain) Plan() string {
 // Inject implements Fault. If some pods are still not evicted when ctx ends
 // or EvictTimeout passes, it returns a *DrainError; the node stays
 // cordoned until Recover.
-func (f *NodeDrain) Inject(ctx context.Context) error {
-	if err := f.check(ctx); err != nil {
-		return err
-	}
+func (f *NodeDrain) Inject(ctx context.Context) error { return f.inject(ctx, nil, f.look) }
+
+func (f *NodeDrain) look(ctx context.Context) (string, func(context.Context) error, error) {
 	if _, err := f.Client.CoreV1().Nodes().Get(ctx, f.Node, metav1.GetOptions{}); err != nil {
-		return fmt.Errorf("chaos: %s: %w", f.Name(), err)
+		return "", nil, fmt.Errorf("chaos: %s: %w", f.Name(), err)
 	}
 	pods, err := f.pods(ctx)
 	if err != nil {
-		return err
+		return "", nil, err
 	}
-	if f.DryRun {
-		f.say("dry-run: %s; pods of %s on it now: %s", f.Plan(), f.Namespace, orNone(pods))
-		return nil
+	drain := func(ctx context.Context) error {
+		if err := f.cordon(ctx); err != nil {
+			return err
+		}
+		return f.evict(ctx, pods)
 	}
-	if err := f.cordon(ctx); err != nil {
-		return err
-	}
-	return f.evict(ctx, pods)
+	return fmt.Sprintf("%s; pods of %s on it now: %s", f.Plan(), f.Namespace, orNone(pods)), drain, nil
 }
 
 // pods lists the evictable pods of the namespace on the node.

@@ -193,20 +193,17 @@ func (f *Partition) validate() error {
 // pod whose PodNameLabel is not its name is refused before any change (the
 // policy would miss it). A policy this run already created for the same
 // victim and mode is left as it is.
-func (f *Partition) Inject(ctx context.Context) error {
-	if err := f.validate(); err != nil {
-		return err
-	}
-	if err := f.check(ctx); err != nil {
-		return err
-	}
+func (f *Partition) Inject(ctx context.Context) error { return f.inject(ctx, f.validate(), f.look) }
+
+func (f *Partition) look(ctx context.Context) (string, func(context.Context) error, error) {
 	if _, err := f.pods(ctx); err != nil {
-		return err
+		return "", nil, err
 	}
-	if f.DryRun {
-		f.say("dry-run: %s", f.Plan())
-		return nil
-	}
+	return f.Plan(), f.create, nil
+}
+
+// create creates the policy, or finds it in place.
+func (f *Partition) create(ctx context.Context) error {
 	np, err := f.policy()
 	if err != nil {
 		return fmt.Errorf("chaos: %s: %w", f.Name(), err)

@@ -128,21 +128,21 @@ func (f *Pause) Plan() string {
 }
 
 // Inject implements Fault.
-func (f *Pause) Inject(ctx context.Context) error {
-	if err := f.check(ctx); err != nil {
-		return err
-	}
+func (f *Pause) Inject(ctx context.Context) error { return f.inject(ctx, nil, f.look) }
+
+func (f *Pause) look(ctx context.Context) (string, func(context.Context) error, error) {
 	if f.Exec == nil {
-		return errors.New("chaos: pause: no exec")
+		return "", nil, errors.New("chaos: pause: no exec")
 	}
 	container, err := f.container(ctx)
 	if err != nil {
-		return err
+		return "", nil, err
 	}
-	if f.DryRun {
-		f.say("dry-run: %s", f.Plan())
-		return nil
-	}
+	return f.Plan(), func(ctx context.Context) error { return f.stop(ctx, container) }, nil
+}
+
+// stop writes the ledger entry, then sends SIGSTOP.
+func (f *Pause) stop(ctx context.Context, container string) error {
 	e := Entry{Fault: KindPause, RunID: f.RunID, At: time.Now(), Undo: "SIGCONT the Kafka JVM of container " + container,
 		Data: map[string]string{"container": container}}
 	if err := editPodLedger(ctx, f.Client, f.Namespace, f.Pod, func(es []Entry) []Entry { return withEntry(es, e) }); err != nil {

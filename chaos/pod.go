@@ -36,18 +36,18 @@ func (f *PodDelete) Plan() string {
 	return fmt.Sprintf("delete pod %s/%s with its own grace period; its controller recreates it", f.Namespace, f.Pod)
 }
 
-// Inject implements Fault.
-func (f *PodDelete) Inject(ctx context.Context) error {
-	if err := f.check(ctx); err != nil {
-		return err
+// Inject implements Fault. The pod is read first: a pod that is not there
+// is an error, in a dry run too.
+func (f *PodDelete) Inject(ctx context.Context) error { return f.inject(ctx, nil, f.look) }
+
+func (f *PodDelete) look(ctx context.Context) (string, func(context.Context) error, error) {
+	if _, err := f.Client.CoreV1().Pods(f.Namespace).Get(ctx, f.Pod, metav1.GetOptions{}); err != nil {
+		return "", nil, fmt.Errorf("chaos: %s: %w", f.Name(), err)
 	}
-	if f.DryRun {
-		if _, err := f.Client.CoreV1().Pods(f.Namespace).Get(ctx, f.Pod, metav1.GetOptions{}); err != nil {
-			return fmt.Errorf("chaos: %s: %w", f.Name(), err)
-		}
-		f.say("dry-run: %s", f.Plan())
-		return nil
-	}
+	return f.Plan(), f.delete, nil
+}
+
+func (f *PodDelete) delete(ctx context.Context) error {
 	var opts metav1.DeleteOptions
 	if f.Force {
 		zero := int64(0)

@@ -29,8 +29,8 @@ func TestPodDelete(t *testing.T) {
 				t.Errorf("Name %q, want %q", f.Name(), tt.wantName)
 			}
 			err := f.Inject(t.Context())
-			if (err != nil) != tt.wantErr {
-				t.Fatalf("Inject = %v, want error %t", err, tt.wantErr)
+			if (err != nil) != tt.wantErr || (tt.wantErr && !apierrors.IsNotFound(err)) {
+				t.Fatalf("Inject = %v, want error %t (NotFound)", err, tt.wantErr)
 			}
 			var del []k8stesting.DeleteAction
 			for _, a := range cs.Actions() {
@@ -38,15 +38,19 @@ func TestPodDelete(t *testing.T) {
 					del = append(del, d)
 				}
 			}
+			if tt.wantErr {
+				// The pod is read first: one that is not there is not deleted.
+				if len(del) != 0 {
+					t.Errorf("delete actions %v, want none", del)
+				}
+				return
+			}
 			if len(del) != 1 || del[0].GetName() != tt.pod {
 				t.Fatalf("delete actions %v, want one for %s", del, tt.pod)
 			}
 			got := del[0].GetDeleteOptions().GracePeriodSeconds
 			if (got == nil) != (tt.wantGrace == nil) || (got != nil && *got != *tt.wantGrace) {
 				t.Errorf("GracePeriodSeconds %v, want %v", got, tt.wantGrace)
-			}
-			if tt.wantErr {
-				return
 			}
 			if _, err := cs.CoreV1().Pods("kafka").Get(t.Context(), tt.pod, metav1.GetOptions{}); !apierrors.IsNotFound(err) {
 				t.Errorf("pod still there: %v", err)

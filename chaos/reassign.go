@@ -56,49 +56,53 @@ type Mover interface {
 // Spread refuses without a scale entry (it spreads what a scale-out added)
 // and while a reassign entry is there.
 func (f *Scale) Spread(ctx context.Context, brokers []int32) (kafkaadmin.Assignments, error) {
-	fail := func(err error) (kafkaadmin.Assignments, error) {
+	var invalid error
+	if f.Kafka == nil || len(f.Topics) == 0 {
+		invalid = errors.New("no Kafka client or no topic given")
+	}
+	var move kafkaadmin.Assignments
+	err := f.inject(ctx, invalid, func(ctx context.Context) (string, func(context.Context) error, error) {
+		now, err := f.Kafka.Assignments(ctx, f.Topics...)
+		if err != nil {
+			return "", nil, err
+		}
+		to, err := kafkaadmin.Spread(now, brokers)
+		if err != nil {
+			return "", nil, err
+		}
+		move = now.Changed(to)
+		from := kafkaadmin.Assignments{}
+		move.Each(func(t string, p int32, _ []int32) {
+			if from[t] == nil {
+				from[t] = map[int32][]int32{}
+			}
+			from[t][p] = now[t][p]
+		})
+		plan := fmt.Sprintf("move %s (from %s), throttled to %d B/s", move, from, f.Throttle)
+		return plan, func(ctx context.Context) error { return f.spread(ctx, brokers, from, move) }, nil
+	})
+	if err != nil {
 		return nil, fmt.Errorf("chaos: spread partitions onto the brokers of %s: %w", f.Name(), err)
 	}
-	if f.Kafka == nil || len(f.Topics) == 0 {
-		return fail(errors.New("no Kafka client or no topic given"))
-	}
-	if err := f.check(ctx); err != nil {
-		return fail(err)
-	}
-	now, err := f.Kafka.Assignments(ctx, f.Topics...)
-	if err != nil {
-		return fail(err)
-	}
-	to, err := kafkaadmin.Spread(now, brokers)
-	if err != nil {
-		return fail(err)
-	}
-	move := now.Changed(to)
-	from := kafkaadmin.Assignments{}
-	move.Each(func(t string, p int32, _ []int32) {
-		if from[t] == nil {
-			from[t] = map[int32][]int32{}
-		}
-		from[t][p] = now[t][p]
-	})
-	if f.DryRun {
-		f.say("dry-run: move %s (from %s), throttled to %d B/s", move, from, f.Throttle)
-		return move, nil
-	}
+	return move, nil
+}
+
+// spread records the move, then has Kafka make it.
+func (f *Scale) spread(ctx context.Context, brokers []int32, from, move kafkaadmin.Assignments) error {
 	if len(move) == 0 {
 		f.say("%s: the partitions are already spread over %v", f.Name(), brokers)
-		return move, nil
+		return nil
 	}
 	if err := f.recordMove(ctx, from, move); err != nil {
-		return fail(err)
+		return err
 	}
 	f.say("%s: moving %d partitions: %s", f.Name(), move.Partitions(), move)
 	start := time.Now()
 	if err := f.Kafka.Reassign(ctx, move, f.Throttle); err != nil {
-		return fail(err)
+		return err
 	}
 	f.say("%s: partitions moved in %s", f.Name(), time.Since(start).Round(time.Millisecond))
-	return move, nil
+	return nil
 }
 
 // recordMove writes the reassign entry on the StatefulSet.

@@ -38,17 +38,16 @@ func (f *RollingRestart) Plan() string {
 }
 
 // Inject implements Fault.
-func (f *RollingRestart) Inject(ctx context.Context) error {
-	if err := f.check(ctx); err != nil {
-		return err
+func (f *RollingRestart) Inject(ctx context.Context) error { return f.inject(ctx, nil, f.look) }
+
+func (f *RollingRestart) look(ctx context.Context) (string, func(context.Context) error, error) {
+	if _, err := f.Client.AppsV1().StatefulSets(f.Namespace).Get(ctx, f.StatefulSet, metav1.GetOptions{}); err != nil {
+		return "", nil, fmt.Errorf("chaos: %s: %w", f.Name(), err)
 	}
-	if f.DryRun {
-		if _, err := f.Client.AppsV1().StatefulSets(f.Namespace).Get(ctx, f.StatefulSet, metav1.GetOptions{}); err != nil {
-			return fmt.Errorf("chaos: %s: %w", f.Name(), err)
-		}
-		f.say("dry-run: %s", f.Plan())
-		return nil
-	}
+	return f.Plan(), f.restart, nil
+}
+
+func (f *RollingRestart) restart(ctx context.Context) error {
 	err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
 		s, es, err := statefulSetLedger(ctx, f.Client, f.Namespace, f.StatefulSet)
 		if err != nil {

@@ -71,27 +71,44 @@ func (f *Scale) Plan() string {
 
 // Inject implements Fault. It refuses when Replicas is not more than the
 // StatefulSet has, and when the StatefulSet already carries a scale entry.
-func (f *Scale) Inject(ctx context.Context) error {
-	if err := f.check(ctx); err != nil {
-		return err
+func (f *Scale) Inject(ctx context.Context) error { return f.inject(ctx, nil, f.look) }
+
+func (f *Scale) look(ctx context.Context) (string, func(context.Context) error, error) {
+	s, es, err := statefulSetLedger(ctx, f.Client, f.Namespace, f.StatefulSet)
+	if err != nil {
+		return "", nil, fmt.Errorf("chaos: %s: %w", f.Name(), err)
 	}
+	from, err := f.from(s, es)
+	if err != nil {
+		return "", nil, fmt.Errorf("chaos: %s: %w", f.Name(), err)
+	}
+	return fmt.Sprintf("%s; it has %d replicas now", f.Plan(), from), f.scaleOut, nil
+}
+
+// from returns the replicas s has, after checking that it carries no scale
+// entry and has fewer than f.Replicas.
+func (f *Scale) from(s *appsv1.StatefulSet, es []Entry) (int32, error) {
+	if e, ok := entryOf(es, KindScale); ok {
+		return 0, fmt.Errorf("statefulset already carries a scale entry (%s, from %s to %s replicas); recover it first (kafkachaos recover)",
+			e, e.Data[dataPreviousReplicas], e.Data[dataReplicas])
+	}
+	from := replicasOf(s)
+	if f.Replicas <= from {
+		return 0, fmt.Errorf("statefulset has %d replicas; a scale-out needs more than that, not %d", from, f.Replicas)
+	}
+	return from, nil
+}
+
+// scaleOut sets the replicas and writes the ledger entry, in one patch.
+func (f *Scale) scaleOut(ctx context.Context) error {
 	var from int32
 	err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
 		s, es, err := statefulSetLedger(ctx, f.Client, f.Namespace, f.StatefulSet)
 		if err != nil {
 			return err
 		}
-		if e, ok := entryOf(es, KindScale); ok {
-			return fmt.Errorf("statefulset already carries a scale entry (%s, from %s to %s replicas); recover it first (kafkachaos recover)",
-				e, e.Data[dataPreviousReplicas], e.Data[dataReplicas])
-		}
-		from = replicasOf(s)
-		if f.Replicas <= from {
-			return fmt.Errorf("statefulset has %d replicas; a scale-out needs more than that, not %d", from, f.Replicas)
-		}
-		if f.DryRun {
-			f.say("dry-run: %s; it has %d replicas now", f.Plan(), from)
-			return nil
+		if from, err = f.from(s, es); err != nil {
+			return err
 		}
 		md, err := metaPatch(s, withEntry(es, Entry{
 			Fault: KindScale, RunID: f.RunID, At: time.Now().UTC(),
@@ -113,9 +130,7 @@ func (f *Scale) Inject(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("chaos: %s: %w", f.Name(), err)
 	}
-	if !f.DryRun {
-		f.say("%s: scaled out from %d", f.Name(), from)
-	}
+	f.say("%s: scaled out from %d", f.Name(), from)
 	return nil
 }
 

@@ -39,19 +39,18 @@ func (f *ManualRollingUpdate) Plan() string {
 }
 
 // Inject implements Fault.
-func (f *ManualRollingUpdate) Inject(ctx context.Context) error {
-	if err := f.check(ctx); err != nil {
-		return err
-	}
+func (f *ManualRollingUpdate) Inject(ctx context.Context) error { return f.inject(ctx, nil, f.look) }
+
+func (f *ManualRollingUpdate) look(ctx context.Context) (string, func(context.Context) error, error) {
 	for _, p := range f.Pods {
 		if _, err := f.Client.CoreV1().Pods(f.Namespace).Get(ctx, p, metav1.GetOptions{}); err != nil {
-			return fmt.Errorf("chaos: %s: %w", f.Name(), err)
+			return "", nil, fmt.Errorf("chaos: %s: %w", f.Name(), err)
 		}
 	}
-	if f.DryRun {
-		f.say("dry-run: %s", f.Plan())
-		return nil
-	}
+	return f.Plan(), f.annotateAll, nil
+}
+
+func (f *ManualRollingUpdate) annotateAll(ctx context.Context) error {
 	for _, p := range f.Pods {
 		if err := f.annotate(ctx, p, "true"); err != nil {
 			return err

@@ -55,13 +55,26 @@ func (f *Upgrade) Plan() string {
 }
 
 // Inject implements Fault.
-func (f *Upgrade) Inject(ctx context.Context) error {
+func (f *Upgrade) Inject(ctx context.Context) error { return f.inject(ctx, f.validate(), f.look) }
+
+// validate checks the fault's own fields; it makes no call.
+func (f *Upgrade) validate() error {
 	if f.Image == "" {
 		return fmt.Errorf("chaos: %s: no image", f.Name())
 	}
-	if err := f.check(ctx); err != nil {
-		return err
+	return nil
+}
+
+func (f *Upgrade) look(ctx context.Context) (string, func(context.Context) error, error) {
+	c, err := templateContainer(ctx, f.Client, f.Namespace, f.StatefulSet, f.Container)
+	if err != nil {
+		return "", nil, fmt.Errorf("chaos: %s: %w", f.Name(), err)
 	}
+	return fmt.Sprintf("%s; container %s runs %s now", f.Plan(), c.Name, c.Image), f.set, nil
+}
+
+// set sets the image and writes the ledger entry, in one patch.
+func (f *Upgrade) set(ctx context.Context) error {
 	err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
 		s, err := f.Client.AppsV1().StatefulSets(f.Namespace).Get(ctx, f.StatefulSet, metav1.GetOptions{})
 		if err != nil {
@@ -70,10 +83,6 @@ func (f *Upgrade) Inject(ctx context.Context) error {
 		c, err := container(s, f.Container)
 		if err != nil {
 			return err
-		}
-		if f.DryRun {
-			f.say("dry-run: %s; container %s runs %s now", f.Plan(), c.Name, c.Image)
-			return nil
 		}
 		es, err := LedgerOf(s)
 		if err != nil {
