@@ -1,0 +1,45 @@
+package javaclients
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os/exec"
+	"path/filepath"
+)
+
+// The tools' main classes, in Kafka's tools jar.
+const (
+	ProducerClass = "org.apache.kafka.tools.VerifiableProducer"
+	ConsumerClass = "org.apache.kafka.tools.VerifiableConsumer"
+)
+
+// Command is a tool's command line: java with Kafka's jars in libsDir on
+// its class path, the tool's main class, and its arguments.
+func Command(ctx context.Context, java, libsDir, class string, args ...string) *exec.Cmd {
+	return exec.CommandContext(ctx, java, append([]string{"-Xmx256m", "-cp", filepath.Join(libsDir, "*"), class}, args...)...)
+}
+
+// maxLine bounds one event line (a record_data line carries a value).
+const maxLine = 4 << 20
+
+// Read calls fn with each event of r, a tool's standard output, until it
+// ends; lines that are not events (log lines) are skipped. It returns the
+// reader's error, if any.
+func Read(r io.Reader, fn func(Event)) error {
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 64<<10), maxLine)
+	for sc.Scan() {
+		e, err := Parse(sc.Bytes())
+		if errors.Is(err, ErrNotEvent) {
+			continue
+		}
+		fn(e)
+	}
+	if err := sc.Err(); err != nil {
+		return fmt.Errorf("javaclients: reading a tool's events: %w", err)
+	}
+	return nil
+}

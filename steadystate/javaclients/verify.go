@@ -1,0 +1,119 @@
+package javaclients
+
+import (
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/kafkachaos/kafkachaos/steadystate/groupcheck"
+)
+
+// Verifier checks Java producers' acknowledged sends against what Java
+// consumers of one group read: the group's history with groupcheck, and
+// each record's value at its offset (inconsistent offsets: the value
+// acknowledged at offset X must be the value read at X). The consumers
+// must run with --verbose, so that each record is reported. Its memory
+// holds only records seen on one side so far. It is safe for concurrent
+// use, one goroutine per tool.
+type Verifier struct {
+	topic string
+	group *groupcheck.Checker
+
+	mu           sync.Mutex
+	acked, read  []map[int64]string // by partition: offset -> value, waiting for the other side
+	inconsistent uint64
+	witnesses    []string
+}
+
+// NewVerifier returns a Verifier of topic, whose group starts at start
+// (each partition's committed offset).
+func NewVerifier(topic string, begin time.Time, start []int64) *Verifier {
+	v := &Verifier{topic: topic, group: groupcheck.New(begin, start)}
+	for range start {
+		v.acked = append(v.acked, map[int64]string{})
+		v.read = append(v.read, map[int64]string{})
+	}
+	return v
+}
+
+// Producer takes one VerifiableProducer event.
+func (v *Verifier) Producer(e Event) {
+	if e.Name != ProducerSendOK || e.Topic != v.topic || e.Value == nil {
+		return
+	}
+	v.group.Acked(e.Partition, e.Offset)
+	v.meet(e.Partition, e.Offset, *e.Value, true)
+}
+
+// Consumer takes one VerifiableConsumer event of member.
+func (v *Verifier) Consumer(member string, e Event) {
+	if e.Name == RecordData && e.Topic == v.topic && e.Value != nil {
+		v.meet(e.Partition, e.Offset, *e.Value, false)
+	}
+	for _, g := range e.GroupEvents(member, v.topic) {
+		v.group.Observe(g)
+	}
+}
+
+// meet files the value acknowledged (ack) or read at offset, or compares
+// it with the other side's when that came first.
+func (v *Verifier) meet(p int32, offset int64, value string, ack bool) {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	mine, other := v.read, v.acked
+	if ack {
+		mine, other = v.acked, v.read
+	}
+	if p < 0 || int(p) >= len(mine) {
+		return
+	}
+	theirs, ok := other[p][offset]
+	if !ok {
+		if _, dup := mine[p][offset]; !dup { // an offset read again: its first value stands
+			mine[p][offset] = value
+		}
+		return
+	}
+	delete(other[p], offset)
+	if theirs != value {
+		v.inconsistent++
+		acked, read := theirs, value
+		if ack {
+			acked, read = value, theirs
+		}
+		if len(v.witnesses) < 10 {
+			v.witnesses = append(v.witnesses, fmt.Sprintf("partition %d offset %d: acknowledged %q, read %q", p, offset, acked, read))
+		}
+	}
+}
+
+// Result is the verdict: the group's, and the inconsistent offsets.
+type Result struct {
+	Group                      groupcheck.Result `json:"group"`
+	InconsistentOffsets        uint64            `json:"inconsistentOffsets"`
+	InconsistentOffsetExamples []string          `json:"inconsistentOffsetExamples,omitempty"`
+}
+
+// Clean reports whether nothing was found.
+func (r Result) Clean() bool { return r.Group.Clean() && r.InconsistentOffsets == 0 }
+
+// Problems lists what was found, one line per check.
+func (r Result) Problems() []string {
+	p := r.Group.Problems()
+	if r.InconsistentOffsets > 0 {
+		p = append(p, fmt.Sprintf("inconsistent-offsets: %d; %v", r.InconsistentOffsets, r.InconsistentOffsetExamples))
+	}
+	return p
+}
+
+// Result gives the verdict once every tool has stopped and the group has
+// drained.
+func (v *Verifier) Result(end time.Time) Result {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	return Result{Group: v.group.Result(end), InconsistentOffsets: v.inconsistent, InconsistentOffsetExamples: v.witnesses}
+}
+
+// ProcessedThrough reports whether the group has read every offset below
+// end in each partition.
+func (v *Verifier) ProcessedThrough(end []int64) bool { return v.group.ProcessedThrough(end) }

@@ -1,0 +1,49 @@
+package javaclients
+
+import (
+	"strings"
+	"testing"
+	"time"
+)
+
+func send(p int32, off int64, v string) Event {
+	return Event{Name: ProducerSendOK, Topic: "t", Partition: p, Offset: off, Value: &v, Timestamp: 1}
+}
+func rec(p int32, off int64, v string) Event {
+	return Event{Name: RecordData, Topic: "t", Partition: p, Offset: off, Value: &v, Timestamp: 2}
+}
+func polled(p int32, lo, hi int64) Event {
+	return Event{Name: RecordsConsumed, Timestamp: 2, Partitions: []Partition{{Topic: "t", Partition: p, Count: hi - lo + 1, MinOffset: lo, MaxOffset: hi}}}
+}
+
+func TestVerifier(t *testing.T) {
+	assign := Event{Name: PartitionsAssigned, Timestamp: 1, Partitions: []Partition{{Topic: "t", Partition: 0}}}
+	tests := []struct {
+		name     string
+		producer []Event
+		consumer []Event
+		clean    bool
+		want     string // in the problems
+	}{
+		{"acked then read, the same values", []Event{send(0, 0, "1.0"), send(0, 1, "1.1")}, []Event{assign, rec(0, 0, "1.0"), rec(0, 1, "1.1"), polled(0, 0, 1)}, true, ""},
+		{"read before the ack", nil, []Event{assign, rec(0, 0, "1.0"), rec(0, 1, "1.1"), polled(0, 0, 1)}, true, ""},
+		{"another value at an acked offset", []Event{send(0, 0, "1.0"), send(0, 1, "1.1")}, []Event{assign, rec(0, 0, "1.0"), rec(0, 1, "9.9"), polled(0, 0, 1)}, false, `offset 1: acknowledged "1.1", read "9.9"`},
+		{"an acked record never read", []Event{send(0, 0, "1.0"), send(0, 1, "1.1")}, []Event{assign, rec(0, 0, "1.0"), polled(0, 0, 0)}, false, "lost: 1"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			v := NewVerifier("t", time.UnixMilli(0), []int64{0})
+			// The consumer's events may come first, as on a real run.
+			for _, e := range tt.consumer {
+				v.Consumer("m0", e)
+			}
+			for _, e := range tt.producer {
+				v.Producer(e)
+			}
+			res := v.Result(time.UnixMilli(3))
+			if res.Clean() != tt.clean || !strings.Contains(strings.Join(res.Problems(), "\n"), tt.want) {
+				t.Errorf("clean %t, problems %q; want clean %t and %q", res.Clean(), res.Problems(), tt.clean, tt.want)
+			}
+		})
+	}
+}
