@@ -150,19 +150,30 @@ func (f *ConfigChange) set(ctx context.Context) error {
 // Recover implements Fault: it restores the variable recorded in the ledger
 // entry and removes the entry.
 func (f *ConfigChange) Recover(ctx context.Context) error {
-	return f.recoverEntries(ctx, f.Name(), f.StatefulSet, func(e Entry) bool {
+	return f.recoverOn(ctx, f.Name(), Access{}, onStatefulSet, f.StatefulSet, func(e Entry) bool {
 		return e.Fault == KindConfigChange && e.Data[dataEnv] == f.Env &&
 			(f.Container == "" || e.Data[dataContainer] == f.Container)
 	})
 }
 
-// undoConfigChange returns what restoring e does, and the env patch element
-// (nil when the variable is to be left alone).
-func undoConfigChange(s *appsv1.StatefulSet, e Entry) (string, map[string]any, error) {
+// configChangeLedger is KindConfigChange's row of the registry: on a
+// StatefulSet, undone in its one patch.
+func configChangeLedger() ledgerKind {
+	return ledgerKind{kind: KindConfigChange, object: onStatefulSet, order: orderStatefulSets, undo: undoConfigChange}
+}
+
+// undoConfigChange restores the variable e recorded: its previous value or
+// source, or its absence. A variable changed since, or a container gone,
+// is left alone.
+func undoConfigChange(_ context.Context, u *undo, e Entry) (string, bool, error) {
+	s, err := object[*appsv1.StatefulSet](u)
+	if err != nil {
+		return "", false, err
+	}
 	name, env := e.Data[dataContainer], e.Data[dataEnv]
 	c, err := container(s, name)
 	if err != nil {
-		return fmt.Sprintf("drop entry, container %s is gone (%s)", name, e), nil, nil
+		return fmt.Sprintf("drop entry, container %s is gone (%s)", name, e), false, nil
 	}
 	cur := envVar(c, env)
 	if !isValue(cur, e.Data[dataValue]) {
@@ -170,10 +181,11 @@ func undoConfigChange(s *appsv1.StatefulSet, e Entry) (string, map[string]any, e
 		if cur != nil {
 			now = describeEnv(cur)
 		}
-		return fmt.Sprintf("drop entry, leave env %s in container %s as is: it was changed since (now %s) (%s)", env, name, now, e), nil, nil
+		return fmt.Sprintf("drop entry, leave env %s in container %s as is: it was changed since (now %s) (%s)", env, name, now, e), false, nil
 	}
 	if e.Data[dataHadPrevious] != "true" {
-		return fmt.Sprintf("remove env %s from container %s (%s)", env, name, e), map[string]any{"name": env, "$patch": "delete"}, nil
+		u.addEnv(name, map[string]any{"name": env, "$patch": "delete"})
+		return fmt.Sprintf("remove env %s from container %s (%s)", env, name, e), false, nil
 	}
 	prev := corev1.EnvVar{Name: env, Value: e.Data[dataPreviousValue]}
 	el := map[string]any{"name": env, "value": nil, "valueFrom": nil}
@@ -183,12 +195,20 @@ func undoConfigChange(s *appsv1.StatefulSet, e Entry) (string, map[string]any, e
 	if raw := e.Data[dataPreviousValueFrom]; raw != "" {
 		var from corev1.EnvVarSource
 		if err := json.Unmarshal([]byte(raw), &from); err != nil {
-			return "", nil, fmt.Errorf("ledger entry %s: previous valueFrom: %w", e, err)
+			return "", false, fmt.Errorf("ledger entry %s: previous valueFrom: %w", e, err)
 		}
 		prev.ValueFrom = &from
 		el["valueFrom"] = &from
 	}
-	return fmt.Sprintf("restore env %s in container %s (%s)", describeEnv(&prev), name, e), el, nil
+	u.addEnv(name, el)
+	return fmt.Sprintf("restore env %s in container %s (%s)", describeEnv(&prev), name, e), false, nil
+}
+
+// addEnv adds an element to the env patch of container c.
+func (u *undo) addEnv(c string, el map[string]any) {
+	f := u.container(c)
+	env, _ := f["env"].([]any)
+	f["env"] = append(env, el)
 }
 
 // templateContainer reads StatefulSet ns/sts and finds container name in

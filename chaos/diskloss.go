@@ -254,38 +254,48 @@ func (f *DiskLoss) Recover(ctx context.Context) error {
 	if f.statefulSet == "" {
 		return nil // never injected
 	}
-	return f.recoverEntries(ctx, f.Name(), f.statefulSet, func(e Entry) bool {
+	return f.recoverOn(ctx, f.Name(), Access{}, onStatefulSet, f.statefulSet, func(e Entry) bool {
 		return e.Fault == KindDiskLoss && e.Data[dataPod] == f.Pod
 	})
 }
 
+// diskLossLedger is KindDiskLoss's row of the registry: on the victim's
+// StatefulSet, undone in its one patch.
+func diskLossLedger() ledgerKind {
+	return ledgerKind{kind: KindDiskLoss, object: onStatefulSet, order: orderStatefulSets, undo: undoDiskLoss}
+}
+
 // undoDiskLoss is the recovery of a disk-loss entry: nothing to undo,
 // except a claim that an interrupted Inject left terminating under a live
-// pod; that pod is deleted (unless dryRun), so both are recreated.
-func undoDiskLoss(ctx context.Context, cs kubernetes.Interface, ns string, e Entry, dryRun bool) (string, error) {
+// pod; that pod is deleted (not in a dry run), so both are recreated.
+func undoDiskLoss(ctx context.Context, u *undo, e Entry) (string, bool, error) {
 	what := fmt.Sprintf("drop the disk-loss entry of pod %s (%s): not undoable, the data of claim %s (volume %s) is gone",
 		e.Data[dataPod], e.Data[dataMode], e.Data[dataClaim], e.Data[dataPV])
 	if e.Data[dataMode] != string(DiskLossClaim) {
-		return what, nil
+		return what, false, nil
 	}
-	c, err := cs.CoreV1().PersistentVolumeClaims(ns).Get(ctx, e.Data[dataClaim], metav1.GetOptions{})
+	ns := u.obj.GetNamespace()
+	c, err := u.cs.CoreV1().PersistentVolumeClaims(ns).Get(ctx, e.Data[dataClaim], metav1.GetOptions{})
 	if apierrors.IsNotFound(err) {
-		return what, nil
+		return what, false, nil
 	}
 	if err != nil {
-		return "", fmt.Errorf("claim %s: %w", e.Data[dataClaim], err)
+		return "", false, fmt.Errorf("claim %s: %w", e.Data[dataClaim], err)
 	}
 	if c.DeletionTimestamp == nil || c.Spec.VolumeName != e.Data[dataPV] {
-		return what, nil // a new claim, or the old one in use again
+		return what, false, nil // a new claim, or the old one in use again
 	}
 	what += "; delete pod " + e.Data[dataPod] + ", which holds the terminating claim, to finish the loss"
-	if dryRun {
-		return what, nil
+	err = u.act(ctx, e, func(ctx context.Context) error {
+		// Only the pod the fault hit: its replacement may already run.
+		err := deleteClaimAndPod(ctx, u.cs, ns, e.Data[dataClaim], e.Data[dataPod], types.UID(e.Data[dataPodUID]))
+		if apierrors.IsConflict(err) {
+			return nil
+		}
+		return err
+	})
+	if err != nil {
+		return "", false, err
 	}
-	// Only the pod the fault hit: its replacement may already run.
-	err = deleteClaimAndPod(ctx, cs, ns, e.Data[dataClaim], e.Data[dataPod], types.UID(e.Data[dataPodUID]))
-	if apierrors.IsConflict(err) {
-		return what, nil
-	}
-	return what, err
+	return what, false, nil
 }

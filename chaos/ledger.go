@@ -22,7 +22,11 @@ import (
 // retried on a fresh read instead of clobbering it.
 const LedgerAnnotation = "kafkachaos.io/ledger"
 
-// Fault kinds written in Entry.Fault.
+// Fault kinds written in Entry.Fault. Every kind a fault writes, these and
+// the others (KindPause, KindPartition, KindReassign, KindScale,
+// KindUpgrade, KindDiskLoss), has a row in the registry of ledger kinds
+// (ledgerKinds): the object it is written on, its order of recovery and its
+// undo.
 const (
 	KindNodeDrain      = "node-drain"      // on a Node: we cordoned it
 	KindRollingRestart = "rolling-restart" // on a StatefulSet: we restarted it
@@ -103,7 +107,7 @@ func metaPatch(obj metav1.Object, es []Entry) (map[string]any, error) {
 }
 
 // patch sends a strategic merge patch to a Node ("nodes"), a StatefulSet
-// ("statefulsets") or a Pod ("pods").
+// ("statefulsets") or a Pod ("pods"): objectKind.resource.
 func patch(ctx context.Context, cs kubernetes.Interface, ns, name, resource string, p map[string]any) error {
 	b, err := json.Marshal(p)
 	if err != nil {

@@ -7,12 +7,12 @@ import (
 	"strings"
 	"time"
 
+	corev1 "k8s.io/api/core/v1"
 	policyv1 "k8s.io/api/policy/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/fields"
 	"k8s.io/apimachinery/pkg/util/wait"
-	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/util/retry"
 )
 
@@ -220,72 +220,26 @@ func (f *NodeDrain) evict(ctx context.Context, pending []string) error {
 // Recover implements Fault: it uncordons the node if our ledger entry is on
 // it, and removes the entry.
 func (f *NodeDrain) Recover(ctx context.Context) error {
-	if f.Client == nil {
-		return fmt.Errorf("chaos: recover from %s: no Kubernetes client", f.Name())
-	}
-	line, err := recoverNode(ctx, f.Client, f.Node, func(e Entry) bool { return e.Fault == KindNodeDrain }, f.DryRun)
-	if err != nil {
-		return fmt.Errorf("chaos: recover from %s: %w", f.Name(), err)
-	}
-	if line != "" {
-		f.say("%s", line)
-	}
-	return nil
+	return f.recoverOn(ctx, f.Name(), Access{}, onNode, f.Node, func(e Entry) bool { return e.Fault == KindNodeDrain })
 }
 
-// recoverNode undoes the entries on node name that match, and says what it
-// did ("" when nothing matched). A node that no longer exists has nothing
-// to recover.
-func recoverNode(ctx context.Context, cs kubernetes.Interface, name string, match func(Entry) bool, dryRun bool) (string, error) {
-	var line string
-	err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
-		line = ""
-		n, err := cs.CoreV1().Nodes().Get(ctx, name, metav1.GetOptions{})
-		if apierrors.IsNotFound(err) {
-			return nil
-		}
-		if err != nil {
-			return err
-		}
-		es, err := LedgerOf(n)
-		if err != nil {
-			return err
-		}
-		var kept []Entry
-		var did []string
-		uncordon := false
-		for _, e := range es {
-			switch {
-			case !match(e):
-				kept = append(kept, e)
-			case e.Fault != KindNodeDrain:
-				kept = append(kept, e)
-				did = append(did, fmt.Sprintf("keep entry of unknown kind (%s)", e))
-			case n.Spec.Unschedulable:
-				uncordon = true
-				did = append(did, fmt.Sprintf("uncordon (%s)", e))
-			default:
-				did = append(did, fmt.Sprintf("drop entry, node already schedulable (%s)", e))
-			}
-		}
-		if len(kept) == len(es) {
-			return nil
-		}
-		line = summary("node "+name, did, dryRun)
-		if dryRun {
-			return nil
-		}
-		md, err := metaPatch(n, kept)
-		if err != nil {
-			return err
-		}
-		p := map[string]any{"metadata": md}
-		if uncordon {
-			p["spec"] = map[string]any{"unschedulable": false}
-		}
-		return patch(ctx, cs, "", name, "nodes", p)
-	})
-	return line, err
+// nodeDrainLedger is KindNodeDrain's row of the registry: on a Node,
+// recovered first.
+func nodeDrainLedger() ledgerKind {
+	return ledgerKind{kind: KindNodeDrain, object: onNode, order: orderNodes, undo: undoNodeDrain}
+}
+
+// undoNodeDrain uncordons the node, if it is still cordoned.
+func undoNodeDrain(_ context.Context, u *undo, e Entry) (string, bool, error) {
+	n, err := object[*corev1.Node](u)
+	if err != nil {
+		return "", false, err
+	}
+	if !n.Spec.Unschedulable {
+		return fmt.Sprintf("drop entry, node already schedulable (%s)", e), false, nil
+	}
+	u.spec["unschedulable"] = false
+	return fmt.Sprintf("uncordon (%s)", e), false, nil
 }
 
 func qualify(ns string, names []string) []string {

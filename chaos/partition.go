@@ -1,6 +1,3 @@
-// A file over 400 lines: the fault, its policy shapes per mode and its
-// ledger record belong together; the probe lives in partition_probe.go.
-
 package chaos
 
 import (
@@ -20,19 +17,17 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/intstr"
 	"k8s.io/apimachinery/pkg/util/validation"
-	"k8s.io/client-go/kubernetes"
 )
 
 // KindPartition is the ledger kind of a network partition, on the
 // NetworkPolicy that makes it.
 const KindPartition = "partition"
 
-// Labels of the NetworkPolicy a Partition creates, and the selector by
-// which RecoverAll finds leftover ones.
+// Labels of the NetworkPolicy a Partition creates; RecoverAll finds
+// leftover ones by the first (managedBySelector).
 const (
-	managedByLabel    = "app.kubernetes.io/managed-by" // value "kafkachaos"
-	faultLabel        = "kafkachaos.io/fault"          // value the fault kind
-	partitionSelector = managedByLabel + "=kafkachaos," + faultLabel + "=" + KindPartition
+	managedByLabel = "app.kubernetes.io/managed-by" // value "kafkachaos"
+	faultLabel     = "kafkachaos.io/fault"          // value the fault kind
 )
 
 // PodNameLabel is the label StatefulSets (and Strimzi's pod sets) give each
@@ -352,56 +347,24 @@ func (f *Partition) spec() networkingv1.NetworkPolicySpec {
 // Recover implements Fault: it deletes the policy, if it is there and is a
 // partition's.
 func (f *Partition) Recover(ctx context.Context) error {
-	if f.Client == nil {
-		return fmt.Errorf("chaos: recover from %s: no Kubernetes client", f.Name())
-	}
 	// Only this fault's own policy: a refused Inject (another run's policy
 	// in place) must not end the other run's partition.
 	mine := func(e Entry) bool {
-		return (f.RunID == "" || e.RunID == f.RunID) && e.Data[dataMode] == string(f.Mode) && e.Data[dataPod] == f.Pod
+		return e.Fault == KindPartition && (f.RunID == "" || e.RunID == f.RunID) && e.Data[dataMode] == string(f.Mode) && e.Data[dataPod] == f.Pod
 	}
-	line, err := deletePartition(ctx, f.Client, f.Namespace, PartitionPolicyName(f.Pod), mine, f.DryRun)
-	if err != nil {
-		return fmt.Errorf("chaos: recover from %s: %w", f.Name(), err)
-	}
-	if line != "" {
-		f.say("%s", line)
-	}
-	return nil
+	return f.recoverOn(ctx, f.Name(), Access{}, onNetworkPolicy, PartitionPolicyName(f.Pod), mine)
 }
 
-// deletePartition deletes NetworkPolicy ns/name if it carries a partition
-// entry that matches, and returns a summary line ("" when it is gone, not
-// a partition's, or does not match). The delete is conditional on the UID
-// read, so a policy made anew in between is left alone.
-func deletePartition(ctx context.Context, cs kubernetes.Interface, ns, name string, match func(Entry) bool, dryRun bool) (string, error) {
-	np, err := cs.NetworkingV1().NetworkPolicies(ns).Get(ctx, name, metav1.GetOptions{})
-	if apierrors.IsNotFound(err) {
-		return "", nil
-	}
-	if err != nil {
-		return "", err
-	}
-	es, err := LedgerOf(np)
-	if err != nil {
-		return "", err
-	}
-	e, ok := entryOf(es, KindPartition)
-	if !ok || !match(e) {
-		return "", nil
-	}
-	line := summary("networkpolicy "+ns+"/"+name, []string{
-		fmt.Sprintf("delete, ending the %s partition of pod %s (%s)", e.Data[dataMode], e.Data[dataPod], e)}, dryRun)
-	if dryRun {
-		return line, nil
-	}
-	var opts metav1.DeleteOptions
-	if uid := np.UID; uid != "" {
-		opts.Preconditions = &metav1.Preconditions{UID: &uid}
-	}
-	err = cs.NetworkingV1().NetworkPolicies(ns).Delete(ctx, name, opts)
-	if err != nil && !apierrors.IsNotFound(err) {
-		return "", err
-	}
-	return line, nil
+// partitionLedger is KindPartition's row of the registry: on the
+// NetworkPolicy that makes the partition, recovered before the
+// StatefulSets (moving partitions back needs the brokers reachable).
+func partitionLedger() ledgerKind {
+	return ledgerKind{kind: KindPartition, object: onNetworkPolicy, order: orderNetwork, undo: undoPartition}
+}
+
+// undoPartition deletes the policy, only if it is still the one read (a
+// new one made in between is left alone).
+func undoPartition(_ context.Context, u *undo, e Entry) (string, bool, error) {
+	u.remove = true
+	return fmt.Sprintf("delete, ending the %s partition of pod %s (%s)", e.Data[dataMode], e.Data[dataPod], e), false, nil
 }

@@ -7,7 +7,6 @@ import (
 	"strings"
 	"time"
 
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/util/retry"
@@ -161,11 +160,31 @@ func (f *Pause) Recover(ctx context.Context) error {
 	if f.Client == nil || f.Exec == nil {
 		return errors.New("chaos: pause: target has no client or exec")
 	}
-	_, err := resumePod(ctx, f.Client, f.Exec, f.Namespace, f.Pod, func(e Entry) bool { return true }, f.DryRun)
+	return f.recoverOn(ctx, f.Name(), Access{Exec: f.Exec}, onPod, f.Pod, func(Entry) bool { return true })
+}
+
+// pauseLedger is KindPause's row of the registry: on a Pod, recovered
+// before the network and the StatefulSets.
+func pauseLedger() ledgerKind {
+	return ledgerKind{kind: KindPause, object: onPod, order: orderPods, undo: undoPause}
+}
+
+// undoPause sends SIGCONT to the Kafka JVM of the container the entry
+// names, through u.access.Exec. A pod that is gone took its JVM along:
+// recovery does not get this far.
+func undoPause(ctx context.Context, u *undo, e Entry) (string, bool, error) {
+	c := e.Data["container"]
+	err := u.act(ctx, e, func(ctx context.Context) error {
+		if u.access.Exec == nil {
+			return errors.New("a paused broker needs pods/exec to resume, and no exec was given")
+		}
+		_, err := u.access.Exec(ctx, u.obj.GetNamespace(), u.obj.GetName(), c, []string{"sh", "-c", signalJVM, "resume", "CONT"})
+		return err
+	})
 	if err != nil {
-		return fmt.Errorf("chaos: recover %s: %w", f.Name(), err)
+		return "", false, err
 	}
-	return nil
+	return "SIGCONT the Kafka JVM of container " + c, false, nil
 }
 
 // container returns the container the fault aims at, f.Container, else
@@ -198,50 +217,6 @@ func (f *Pause) State(ctx context.Context) (string, error) {
 		return "", fmt.Errorf("chaos: %s: state: %w", f.Name(), err)
 	}
 	return strings.TrimSpace(out), nil
-}
-
-// resumePod sends SIGCONT to the JVM of the container a matching pause
-// entry names, and removes the entry. It returns a summary line, or "" when
-// the pod has no such entry or is gone (its processes went with it).
-func resumePod(ctx context.Context, cs kubernetes.Interface, exec Exec, ns, name string, match func(Entry) bool, dryRun bool) (string, error) {
-	pod, err := cs.CoreV1().Pods(ns).Get(ctx, name, metav1.GetOptions{})
-	if apierrors.IsNotFound(err) {
-		return "", nil
-	}
-	if err != nil {
-		return "", err
-	}
-	es, err := LedgerOf(pod)
-	if err != nil {
-		return "", err
-	}
-	e, ok := entryOf(es, KindPause)
-	if !ok || !match(e) {
-		return "", nil
-	}
-	line := summary("pod "+ns+"/"+name, []string{"SIGCONT the Kafka JVM of container " + e.Data["container"]}, dryRun)
-	if dryRun {
-		return line, nil
-	}
-	if exec == nil {
-		return "", errors.New("a paused broker needs pods/exec to resume, and no exec was given")
-	}
-	if _, err := exec(ctx, ns, name, e.Data["container"], []string{"sh", "-c", signalJVM, "resume", "CONT"}); err != nil {
-		return "", err
-	}
-	err = editPodLedger(ctx, cs, ns, name, func(es []Entry) []Entry {
-		out := es[:0]
-		for _, x := range es {
-			if x.Fault != KindPause {
-				out = append(out, x)
-			}
-		}
-		return out
-	})
-	if apierrors.IsNotFound(err) {
-		return line, nil
-	}
-	return line, err
 }
 
 // editPodLedger rewrites a pod's ledger with edit, retried on conflicts.

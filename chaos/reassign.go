@@ -5,12 +5,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"slices"
 	"strconv"
 	"time"
 
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/util/retry"
 
 	"github.com/kafkachaos/kafkachaos/kafkaadmin"
@@ -142,59 +139,40 @@ func (f *Scale) recordMove(ctx context.Context, from, to kafkaadmin.Assignments)
 	})
 }
 
-// moveBack undoes the matching reassign entry on StatefulSet ns/name: it
-// moves each partition the entry names back to its previous replicas with
-// kafka, waits until Kafka has, then drops the entry. It says what it did
-// ("" when there was no entry). Without kafka it changes nothing and fails,
-// naming what it could not move back; the scale entry is then kept too (see
-// recoverStatefulSet), so the brokers that hold the partitions stay.
-func moveBack(ctx context.Context, cs kubernetes.Interface, kafka Mover, ns, name string, match func(Entry) bool, dryRun bool) (string, error) {
-	_, es, err := statefulSetLedger(ctx, cs, ns, name)
-	if apierrors.IsNotFound(err) {
-		return "", nil
-	}
-	if err != nil {
-		return "", err
-	}
-	e, ok := entryOf(es, KindReassign)
-	if !ok || !match(e) {
-		return "", nil
-	}
+// reassignLedger is KindReassign's row of the registry: on a StatefulSet,
+// recovered before its other entries, so that a scale-in comes only once
+// the partitions are back.
+func reassignLedger() ledgerKind {
+	return ledgerKind{kind: KindReassign, object: onStatefulSet, order: orderKafka, undo: undoReassign}
+}
+
+// undoReassign moves each partition the entry names back to its previous
+// replicas through u.access.Kafka and waits until Kafka has; the entry is
+// dropped after. Without Kafka it changes nothing and fails, naming what it
+// could not move back; the scale entry is then kept too (undoScale), so
+// the brokers that hold the partitions stay.
+func undoReassign(ctx context.Context, u *undo, e Entry) (string, bool, error) {
 	var from kafkaadmin.Assignments
 	if err := json.Unmarshal([]byte(e.Data[dataMovedFrom]), &from); err != nil {
-		return "", fmt.Errorf("ledger entry %s: moved partitions: %w", e, err)
+		return "", false, fmt.Errorf("ledger entry %s: moved partitions: %w", e, err)
 	}
 	throttle, err := strconv.ParseInt(e.Data[dataThrottle], 10, 64)
 	if err != nil {
-		return "", fmt.Errorf("ledger entry %s: throttle: %w", e, err)
+		return "", false, fmt.Errorf("ledger entry %s: throttle: %w", e, err)
 	}
-	what := fmt.Sprintf("statefulset %s/%s", ns, name)
-	did := []string{fmt.Sprintf("move partitions back to %s (%s)", from, e)}
-	if dryRun {
-		return summary(what, did, true), nil
-	}
-	if kafka == nil {
-		return "", fmt.Errorf("partitions were moved onto the brokers a scale-out added (%s): moving them back to %s needs Kafka, and the scale-out stays until they are back: run kafkachaos recover with --bootstrap", e, from)
-	}
-	mctx, cancel := context.WithTimeout(ctx, moveBackTimeout)
-	defer cancel()
-	if err := kafka.Reassign(mctx, from, throttle); err != nil {
-		return "", fmt.Errorf("move partitions back (%s): %w", e, err)
-	}
-	err = retry.RetryOnConflict(retry.DefaultRetry, func() error {
-		s, es, err := statefulSetLedger(ctx, cs, ns, name)
-		if err != nil {
-			return err
+	err = u.act(ctx, e, func(ctx context.Context) error {
+		if u.access.Kafka == nil {
+			return fmt.Errorf("partitions were moved onto the brokers a scale-out added (%s): moving them back to %s needs Kafka, and the scale-out stays until they are back: run kafkachaos recover with --bootstrap", e, from)
 		}
-		kept := slices.DeleteFunc(es, func(x Entry) bool { return x.Fault == KindReassign })
-		md, err := metaPatch(s, kept)
-		if err != nil {
-			return err
+		mctx, cancel := context.WithTimeout(ctx, moveBackTimeout)
+		defer cancel()
+		if err := u.access.Kafka.Reassign(mctx, from, throttle); err != nil {
+			return fmt.Errorf("move partitions back (%s): %w", e, err)
 		}
-		return patch(ctx, cs, ns, name, "statefulsets", map[string]any{"metadata": md})
+		return nil
 	})
 	if err != nil {
-		return "", fmt.Errorf("drop the reassign entry: %w", err)
+		return "", false, err
 	}
-	return summary(what, did, false), nil
+	return fmt.Sprintf("move partitions back to %s (%s)", from, e), false, nil
 }

@@ -24,110 +24,54 @@ type Access struct {
 
 // RecoverAll restores what faults left behind, from their ledger entries
 // alone: it is how `kafkachaos recover` cleans up after a run that was
-// killed. It scans Nodes (cluster-wide), and the StatefulSets, Pods and
-// partitions' NetworkPolicies of namespaces (all namespaces when empty),
-// for entries of run runID ("" = any run), undoes each (uncordons a node we
-// cordoned, restores the env var of a config change, drops a restart entry,
-// moves partitions a scale-out spread onto its brokers back (through
-// access.Kafka), scales a scaled-out StatefulSet back and deletes the
-// claims its added pods got, rolls an uncommitted upgrade back to the previous image, which
-// is a binary downgrade, safe only while metadata.version was not raised,
-// and the upgrade specs commit before they raise it; resumes a paused
-// broker's JVM through access.Exec, deletes a partition's NetworkPolicy; reports
-// a disk loss as not undoable), removes the entries, and returns one line per
-// object it recovered. With dryRun it only lists them. Entries of
-// kinds it does not know are kept. It goes on past an object it cannot
-// recover and returns the errors together; a paused broker without an exec
-// is such an error.
+// killed. It scans Nodes (cluster-wide), and the Pods, kafkachaos'
+// NetworkPolicies and StatefulSets of namespaces (all namespaces when
+// empty), for entries of run runID ("" = any run), and undoes each through
+// the registry of ledger kinds (ledgerKinds), in its order: it uncordons a
+// node we cordoned, resumes a paused broker's JVM through access.Exec,
+// deletes a partition's NetworkPolicy, moves partitions a scale-out spread
+// onto its brokers back (through access.Kafka), drops a restart entry,
+// restores the env var of a config change, rolls an uncommitted upgrade
+// back to the previous image (a binary downgrade, safe only while
+// metadata.version was not raised, and the upgrade specs commit before they
+// raise it), reports a disk loss as not undoable, and scales a scaled-out
+// StatefulSet back and deletes the claims its added pods got. It removes
+// the entries and returns one line per object and stage it recovered. With
+// dryRun it only lists them. Entries of kinds it does not know are kept. It
+// goes on past an object it cannot recover and returns the errors together;
+// a paused broker without an exec is such an error.
 func RecoverAll(ctx context.Context, cs kubernetes.Interface, access Access, namespaces []string, runID string, dryRun bool) ([]string, error) {
 	if cs == nil {
 		return nil, errors.New("chaos: recover: no Kubernetes client")
 	}
-	match := func(e Entry) bool { return runID == "" || e.RunID == runID }
-	var lines []string
-	var errs []error
-
-	nodes, err := cs.CoreV1().Nodes().List(ctx, metav1.ListOptions{})
-	if err != nil {
-		errs = append(errs, fmt.Errorf("list nodes: %w", err))
-	} else {
-		for _, n := range nodes.Items {
-			if _, ok := n.Annotations[LedgerAnnotation]; !ok {
-				continue
-			}
-			line, err := recoverNode(ctx, cs, n.Name, match, dryRun)
-			if err != nil {
-				errs = append(errs, fmt.Errorf("node %s: %w", n.Name, err))
-			}
-			if line != "" {
-				lines = append(lines, line)
-			}
-		}
-	}
-
+	r := recovery{cs: cs, access: access, dryRun: dryRun,
+		match: func(e Entry) bool { return runID == "" || e.RunID == runID }}
 	if len(namespaces) == 0 {
 		namespaces = []string{metav1.NamespaceAll}
 	}
-	for _, ns := range namespaces {
-		pods, err := cs.CoreV1().Pods(ns).List(ctx, metav1.ListOptions{})
-		if err != nil {
-			errs = append(errs, fmt.Errorf("list pods in %q: %w", ns, err))
-			continue
+	var lines []string
+	var errs []error
+	for _, o := range objectKinds() {
+		scopes := namespaces
+		if !o.namespaced() {
+			scopes = []string{""}
 		}
-		for _, p := range pods.Items {
-			if _, ok := p.Annotations[LedgerAnnotation]; !ok {
+		for _, ns := range scopes {
+			objs, err := o.listMarked(ctx, cs, ns)
+			if err != nil {
+				where := ""
+				if o.namespaced() {
+					where = fmt.Sprintf(" in %q", ns)
+				}
+				errs = append(errs, fmt.Errorf("list %s%s: %w", o.resource(), where, err))
 				continue
 			}
-			line, err := resumePod(ctx, cs, access.Exec, p.Namespace, p.Name, match, dryRun)
-			if err != nil {
-				errs = append(errs, fmt.Errorf("pod %s/%s: %w", p.Namespace, p.Name, err))
-			}
-			if line != "" {
-				lines = append(lines, line)
-			}
-		}
-	}
-	for _, ns := range namespaces {
-		list, err := cs.NetworkingV1().NetworkPolicies(ns).List(ctx, metav1.ListOptions{LabelSelector: partitionSelector})
-		if err != nil {
-			errs = append(errs, fmt.Errorf("list networkpolicies in %q: %w", ns, err))
-			continue
-		}
-		for _, np := range list.Items {
-			line, err := deletePartition(ctx, cs, np.Namespace, np.Name, match, dryRun)
-			if err != nil {
-				errs = append(errs, fmt.Errorf("networkpolicy %s/%s: %w", np.Namespace, np.Name, err))
-			}
-			if line != "" {
-				lines = append(lines, line)
-			}
-		}
-	}
-	// StatefulSets last: moving partitions back needs the brokers resumed
-	// and reachable.
-	for _, ns := range namespaces {
-		list, err := cs.AppsV1().StatefulSets(ns).List(ctx, metav1.ListOptions{})
-		if err != nil {
-			errs = append(errs, fmt.Errorf("list statefulsets in %q: %w", ns, err))
-			continue
-		}
-		for _, s := range list.Items {
-			if _, ok := s.Annotations[LedgerAnnotation]; !ok {
-				continue
-			}
-			line, err := moveBack(ctx, cs, access.Kafka, s.Namespace, s.Name, match, dryRun)
-			if err != nil {
-				errs = append(errs, fmt.Errorf("statefulset %s/%s: %w", s.Namespace, s.Name, err))
-			}
-			if line != "" {
-				lines = append(lines, line)
-			}
-			line, err = recoverStatefulSet(ctx, cs, s.Namespace, s.Name, match, dryRun)
-			if err != nil {
-				errs = append(errs, fmt.Errorf("statefulset %s/%s: %w", s.Namespace, s.Name, err))
-			}
-			if line != "" {
-				lines = append(lines, line)
+			for _, obj := range objs {
+				ls, err := r.recoverObject(ctx, o, obj.GetNamespace(), obj.GetName())
+				if err != nil {
+					errs = append(errs, fmt.Errorf("%s: %w", o.describe(obj.GetNamespace(), obj.GetName()), err))
+				}
+				lines = append(lines, ls...)
 			}
 		}
 	}
@@ -137,132 +81,195 @@ func RecoverAll(ctx context.Context, cs kubernetes.Interface, access Access, nam
 	return lines, nil
 }
 
-// recoverEntries is the Recover of every StatefulSet fault: it undoes the
-// matching ledger entries on StatefulSet sts in t's namespace and narrates
-// what it did. fault names the fault in errors.
-func (t Target) recoverEntries(ctx context.Context, fault, sts string, match func(Entry) bool) error {
+// recoverOn is the Recover of every fault with a ledger: it undoes the
+// entries that match on object name of kind o (in t's namespace, unless
+// cluster-scoped) and narrates what it did. fault names the fault in errors.
+func (t Target) recoverOn(ctx context.Context, fault string, access Access, o objectKind, name string, match func(Entry) bool) error {
 	if t.Client == nil {
 		return fmt.Errorf("chaos: recover from %s: no Kubernetes client", fault)
 	}
-	line, err := recoverStatefulSet(ctx, t.Client, t.Namespace, sts, match, t.DryRun)
+	ns := t.Namespace
+	if !o.namespaced() {
+		ns = ""
+	}
+	r := recovery{cs: t.Client, access: access, match: match, dryRun: t.DryRun}
+	lines, err := r.recoverObject(ctx, o, ns, name)
+	for _, l := range lines {
+		t.say("%s", l)
+	}
 	if err != nil {
 		return fmt.Errorf("chaos: recover from %s: %w", fault, err)
-	}
-	if line != "" {
-		t.say("%s", line)
 	}
 	return nil
 }
 
-// recoverStatefulSet undoes the entries on StatefulSet ns/name that match,
-// in one patch, and says what it did ("" when nothing matched). A
-// StatefulSet that no longer exists has nothing to recover. The claims a
-// scale-out added are deleted just before that patch, so that the entry
-// stays until they are: a recovery cut short is finished by the next one.
-func recoverStatefulSet(ctx context.Context, cs kubernetes.Interface, ns, name string, match func(Entry) bool, dryRun bool) (string, error) {
+// recovery is what recovering objects needs: which entries to undo
+// (match), and what with.
+type recovery struct {
+	cs     kubernetes.Interface
+	access Access
+	match  func(Entry) bool
+	dryRun bool
+}
+
+// recoverObject recovers object ns/name of kind o one stage (order) after
+// the other, and goes on past a stage that fails, as a later one may still
+// recover other entries (a scale entry stays while its partitions are not
+// back, a config change is restored anyway). It returns a line per stage
+// that recovered something.
+func (r recovery) recoverObject(ctx context.Context, o objectKind, ns, name string) ([]string, error) {
+	var lines []string
+	var errs []error
+	stages := stagesOf(o)
+	for i, order := range stages {
+		line, err := r.recoverStage(ctx, o, ns, name, order, i == len(stages)-1)
+		if line != "" {
+			lines = append(lines, line)
+		}
+		// The same error again (a ledger that is not JSON) says nothing new.
+		if err != nil && (len(errs) == 0 || errs[len(errs)-1].Error() != err.Error()) {
+			errs = append(errs, err)
+		}
+	}
+	return lines, errors.Join(errs...)
+}
+
+// recoverStage undoes, on object ns/name of kind o, the matching entries of
+// the kinds of order, in one change, and says what it did ("" when nothing
+// matched). last is o's last stage, which also names the entries of kinds
+// the registry does not have (they are kept). An object that no longer
+// exists has nothing to recover. The change is made on the object's
+// resourceVersion, and made again on a fresh read after a conflict; an
+// action of an undo (u.act) is not repeated then.
+func (r recovery) recoverStage(ctx context.Context, o objectKind, ns, name string, order int, last bool) (string, error) {
 	var line string
+	acted := map[string]bool{}
 	err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
 		line = ""
-		s, err := cs.AppsV1().StatefulSets(ns).Get(ctx, name, metav1.GetOptions{})
+		obj, err := o.get(ctx, r.cs, ns, name)
 		if apierrors.IsNotFound(err) {
 			return nil
 		}
 		if err != nil {
 			return err
 		}
-		es, err := LedgerOf(s)
+		es, err := LedgerOf(obj)
 		if err != nil {
 			return err
 		}
+		u := &undo{recovery: r, kind: o, obj: obj, entries: es, acted: acted, spec: map[string]any{}}
 		var kept []Entry
 		var did []string
-		spec := map[string]any{}
-		fields := map[string]map[string]any{} // container -> fields to patch
-		field := func(c string) map[string]any {
-			if fields[c] == nil {
-				fields[c] = map[string]any{}
-			}
-			return fields[c]
-		}
-		var claims []corev1.PersistentVolumeClaim
 		for _, e := range es {
-			if !match(e) {
+			k, known := ledgerKindOf(e.Fault)
+			switch {
+			case !r.match(e):
 				kept = append(kept, e)
-				continue
-			}
-			switch e.Fault {
-			case KindRollingRestart:
-				did = append(did, fmt.Sprintf("drop restart entry, nothing to revert (%s)", e))
-			case KindConfigChange:
-				what, el, err := undoConfigChange(s, e)
-				if err != nil {
-					return err
-				}
-				did = append(did, what)
-				if el != nil {
-					f := field(e.Data[dataContainer])
-					env, _ := f["env"].([]any)
-					f["env"] = append(env, el)
-				}
-			case KindUpgrade:
-				what, image := undoUpgrade(s, e)
-				did = append(did, what)
-				if image != "" {
-					field(e.Data[dataContainer])["image"] = image
-				}
-			case KindDiskLoss:
-				what, err := undoDiskLoss(ctx, cs, ns, e, dryRun)
-				if err != nil {
-					return err
-				}
-				did = append(did, what)
-			case KindReassign:
-				// moveBack drops it once the partitions are back; still
-				// here, they are not.
+			case !known || k.object != o:
 				kept = append(kept, e)
-				did = append(did, fmt.Sprintf("keep: the partitions moved are not back (%s)", e))
-			case KindScale:
-				if r, ok := entryOf(es, KindReassign); ok && !(dryRun && match(r)) {
-					kept = append(kept, e)
-					did = append(did, fmt.Sprintf("keep the scale-out (%s): its brokers hold partitions moved onto them (%s)", e, r))
-					continue
+				if last {
+					did = append(did, fmt.Sprintf("keep entry of unknown kind (%s)", e))
 				}
-				what, replicas, cl, err := undoScale(ctx, cs, s, e)
-				if err != nil {
-					return err
-				}
-				did = append(did, what)
-				if replicas != nil {
-					spec["replicas"] = *replicas
-				}
-				claims = append(claims, cl...)
+			case k.order != order:
+				kept = append(kept, e) // another stage's
 			default:
-				kept = append(kept, e)
-				did = append(did, fmt.Sprintf("keep entry of unknown kind (%s)", e))
+				what, keep, err := k.undo(ctx, u, e)
+				if err != nil {
+					return err
+				}
+				did = append(did, what)
+				if keep {
+					kept = append(kept, e)
+				}
 			}
 		}
 		if len(kept) == len(es) {
 			return nil
 		}
-		if len(fields) > 0 {
-			maps.Copy(spec, containersPatch(fields))
-		}
-		line = summary(fmt.Sprintf("statefulset %s/%s", ns, name), did, dryRun)
-		if dryRun {
+		line = summary(o.describe(ns, name), did, r.dryRun)
+		if r.dryRun {
 			return nil
 		}
-		md, err := metaPatch(s, kept)
-		if err != nil {
-			return err
-		}
-		if err := deleteClaims(ctx, cs, ns, claims); err != nil {
-			return err
-		}
-		p := map[string]any{"metadata": md}
-		if len(spec) > 0 {
-			p["spec"] = spec
-		}
-		return patch(ctx, cs, ns, name, "statefulsets", p)
+		return u.apply(ctx, kept)
 	})
 	return line, err
+}
+
+// undo is one stage of one object's recovery: the object read, its
+// entries, and the change that undoes those of the stage, which the undo
+// functions fill in.
+type undo struct {
+	recovery
+	kind    objectKind
+	obj     metav1.Object
+	entries []Entry         // every entry on obj
+	acted   map[string]bool // the entries whose action ran, across attempts
+
+	spec       map[string]any                 // spec fields to patch
+	containers map[string]map[string]any      // container -> its fields to patch
+	claims     []corev1.PersistentVolumeClaim // to delete before the patch
+	remove     bool                           // delete the object instead
+}
+
+// object returns the object as T (*corev1.Node, *appsv1.StatefulSet, ...).
+func object[T metav1.Object](u *undo) (T, error) {
+	obj, ok := u.obj.(T)
+	if !ok {
+		return obj, fmt.Errorf("a ledger entry of this kind belongs on a %T, not on %s", obj, u.kind.describe(u.obj.GetNamespace(), u.obj.GetName()))
+	}
+	return obj, nil
+}
+
+// container returns the fields to patch of container name, to fill in.
+func (u *undo) container(name string) map[string]any {
+	if u.containers == nil {
+		u.containers = map[string]map[string]any{}
+	}
+	if u.containers[name] == nil {
+		u.containers[name] = map[string]any{}
+	}
+	return u.containers[name]
+}
+
+// act runs do, the action that undoes e, unless in a dry run or if it ran
+// already in this recovery (before a conflict made it read the object
+// again).
+func (u *undo) act(ctx context.Context, e Entry, do func(ctx context.Context) error) error {
+	key := e.Fault + " " + e.RunID + " " + e.At.String()
+	if u.dryRun || u.acted[key] {
+		return nil
+	}
+	if err := do(ctx); err != nil {
+		return err
+	}
+	u.acted[key] = true
+	return nil
+}
+
+// apply makes the change: it deletes the object, or deletes the claims and
+// then patches the object's ledger to kept, with the spec fields, in one
+// patch. An object gone meanwhile has nothing left to recover.
+func (u *undo) apply(ctx context.Context, kept []Entry) error {
+	if u.remove {
+		return u.kind.remove(ctx, u.cs, u.obj)
+	}
+	md, err := metaPatch(u.obj, kept)
+	if err != nil {
+		return err
+	}
+	if err := deleteClaims(ctx, u.cs, u.obj.GetNamespace(), u.claims); err != nil {
+		return err
+	}
+	if len(u.containers) > 0 {
+		maps.Copy(u.spec, containersPatch(u.containers))
+	}
+	p := map[string]any{"metadata": md}
+	if len(u.spec) > 0 {
+		p["spec"] = u.spec
+	}
+	err = patch(ctx, u.cs, u.obj.GetNamespace(), u.obj.GetName(), u.kind.resource(), p)
+	if apierrors.IsNotFound(err) {
+		return nil
+	}
+	return err
 }

@@ -77,7 +77,18 @@ func (f *RollingRestart) restart(ctx context.Context) error {
 
 // Recover implements Fault: it removes the ledger entry.
 func (f *RollingRestart) Recover(ctx context.Context) error {
-	return f.recoverEntries(ctx, f.Name(), f.StatefulSet, func(e Entry) bool { return e.Fault == KindRollingRestart })
+	return f.recoverOn(ctx, f.Name(), Access{}, onStatefulSet, f.StatefulSet, func(e Entry) bool { return e.Fault == KindRollingRestart })
+}
+
+// rollingRestartLedger is KindRollingRestart's row of the registry: on a
+// StatefulSet, with nothing to revert.
+func rollingRestartLedger() ledgerKind {
+	return ledgerKind{kind: KindRollingRestart, object: onStatefulSet, order: orderStatefulSets, undo: undoRollingRestart}
+}
+
+// undoRollingRestart only drops the entry: a restart has nothing to revert.
+func undoRollingRestart(_ context.Context, _ *undo, e Entry) (string, bool, error) {
+	return fmt.Sprintf("drop restart entry, nothing to revert (%s)", e), false, nil
 }
 
 // RolloutDone reports whether StatefulSet ns/name has rolled out: the

@@ -139,19 +139,42 @@ func (f *Scale) scaleOut(ctx context.Context) error {
 // the scale-out added and removes the ledger entries. It does not scale in
 // while moved partitions could not be moved back.
 func (f *Scale) Recover(ctx context.Context) error {
-	line, err := moveBack(ctx, f.Client, f.Kafka, f.Namespace, f.StatefulSet, func(Entry) bool { return true }, f.DryRun)
-	if err != nil {
-		return fmt.Errorf("chaos: recover from %s: %w", f.Name(), err)
-	}
-	if line != "" {
-		f.say("%s", line)
-	}
-	// The reassign entry matches too, so that a dry run shows the scale-in
-	// that follows the move back; otherwise moveBack dropped it already.
-	return f.recoverEntries(ctx, f.Name(), f.StatefulSet, func(e Entry) bool { return e.Fault == KindScale || e.Fault == KindReassign })
+	return f.recoverOn(ctx, f.Name(), Access{Kafka: f.Kafka}, onStatefulSet, f.StatefulSet, func(e Entry) bool {
+		return e.Fault == KindScale || e.Fault == KindReassign
+	})
 }
 
-// undoScale returns what recovering scale entry e on s does, the replica
+// scaleLedger is KindScale's row of the registry: on a StatefulSet,
+// undone in its one patch, after the partitions moved onto the added
+// brokers are back (KindReassign's order is lower).
+func scaleLedger() ledgerKind {
+	return ledgerKind{kind: KindScale, object: onStatefulSet, order: orderStatefulSets, undo: undoScale}
+}
+
+// undoScale scales the StatefulSet back and deletes the claims the added
+// pods got (see scaleBack). It keeps the scale-out while a reassign entry
+// is there: its brokers hold partitions moved onto them. A dry run that
+// would move them back shows the scale-in that follows.
+func undoScale(ctx context.Context, u *undo, e Entry) (string, bool, error) {
+	if r, ok := entryOf(u.entries, KindReassign); ok && !(u.dryRun && u.match(r)) {
+		return fmt.Sprintf("keep the scale-out (%s): its brokers hold partitions moved onto them (%s)", e, r), true, nil
+	}
+	s, err := object[*appsv1.StatefulSet](u)
+	if err != nil {
+		return "", false, err
+	}
+	what, replicas, claims, err := scaleBack(ctx, u.cs, s, e)
+	if err != nil {
+		return "", false, err
+	}
+	if replicas != nil {
+		u.spec["replicas"] = *replicas
+	}
+	u.claims = append(u.claims, claims...)
+	return what, false, nil
+}
+
+// scaleBack returns what recovering scale entry e on s does, the replica
 // count to restore (nil to leave spec.replicas alone) and the claims to
 // delete (some may already be being deleted, by an earlier attempt). It
 // reads the claims and changes nothing.
@@ -162,7 +185,7 @@ func (f *Scale) Recover(ctx context.Context) error {
 // entry's time. A claim's creationTimestamp has whole seconds, so the
 // entry's time is rounded down to the second. An entry without a time
 // deletes no claim.
-func undoScale(ctx context.Context, cs kubernetes.Interface, s *appsv1.StatefulSet, e Entry) (string, *int32, []corev1.PersistentVolumeClaim, error) {
+func scaleBack(ctx context.Context, cs kubernetes.Interface, s *appsv1.StatefulSet, e Entry) (string, *int32, []corev1.PersistentVolumeClaim, error) {
 	prev, err := strconv.ParseInt(e.Data[dataPreviousReplicas], 10, 32)
 	if err != nil {
 		return "", nil, nil, fmt.Errorf("ledger entry %s: previous replicas: %w", e, err)

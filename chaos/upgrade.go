@@ -123,7 +123,7 @@ func (f *Upgrade) set(ctx context.Context) error {
 // Recover implements Fault: it rolls the container back to the image the
 // ledger entry recorded and removes the entry.
 func (f *Upgrade) Recover(ctx context.Context) error {
-	return f.recoverEntries(ctx, f.Name(), f.StatefulSet, f.matches)
+	return f.recoverOn(ctx, f.Name(), Access{}, onStatefulSet, f.StatefulSet, f.matches)
 }
 
 func (f *Upgrade) matches(e Entry) bool {
@@ -173,18 +173,29 @@ func (f *Upgrade) Commit(ctx context.Context) error {
 	return nil
 }
 
-// undoUpgrade returns what restoring e does, and the image to set ("" when
-// the container is to be left alone).
-func undoUpgrade(s *appsv1.StatefulSet, e Entry) (string, string) {
+// upgradeLedger is KindUpgrade's row of the registry: on a StatefulSet,
+// undone in its one patch.
+func upgradeLedger() ledgerKind {
+	return ledgerKind{kind: KindUpgrade, object: onStatefulSet, order: orderStatefulSets, undo: undoUpgrade}
+}
+
+// undoUpgrade rolls the container back to the image e recorded. An image
+// changed since, or a container gone, is left alone.
+func undoUpgrade(_ context.Context, u *undo, e Entry) (string, bool, error) {
+	s, err := object[*appsv1.StatefulSet](u)
+	if err != nil {
+		return "", false, err
+	}
 	name := e.Data[dataContainer]
 	c, err := container(s, name)
 	if err != nil {
-		return fmt.Sprintf("drop entry, container %s is gone (%s)", name, e), ""
+		return fmt.Sprintf("drop entry, container %s is gone (%s)", name, e), false, nil
 	}
 	if c.Image != e.Data[dataImage] {
-		return fmt.Sprintf("drop entry, leave container %s at image %s: it was changed since (%s)", name, c.Image, e), ""
+		return fmt.Sprintf("drop entry, leave container %s at image %s: it was changed since (%s)", name, c.Image, e), false, nil
 	}
-	return fmt.Sprintf("roll container %s back to image %s (%s)", name, e.Data[dataPreviousImage], e), e.Data[dataPreviousImage]
+	u.container(name)["image"] = e.Data[dataPreviousImage]
+	return fmt.Sprintf("roll container %s back to image %s (%s)", name, e.Data[dataPreviousImage], e), false, nil
 }
 
 // containersPatch is the spec part of a strategic merge patch that merges
