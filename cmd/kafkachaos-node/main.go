@@ -13,6 +13,8 @@ import (
 
 	"github.com/kafkachaos/kafkachaos/localcluster"
 	"github.com/kafkachaos/kafkachaos/localcluster/nodeagent/kubelet"
+	"github.com/kafkachaos/kafkachaos/localcluster/nodeagent/launcher"
+	"github.com/kafkachaos/kafkachaos/localcluster/nodeagent/sandbox"
 )
 
 // Exit codes.
@@ -139,7 +141,7 @@ func newPurgeCmd() *cobra.Command {
 }
 
 func newPodExecCmd() *cobra.Command {
-	var sandbox kubelet.Sandbox
+	var sb sandbox.Sandbox
 	var mounts []string
 	cmd := &cobra.Command{
 		Use:   "pod-exec --hostname H --scratch DIR [--workdir DIR] [--mount SRC:DST[:ro]]... -- PROGRAM [ARGS...]",
@@ -147,18 +149,18 @@ func newPodExecCmd() *cobra.Command {
 		Args:  cobra.MinimumNArgs(1),
 		RunE: func(_ *cobra.Command, args []string) error {
 			for _, s := range mounts {
-				m, err := kubelet.ParseMount(s)
+				m, err := sandbox.ParseMount(s)
 				if err != nil {
 					return usageError{err}
 				}
-				sandbox.Mounts = append(sandbox.Mounts, m)
+				sb.Mounts = append(sb.Mounts, m)
 			}
-			return kubelet.PodExec(sandbox, args[0], args[1:], os.Environ())
+			return sandbox.PodExec(sb, args[0], args[1:], os.Environ())
 		},
 	}
-	cmd.Flags().StringVar(&sandbox.Hostname, "hostname", "", "the pod's hostname")
-	cmd.Flags().StringVar(&sandbox.Scratch, "scratch", "", "the container's directory for the mount point of its writable layer")
-	cmd.Flags().StringVar(&sandbox.WorkDir, "workdir", "", "the container's working directory, in its own filesystem")
+	cmd.Flags().StringVar(&sb.Hostname, "hostname", "", "the pod's hostname")
+	cmd.Flags().StringVar(&sb.Scratch, "scratch", "", "the container's directory for the mount point of its writable layer")
+	cmd.Flags().StringVar(&sb.WorkDir, "workdir", "", "the container's working directory, in its own filesystem")
 	cmd.Flags().StringArrayVar(&mounts, "mount", nil, "volume mount SRC:DST[:ro]")
 	return cmd
 }
@@ -170,23 +172,23 @@ func newKafkaRunCmd() *cobra.Command {
 		Short: "Launch Kafka inside a pod as the apache/kafka image does, or run one of the distribution's scripts there (the node agent runs it)",
 		RunE: func(_ *cobra.Command, args []string) error {
 			switch script {
-			case kubelet.KafkaStartScript:
-				return kubelet.KafkaServerStart(libs, version, args, os.Environ())
-			case kubelet.KafkaStorageScript:
-				return kubelet.KafkaStorage(libs, version, args, os.Environ())
+			case launcher.KafkaStartScript:
+				return launcher.KafkaServerStart(libs, version, args, os.Environ())
+			case launcher.KafkaStorageScript:
+				return launcher.KafkaStorage(libs, version, args, os.Environ())
 			case "":
 			default:
-				return usageError{fmt.Errorf("kafka-run --script: want %s or %s, got %q", kubelet.KafkaStartScript, kubelet.KafkaStorageScript, script)}
+				return usageError{fmt.Errorf("kafka-run --script: want %s or %s, got %q", launcher.KafkaStartScript, launcher.KafkaStorageScript, script)}
 			}
 			if len(args) > 0 {
 				return usageError{fmt.Errorf("kafka-run takes arguments only with --script, got %q", args)}
 			}
-			return kubelet.KafkaRun(libs, version, os.Environ())
+			return launcher.KafkaRun(libs, version, os.Environ())
 		},
 	}
 	cmd.Flags().StringVar(&libs, "libs", "", "directory of the Kafka jars")
 	cmd.Flags().StringVar(&version, "version", "", "the jars' Kafka version (default: the one their fetch recorded)")
-	cmd.Flags().StringVar(&script, "script", "", "run as the distribution's bin/"+kubelet.KafkaStartScript+" or bin/"+kubelet.KafkaStorageScript+" with the arguments after --")
+	cmd.Flags().StringVar(&script, "script", "", "run as the distribution's bin/"+launcher.KafkaStartScript+" or bin/"+launcher.KafkaStorageScript+" with the arguments after --")
 	return cmd
 }
 
@@ -198,7 +200,7 @@ func newZooKeeperRunCmd() *cobra.Command {
 		Short: "Launch a ZooKeeper server inside a pod as the official zookeeper image does (the node agent runs it)",
 		Args:  noArgs,
 		RunE: func(*cobra.Command, []string) error {
-			return kubelet.ZooKeeperRun(libs, mounts, os.Environ())
+			return launcher.ZooKeeperRun(libs, mounts, os.Environ())
 		},
 	}
 	cmd.Flags().StringVar(&libs, "libs", "", "directory of the jars of a Kafka 3.9.x, which hold ZooKeeper's")

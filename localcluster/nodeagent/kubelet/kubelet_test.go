@@ -14,42 +14,6 @@ import (
 	"github.com/kafkachaos/kafkachaos/localcluster/nodeagent"
 )
 
-func TestBindTo(t *testing.T) {
-	tests := []struct{ in, want string }{
-		{"PLAINTEXT://:9092,CONTROLLER://:9093", "PLAINTEXT://127.1.0.7:9092,CONTROLLER://127.1.0.7:9093"},
-		{"PLAINTEXT://0.0.0.0:9092", "PLAINTEXT://127.1.0.7:9092"},
-		{"PLAINTEXT://kafka-0.example:9092", "PLAINTEXT://kafka-0.example:9092"},
-	}
-	for _, tt := range tests {
-		if got := bindTo(tt.in, "127.1.0.7"); got != tt.want {
-			t.Errorf("bindTo(%q) = %q, want %q", tt.in, got, tt.want)
-		}
-	}
-}
-
-func TestParseMount(t *testing.T) {
-	tests := []struct {
-		in      string
-		want    Mount
-		wantErr bool
-	}{
-		{in: "/a:/b", want: Mount{Source: "/a", Target: "/b"}},
-		{in: "/a:/b:ro", want: Mount{Source: "/a", Target: "/b", ReadOnly: true}},
-		{in: "/a:relative", wantErr: true},
-		{in: "/a:/b:rw", wantErr: true},
-		{in: "/a", wantErr: true},
-	}
-	for _, tt := range tests {
-		got, err := ParseMount(tt.in)
-		if (err != nil) != tt.wantErr || (!tt.wantErr && got != tt.want) {
-			t.Errorf("ParseMount(%q) = %+v, %v", tt.in, got, err)
-		}
-		if err == nil && got.String() != tt.in {
-			t.Errorf("round trip of %q gave %q", tt.in, got.String())
-		}
-	}
-}
-
 func TestPodNames(t *testing.T) {
 	sts := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "kafka-0", Namespace: "kafka"},
 		Spec: corev1.PodSpec{Hostname: "kafka-0", Subdomain: "kafka-headless"}}
@@ -165,19 +129,5 @@ func TestRuntimeLookup(t *testing.T) {
 				t.Errorf("args %q; want %q in them", args, tt.wantArgs)
 			}
 		})
-	}
-}
-
-func TestOverlayPath(t *testing.T) {
-	for in, want := range map[string]string{
-		"/var/lib/x":  "/var/lib/x",
-		"/a,b":        `/a\,b`,
-		"/a:b":        `/a\:b`,
-		`/a\b,c:d`:    `/a\\b\,c\:d`,
-		"/state dir/": "/state dir/",
-	} {
-		if got := overlayPath(in); got != want {
-			t.Errorf("overlayPath(%q) = %q, want %q", in, got, want)
-		}
 	}
 }

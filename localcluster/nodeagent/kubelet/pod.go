@@ -22,6 +22,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/kafkachaos/kafkachaos/internal/pidfile"
+	"github.com/kafkachaos/kafkachaos/localcluster/nodeagent/sandbox"
 )
 
 // Restart back-off, as the kubelet's (10 s doubling to 5 min), but shorter:
@@ -53,7 +54,7 @@ type podRun struct {
 	finished bool
 
 	hostname string
-	mounts   map[string][]Mount // by container name
+	mounts   map[string][]sandbox.Mount // by container name
 	// cgroupFD is the pod's cgroup (a directory fd) its processes start
 	// in, or -1.
 	cgroupFD int
@@ -289,13 +290,13 @@ func (p *podRun) runOnce(c *ctrRun, rt runtimes, env []string) (int32, error) {
 	}
 	// kafkachaos-node pod-exec enters the pod's namespaces (hostname, volumes)
 	// and then execs the program, so the pid is the program's.
-	sb := Sandbox{Hostname: p.hostname, Scratch: filepath.Join(p.logDir, "scratch", c.spec.Name), WorkDir: c.spec.WorkingDir, Mounts: p.mounts[c.spec.Name]}
-	cmd := exec.Command(rt.node, sb.args(path, args)...)
+	sb := sandbox.Sandbox{Hostname: p.hostname, Scratch: filepath.Join(p.logDir, "scratch", c.spec.Name), WorkDir: c.spec.WorkingDir, Mounts: p.mounts[c.spec.Name]}
+	cmd := exec.Command(rt.node, sb.Args(path, args)...)
 	cmd.Env = env
 	cmd.Stdout, cmd.Stderr = logf, logf
 	// Its own process group, so a signal reaches everything it started;
 	// it dies with the agent, so nothing is orphaned if the agent crashes.
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL, Cloneflags: podNamespaces}
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL, Cloneflags: sandbox.Namespaces}
 	inCgroup, err := p.cgroupFor(cmd.SysProcAttr)
 	if err != nil {
 		logf.Close()

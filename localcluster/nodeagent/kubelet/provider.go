@@ -31,6 +31,7 @@ import (
 	"github.com/kafkachaos/kafkachaos/internal/kube"
 	"github.com/kafkachaos/kafkachaos/localcluster/netpol"
 	"github.com/kafkachaos/kafkachaos/localcluster/nodeagent"
+	"github.com/kafkachaos/kafkachaos/localcluster/nodeagent/sandbox"
 )
 
 // hostIP is every node's address: the nodes share this machine.
@@ -90,7 +91,7 @@ func (p *provider) CreatePod(ctx context.Context, pod *corev1.Pod) error {
 		hostname = pod.Spec.Hostname
 	}
 	run := &podRun{pod: pod.DeepCopy(), ip: ip, stop: make(chan struct{}), logDir: logDir, notify: p.notify,
-		hostname: hostname, mounts: map[string][]Mount{}, cgroupFD: -1}
+		hostname: hostname, mounts: map[string][]sandbox.Mount{}, cgroupFD: -1}
 	if p.cgroups != nil {
 		fd, _, err := p.cgroups.Open(string(pod.UID))
 		if err != nil {
@@ -102,7 +103,7 @@ func (p *provider) CreatePod(ctx context.Context, pod *corev1.Pod) error {
 	}
 	for _, c := range append(append([]corev1.Container(nil), pod.Spec.InitContainers...), pod.Spec.Containers...) {
 		// Every pod resolves cluster names through the agent's hosts file.
-		run.mounts[c.Name] = append(containerMounts(c, vols), Mount{Source: p.hosts.path, Target: "/etc/hosts", ReadOnly: true})
+		run.mounts[c.Name] = append(containerMounts(c, vols), sandbox.Mount{Source: p.hosts.path, Target: "/etc/hosts", ReadOnly: true})
 	}
 	if err := p.hosts.add(pod, ip); err != nil {
 		p.mu.Unlock()

@@ -7,6 +7,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/kafkachaos/kafkachaos/internal/kafkadist"
+	"github.com/kafkachaos/kafkachaos/localcluster/nodeagent/launcher"
 )
 
 // kafkaLookup returns the runtime of an apache/kafka image with tag: the
@@ -49,16 +50,9 @@ func (k kafkaRuntime) command(c corev1.Container) (string, []string, error) {
 		return k.node, args, nil
 	}
 	script := path.Base(c.Command[0])
-	if script != KafkaStartScript && script != KafkaStorageScript {
-		return "", nil, fmt.Errorf("the apache/kafka image runs its own launcher, %s or %s here, not %q", KafkaStartScript, KafkaStorageScript, c.Command[0])
+	if script != launcher.KafkaStartScript && script != launcher.KafkaStorageScript {
+		return "", nil, fmt.Errorf("the apache/kafka image runs its own launcher, %s or %s here, not %q", launcher.KafkaStartScript, launcher.KafkaStorageScript, c.Command[0])
 	}
 	args = append(append(args, "--script", script, "--"), c.Command[1:]...)
 	return k.node, append(args, c.Args...), nil
 }
-
-// The Kafka distribution's scripts that a container of the apache/kafka
-// image may run instead of the image's launcher.
-const (
-	KafkaStartScript   = "kafka-server-start.sh"
-	KafkaStorageScript = "kafka-storage.sh"
-)

@@ -12,6 +12,8 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
+
+	"github.com/kafkachaos/kafkachaos/localcluster/nodeagent/sandbox"
 )
 
 // volumeDirs resolves a pod's volumes to host paths: a claim to its bound
@@ -153,8 +155,8 @@ func writeFiles(dir string, files map[string][]byte) error {
 }
 
 // containerMounts returns c's mounts given the pod's resolved volumes.
-func containerMounts(c corev1.Container, vols map[string]string) []Mount {
-	var out []Mount
+func containerMounts(c corev1.Container, vols map[string]string) []sandbox.Mount {
+	var out []sandbox.Mount
 	for _, vm := range c.VolumeMounts {
 		src, ok := vols[vm.Name]
 		if !ok {
@@ -163,7 +165,7 @@ func containerMounts(c corev1.Container, vols map[string]string) []Mount {
 		if vm.SubPath != "" {
 			src = filepath.Join(src, filepath.Clean("/"+vm.SubPath))
 		}
-		out = append(out, Mount{Source: src, Target: vm.MountPath, ReadOnly: vm.ReadOnly})
+		out = append(out, sandbox.Mount{Source: src, Target: vm.MountPath, ReadOnly: vm.ReadOnly})
 	}
 	return out
 }

@@ -1,4 +1,4 @@
-package kubelet
+package launcher
 
 import (
 	"errors"
@@ -13,6 +13,7 @@ import (
 	"github.com/kafkachaos/kafkachaos/internal/kafkadist"
 	"github.com/kafkachaos/kafkachaos/internal/zkconfig"
 	"github.com/kafkachaos/kafkachaos/localcluster/nodeagent"
+	"github.com/kafkachaos/kafkachaos/localcluster/nodeagent/sandbox"
 )
 
 // zkServerHeapMB is the server heap (ZK_SERVER_HEAP) when the env gives
@@ -145,7 +146,7 @@ func containerDirs(env map[string]string, mounts []string, layer string) error {
 			return fmt.Errorf("%s %q is not an absolute path", d[0], p)
 		}
 		p = filepath.Clean(p)
-		if !under(p, cleaned...) {
+		if !sandbox.Under(p, cleaned...) {
 			p = filepath.Join(layer, strings.TrimPrefix(p, "/"))
 			if err := os.MkdirAll(p, 0o755); err != nil {
 				return err

@@ -1,4 +1,4 @@
-package kubelet
+package launcher
 
 import (
 	"cmp"
@@ -15,6 +15,13 @@ import (
 	"github.com/kafkachaos/kafkachaos/internal/kafkadist"
 	"github.com/kafkachaos/kafkachaos/internal/properties"
 	"github.com/kafkachaos/kafkachaos/localcluster/nodeagent"
+)
+
+// The Kafka distribution's scripts that a container of the apache/kafka
+// image may run instead of the image's launcher.
+const (
+	KafkaStartScript   = "kafka-server-start.sh"
+	KafkaStorageScript = "kafka-storage.sh"
 )
 
 // KafkaRun is the apache/kafka image's launcher, run inside the pod: it

@@ -1,4 +1,4 @@
-package kubelet
+package sandbox
 
 import (
 	"cmp"
@@ -36,7 +36,7 @@ func (m Mount) String() string {
 func ParseMount(s string) (Mount, error) {
 	parts := strings.Split(s, ":")
 	if len(parts) < 2 || len(parts) > 3 || parts[0] == "" || !filepath.IsAbs(parts[1]) || (len(parts) == 3 && parts[2] != "ro") {
-		return Mount{}, fmt.Errorf("agent: mount %q is not source:/target[:ro]", s)
+		return Mount{}, fmt.Errorf("pod-exec: mount %q is not source:/target[:ro]", s)
 	}
 	return Mount{Source: parts[0], Target: parts[1], ReadOnly: len(parts) == 3}, nil
 }
@@ -55,9 +55,9 @@ type Sandbox struct {
 	Mounts  []Mount
 }
 
-// args are the arguments of `kafkachaos-node pod-exec` that run path
+// Args are the arguments of `kafkachaos-node pod-exec` that run path
 // with args inside the sandbox.
-func (sb Sandbox) args(path string, args []string) []string {
+func (sb Sandbox) Args(path string, args []string) []string {
 	out := []string{"pod-exec", "--hostname", sb.Hostname, "--scratch", sb.Scratch}
 	if sb.WorkDir != "" {
 		out = append(out, "--workdir", sb.WorkDir)
@@ -68,10 +68,10 @@ func (sb Sandbox) args(path string, args []string) []string {
 	return append(append(out, "--", path), args...)
 }
 
-// podNamespaces are the namespaces a pod's process starts in: its own mount
-// namespace (for its filesystem and volumes) and UTS namespace (for its
-// hostname). Linux only, as root.
-const podNamespaces = syscall.CLONE_NEWNS | syscall.CLONE_NEWUTS
+// Namespaces are the namespaces a pod's process starts in (the clone flags
+// of pod-exec's process): its own mount namespace (for its filesystem and
+// volumes) and UTS namespace (for its hostname). Linux only, as root.
+const Namespaces = syscall.CLONE_NEWNS | syscall.CLONE_NEWUTS
 
 // containerFSSize bounds the tmpfs that holds a container's writable
 // layer: what it writes outside its volumes (a JVM's hsperfdata, a log
@@ -79,7 +79,8 @@ const podNamespaces = syscall.CLONE_NEWNS | syscall.CLONE_NEWUTS
 // (its processes' RSS) do not count.
 const containerFSSize = "2g"
 
-// PodExec runs in a new mount and UTS namespace (the agent starts it so):
+// PodExec runs in a new mount and UTS namespace (the agent starts it so,
+// with Namespaces):
 // it sets the hostname, gives the container a filesystem of its own, binds
 // each volume at its target, and execs the container's program.
 //
@@ -161,7 +162,7 @@ func containerRoot(scratch string) (string, error) {
 	})
 	for _, m := range hostMounts {
 		// A namespace file (ip netns) is no filesystem.
-		if m.Mountpoint == "/" || under(m.Mountpoint, kernelTrees...) || under(m.Mountpoint, fs) || m.FSType == "nsfs" {
+		if m.Mountpoint == "/" || Under(m.Mountpoint, kernelTrees...) || Under(m.Mountpoint, fs) || m.FSType == "nsfs" {
 			continue
 		}
 		at, err := securejoin.SecureJoin(root, m.Mountpoint)
@@ -195,9 +196,9 @@ func containerRoot(scratch string) (string, error) {
 	return root, nil
 }
 
-// under reports whether path is one of dirs or below one (every path is
+// Under reports whether path is one of dirs or below one (every path is
 // below "/"). Paths are compared as given: clean them first.
-func under(path string, dirs ...string) bool {
+func Under(path string, dirs ...string) bool {
 	for _, d := range dirs {
 		if path == d || d == "/" || strings.HasPrefix(path, d+"/") {
 			return true
@@ -224,7 +225,7 @@ func bindReadOnly(src, at string) error {
 // bindVolume binds volume m at its target in root; the mount point is
 // made in the container's own layer.
 func bindVolume(root string, m Mount) error {
-	if t := filepath.Clean(m.Target); under(t, "/proc", "/sys", "/dev") && !under(t, "/dev/shm") {
+	if t := filepath.Clean(m.Target); Under(t, "/proc", "/sys", "/dev") && !Under(t, "/dev/shm") {
 		// Those are the host's own trees, bound as they are (but for
 		// /dev/shm, the container's own).
 		return fmt.Errorf("pod-exec: a volume at %s, in the host's /proc, /sys or /dev, is not supported", m.Target)
