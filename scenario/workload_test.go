@@ -1,0 +1,66 @@
+package scenario
+
+import (
+	"context"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/kafkachaos/kafkachaos/report"
+	"github.com/kafkachaos/kafkachaos/steadystate"
+)
+
+// stubRunner is a steady state's load that returns rep.
+type stubRunner struct{ rep *steadystate.Report }
+
+func (stubRunner) Mark(steadystate.Phase)                      {}
+func (stubRunner) WarmUp(context.Context, time.Duration) error { return nil }
+func (r stubRunner) Finish(context.Context, steadystate.Hypothesis) (*steadystate.Report, error) {
+	return r.rep, nil
+}
+
+// The steady state's checks are the records' and the bounds', the records
+// judged against what the configured rate should have sent while the load
+// ran.
+func TestSteadyStateChecks(t *testing.T) {
+	rep := &steadystate.Report{Records: steadystate.Records{Acked: 100},
+		Violations: []steadystate.Violation{{Phase: steadystate.PhaseFault, Bound: "maxUnavailable", Limit: "5s", Observed: "9s"}}}
+	s := &SteadyState{r: stubRunner{rep}, rate: 1000, started: time.Now().Add(-2 * time.Second)}
+	if s.Checks() != nil {
+		t.Error("checks before Finish")
+	}
+	if err := s.Finish(t.Context(), steadystate.Hypothesis{}); err != nil {
+		t.Fatal(err)
+	}
+	var _ Measured = s
+	if s.Report() != rep {
+		t.Error("the report is not the runner's")
+	}
+	cs := s.Checks()
+	var names []report.CheckName
+	for _, c := range cs {
+		names = append(names, c.Name)
+	}
+	if !slices.Equal(names, []report.CheckName{report.CheckRecords, report.CheckBounds}) {
+		t.Fatalf("checks %v", names)
+	}
+	if p := cs[0].Problems; len(p) != 1 || !strings.Contains(p[0], "only 100 records acknowledged of about 2000") {
+		t.Errorf("records: %q", p)
+	}
+	if p := cs[1].Problems; len(p) != 1 {
+		t.Errorf("bounds: %q", p)
+	}
+}
+
+// Throughput mode needs agents; agents need an environment that allows
+// them.
+func TestStartSteadyStateRefuses(t *testing.T) {
+	if _, err := StartSteadyState(t.Context(), &Env{}, "t", Shape{Unlimited: true}); err == nil || !strings.HasPrefix(err.Error(), "scenario: throughput mode needs agents") {
+		t.Errorf("unlimited without agents: %v", err)
+	}
+	_, err := StartSteadyState(t.Context(), &Env{NoAgents: "not here"}, "t", Shape{Agents: 2})
+	if skip, ok := err.(*SkipError); !ok || skip.Reason != "not here" {
+		t.Errorf("agents refused: %v", err)
+	}
+}
