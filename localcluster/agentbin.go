@@ -17,6 +17,9 @@ import (
 // bin/, next to kafkachaos.
 const AgentBinaryName = "kafkachaos-node"
 
+// cliName is the file name of the kafkachaos CLI.
+const cliName = "kafkachaos"
+
 // ErrNoAgentBinary is returned, wrapped, by Up (before it touches
 // anything) and by AgentBinary when there is no kafkachaos-node binary
 // to run the node agent with.
@@ -30,6 +33,10 @@ const purgeTimeout = time.Minute
 // executable, else the one on PATH. The error wraps ErrNoAgentBinary.
 func (c *Cluster) AgentBinary() (string, error) {
 	if c.agentBin != "" {
+		if filepath.Base(c.agentBin) == cliName {
+			// What the node agent ran before it had a binary of its own.
+			return "", fmt.Errorf("localcluster: %s is the kafkachaos CLI, and the node agent runs as %s now: %w", c.agentBin, AgentBinaryName, ErrNoAgentBinary)
+		}
 		p, err := exec.LookPath(c.agentBin)
 		if err != nil {
 			return "", fmt.Errorf("localcluster: %w: %w", err, ErrNoAgentBinary)

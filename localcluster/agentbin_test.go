@@ -32,6 +32,7 @@ func TestAgentBinary(t *testing.T) {
 		{name: "missing", path: t.TempDir(), wantErr: true},
 		{name: "given but missing", given: filepath.Join(t.TempDir(), AgentBinaryName), path: onPath, wantErr: true},
 		{name: "given but not executable", given: notExecutable, path: onPath, wantErr: true},
+		{name: "given the CLI", given: filepath.Join(onPath, "kafkachaos"), path: onPath, wantErr: true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
