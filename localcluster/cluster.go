@@ -64,8 +64,8 @@ func WithNodes(n int) Option { return func(c *Cluster) { c.nodes = n } }
 
 // WithAgentBinary sets the kafkachaos-node binary that runs the node agent
 // (`kafkachaos-node agent`) and its pods' containers, overriding the
-// default: the NodeBinary next to this program's executable, else the one
-// on PATH. The agent runs the kafkachaos binary next to it for the
+// default: the AgentBinaryName next to this program's executable, else the
+// one on PATH. The agent runs the kafkachaos binary next to it for the
 // project's image (else the one on PATH).
 func WithAgentBinary(path string) Option { return func(c *Cluster) { c.agentBin = path } }
 
