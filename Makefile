@@ -69,7 +69,7 @@ zk-vs-kraft: prereqs setup
 # rbac, agents, 5 s pause, 10 s peers-only partition, broker disk-loss,
 # upgrade and ZooKeeper-mode specs end to end on the local cluster (acting as
 # manifests/rbac's ServiceAccount).
-REAL_PKGS := ./internal/localkafka/ ./localcluster/... ./suites/interrupt/ ./suites/yourkafka/ ./report/
+REAL_PKGS := ./internal/localkafka/ ./steadystate/javaclients/ ./localcluster/... ./suites/interrupt/ ./suites/yourkafka/ ./report/
 test: prereqs-test lint setup
 	$(GO) test -count=1 -short -timeout 20m $(GOTESTFLAGS) ./...
 	@$(MAKE) --no-print-directory fuzz
@@ -83,7 +83,7 @@ test: prereqs-test lint setup
 # FUZZTIME (their committed seeds also run in every go test). Minimizing a
 # new input is bounded, or one large input eats the whole budget.
 FUZZTIME ?= 10s
-FUZZ := FuzzConfigLoad:./suites/ FuzzRead:./internal/properties/ FuzzDecode:./report/ FuzzMergeAgentJSON:./steadystate/
+FUZZ := FuzzConfigLoad:./suites/ FuzzRead:./internal/properties/ FuzzDecode:./report/ FuzzMergeAgentJSON:./steadystate/ FuzzParse:./steadystate/javaclients/
 fuzz:
 	@set -e; for f in $(FUZZ); do \
 	  echo "fuzzing $${f%%:*} in $${f#*:} for $(FUZZTIME)"; \
