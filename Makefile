@@ -7,7 +7,7 @@ GO            ?= go
 GOTESTFLAGS   ?=
 BIN           := bin/kafkachaos
 
-.PHONY: all build chaos zk-vs-kraft test fuzz soak soak-interrupts unit lint bench bench-perf kafka-dist k8s-bin setup prereqs prereqs-test clean kind-up kind-chaos kind-down
+.PHONY: all build dist chaos zk-vs-kraft test fuzz soak soak-interrupts unit lint bench bench-perf kafka-dist k8s-bin setup prereqs prereqs-test clean kind-up kind-chaos kind-down
 
 all: build
 
@@ -38,11 +38,15 @@ ifeq ($(origin UPGRADE_FROM),command line)
 SUITE_VERSIONS += -kafkachaos.upgrade-from=$(UPGRADE_FROM)
 endif
 chaos: prereqs setup
-	@mkdir -p $(REPORTS) && rm -f $(REPORTS)/report.json
+	@mkdir -p $(REPORTS) && rm -f $(REPORTS)/report.json $(REPORTS)/report.html
 	KAFKACHAOS_REPORT_DIR=$(REPORTS) $(GO) test -count=1 -timeout 190m ./suites/ -run TestSuites -v -ginkgo.v -ginkgo.timeout=180m \
 	  -ginkgo.label-filter='$(LABELS)' $(SUITE_VERSIONS) \
-	  -ginkgo.junit-report=$(REPORTS)/junit.xml -ginkgo.json-report=$(REPORTS)/ginkgo.json $(ARGS) \
-	  || $(call why_failed,$(REPORTS))
+	  -ginkgo.junit-report=$(REPORTS)/junit.xml -ginkgo.json-report=$(REPORTS)/ginkgo.json $(ARGS); \
+	  rc=$$?; $(call html_report,$(REPORTS)); [ $$rc -eq 0 ] || $(call why_failed,$(REPORTS))
+
+# html_report writes the HTML report next to report.json and says where,
+# whatever the verdict (a run that wrote no report.json has none).
+html_report = if [ -s $(1)/report.json ]; then echo; echo "the HTML report:"; $(GO) run ./cmd/kafkachaos report $(1)/report.json || true; fi
 
 # why_failed ends a failed suite run with why each spec failed, as text, so
 # the tail of a log (all that CI keeps) says it; Ginkgo's summary only names
@@ -62,7 +66,8 @@ zk-vs-kraft: prereqs setup
 	-$(MAKE) --no-print-directory chaos LABELS='$(ZK_VS_KRAFT_LABELS)' KAFKA_VERSION=$(ZK_KAFKA_VERSION) ARGS='-kafkachaos.layout=combined' REPORTS=$(REPORTS)/kraft
 	@$(GO) run ./cmd/kafkachaos compare $(REPORTS)/zookeeper/report.json $(REPORTS)/kraft/report.json; rc=$$?; [ $$rc -le 1 ]
 
-# The tests: unit tests against kfake and client-go fakes (in parallel), then
+# The tests: unit tests against kfake and client-go fakes (in parallel), the
+# fuzz tests, the compiled suite (make dist) in a dry run, then
 # the packages that run real components (Kafka JVMs, the Kubernetes control
 # plane, Chromium rendering the HTML report) one package at a time, so a
 # 2-core machine is not oversubscribed, then the suite's gate, negative,
@@ -73,6 +78,8 @@ REAL_PKGS := ./internal/localkafka/ ./steadystate/javaclients/ ./localcluster/..
 test: prereqs-test lint setup
 	$(GO) test -count=1 -short -timeout 20m $(GOTESTFLAGS) ./...
 	@$(MAKE) --no-print-directory fuzz
+	@$(MAKE) --no-print-directory dist
+	bin/kafkachaos-suite -test.run TestSuites -ginkgo.label-filter=gate -kafkachaos.dry-run
 	$(GO) test -count=1 -p 1 -timeout 60m $(GOTESTFLAGS) $(REAL_PKGS)
 	@rm -f $(REPORTS)/test/report.json
 	KAFKACHAOS_REPORT_DIR=$(REPORTS)/test $(GO) test -count=1 -timeout 60m $(GOTESTFLAGS) ./suites/ \
@@ -189,6 +196,12 @@ kind-chaos: build
 
 kind-down: build
 	$(BIN) kind down --name $(KIND_NAME) --kubeconfig-out $(KIND_KUBECONFIG)
+
+# A suite for people without Go, as Kubernetes ships e2e.test: bin/kafkachaos,
+# bin/kafkachaos-node and bin/kafkachaos-suite, the compiled Ginkgo suite,
+# which takes make chaos's flags (README: running the compiled suite).
+dist: build
+	$(GO) test -c -o bin/kafkachaos-suite ./suites/
 
 clean:
 	rm -rf bin
