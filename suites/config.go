@@ -14,6 +14,7 @@ import (
 	"github.com/kafkachaos/kafkachaos/internal/kafkadist"
 	"github.com/kafkachaos/kafkachaos/kafkasec"
 	"github.com/kafkachaos/kafkachaos/manifests"
+	"github.com/kafkachaos/kafkachaos/scenario"
 	"github.com/kafkachaos/kafkachaos/steadystate"
 )
 
@@ -103,61 +104,25 @@ type UpgradeConfig struct {
 // last release of the line before kafkadist.DefaultVersion's.
 const DefaultUpgradeFrom = "4.3.2"
 
-// SteadyStateConfig shapes the load that runs during every fault.
-type SteadyStateConfig struct {
-	Rate       int   `json:"rate,omitempty"`       // records/s; default 1000; -1 with agents: each agent as fast as it can
-	Partitions int32 `json:"partitions,omitempty"` // default 6
-	RecordSize int   `json:"recordSize,omitempty"` // default 100
-	Producers  int   `json:"producers,omitempty"`  // default 1 (per agent with agents)
-	// Agents > 0 runs the load from that many in-cluster agent pods
-	// (kafkachaos steadystate --agent) sharing Rate, instead of from the
-	// suite's own process.
-	Agents int `json:"agents,omitempty"`
-	// RequestTimeout is how long the suite's producers wait for a broker's
-	// answer before they drop the connection and retry
-	// (request.timeout.ms); default: franz-go's 10s + 10s. A frozen leader
-	// stalls its partitions for about this long (see the README's
-	// findings).
-	RequestTimeout metav1.Duration `json:"requestTimeout,omitempty"`
-}
+// SteadyStateConfig shapes the load that runs during every fault
+// (steadyState: the story engine's own settings).
+type SteadyStateConfig = scenario.SteadyStateConfig
 
-// TimingConfig sets how long each phase lasts.
+// TimingConfig sets how long each phase lasts (the story engine's
+// timing), and how long a soak repeats its faults.
 type TimingConfig struct {
-	// Warmup is the load's start before the baseline (topic creation,
-	// the first leader elections, the JVM's first seconds): not judged,
-	// not the baseline. Default 5s; the in-cluster agents warm up until
-	// all of them produce instead.
-	Warmup   metav1.Duration `json:"warmup,omitempty"`
-	Baseline metav1.Duration `json:"baseline,omitempty"` // default 15s
-	Hold     metav1.Duration `json:"hold,omitempty"`     // how long a fault is held; default 10s
-	After    metav1.Duration `json:"after,omitempty"`    // load after health is back; default 15s
+	scenario.TimingConfig
 	// Soak is how long the soak spec repeats its faults (it ends the
 	// story it is in first). Default 1h.
 	Soak metav1.Duration `json:"soak,omitempty"`
 }
 
-// BoundsConfig is the steady-state hypothesis.
-type BoundsConfig struct {
-	// MaxUnavailable bounds the longest window without any ack, and each
-	// partition's own longest window without one. 0 (the default): by the
-	// kind of fault (see unavailabilityBound): 5s for a graceful operation,
-	// the brokers' broker.session.timeout.ms plus 5s for a hard one (kill,
-	// pause, isolation), plus a controller failover when the victim is the
-	// active KRaft controller too, 30s for the others.
-	MaxUnavailable metav1.Duration `json:"maxUnavailable,omitempty"`
-	// MaxP99Ack bounds p99 ack latency in every phase; 0: not bounded.
-	MaxP99Ack metav1.Duration `json:"maxP99Ack,omitempty"`
-	// GracefulP99AckRatio bounds a graceful operation's p99 ack latency
-	// in the fault and recovery phases as a multiple of the baseline's
-	// p99, never below GracefulP99AckFloor. Defaults
-	// DefaultGracefulP99AckRatio and DefaultGracefulP99AckFloor; a
-	// negative ratio turns the bound off.
-	GracefulP99AckRatio float64         `json:"gracefulP99AckRatio,omitempty"`
-	GracefulP99AckFloor metav1.Duration `json:"gracefulP99AckFloor,omitempty"`
-	// MinThroughputRatioAfter is the least throughput after recovery, as
-	// a fraction of the baseline. Default 0.9.
-	MinThroughputRatioAfter float64 `json:"minThroughputRatioAfter,omitempty"`
-}
+// BoundsConfig is the steady-state hypothesis (the story engine's
+// bounds). Its zero values get defaults here: maxUnavailable by the kind
+// of fault (scenario's unavailabilityBound), gracefulP99AckRatio
+// DefaultGracefulP99AckRatio, gracefulP99AckFloor
+// DefaultGracefulP99AckFloor, minThroughputRatioAfter 0.9.
+type BoundsConfig = scenario.BoundsConfig
 
 // LayoutNone is target.layout for your own Kafka on the local cluster.
 const LayoutNone = "none"
@@ -170,13 +135,13 @@ const (
 	DefaultHold           = 10 * time.Second
 	DefaultAfter          = 15 * time.Second
 	DefaultSoak           = time.Hour
-	DefaultMaxUnavailable = 30 * time.Second // a fault of no known kind
+	DefaultMaxUnavailable = scenario.DefaultMaxUnavailable // a fault of no known kind
 	// GracefulMaxUnavailable bounds a graceful operation (a roll, a
 	// drain): a healthy one stalls the load for well under a second.
-	GracefulMaxUnavailable = 5 * time.Second
+	GracefulMaxUnavailable = scenario.GracefulMaxUnavailable
 	// HardMargin is added to broker.session.timeout.ms for a hard fault:
 	// the fencing itself, a metadata refresh and an election.
-	HardMargin            = 5 * time.Second
+	HardMargin            = scenario.HardMargin
 	DefaultThroughputBack = 0.9
 	// A graceful operation's p99 ack in its fault and recovery phases, at
 	// most: DefaultGracefulP99AckRatio times the baseline's, never below

@@ -1,22 +1,17 @@
 package suites
 
 import (
-	"context"
 	"errors"
 	"flag"
-	"net"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/twmb/franz-go/pkg/kgo"
 	batchv1 "k8s.io/api/batch/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 
-	"github.com/kafkachaos/kafkachaos/brokers"
 	"github.com/kafkachaos/kafkachaos/internal/kafkadist"
 	"github.com/kafkachaos/kafkachaos/internal/kube"
 	"github.com/kafkachaos/kafkachaos/loadagent"
@@ -226,52 +221,4 @@ func TestSuiteJob(t *testing.T) {
 	if !cfg.Target.InCluster || cfg.Target.Namespace == job.Namespace {
 		t.Errorf("target %+v: want in-cluster, against a namespace other than the Job's %s (a drain would evict the suite)", cfg.Target, job.Namespace)
 	}
-}
-
-// The unavailability bound by kind of fault, and where it came from. A
-// hard fault whose brokers cannot be asked falls back to Kafka's default
-// session timeout and says so.
-func TestUnavailabilityBound(t *testing.T) {
-	set := Config{Bounds: BoundsConfig{MaxUnavailable: metav1.Duration{Duration: 42 * time.Second}}}
-	snap := []brokers.Broker{{ID: 0, BrokerRole: true}}
-	combined := []brokers.Broker{{ID: 0, BrokerRole: true, Controller: true}}
-	tests := []struct {
-		name string
-		cfg  Config
-		st   story
-		snap []brokers.Broker // default snap
-		want time.Duration
-		why  string
-	}{
-		{"the config wins", set, story{hard: true}, nil, 42 * time.Second, "in the config"},
-		{"graceful", Config{}, story{graceful: true}, nil, GracefulMaxUnavailable, "graceful"},
-		{"hard, brokers unreachable", Config{}, story{hard: true}, nil, kafkaDefaultSessionTimeout + HardMargin, "Kafka's default broker.session.timeout.ms"},
-		{"hard, a combined node: plus a controller failover", Config{}, story{hard: true}, combined, kafkaDefaultSessionTimeout + HardMargin + kafkaDefaultQuorumFetchTimeout + kafkaDefaultQuorumElectionTimeout,
-			"a controller failover (node 0, a victim, is a controller as well as a broker, and may be the active one (it could not be read: "},
-		{"neither", Config{}, story{}, nil, DefaultMaxUnavailable, "default"},
-	}
-	for _, tt := range tests {
-		e := &env{cfg: tt.cfg, bootstrap: []string{refusingAddr(t)}, kgoOpts: []kgo.Opt{kgo.RequestRetries(0), kgo.DialTimeout(200 * time.Millisecond)}}
-		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
-		sn := tt.snap
-		if sn == nil {
-			sn = snap
-		}
-		got, why := unavailabilityBound(ctx, e, tt.st, sn, sn)
-		cancel()
-		if got != tt.want || !strings.Contains(why, tt.why) {
-			t.Errorf("%s: %s (%s), want %s (%q)", tt.name, got, why, tt.want, tt.why)
-		}
-	}
-}
-
-// refusingAddr is an address on which nothing listens.
-func refusingAddr(t *testing.T) string {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
-	return ln.Addr().String()
 }

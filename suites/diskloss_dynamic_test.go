@@ -18,6 +18,7 @@ import (
 	"github.com/kafkachaos/kafkachaos/kafkaadmin"
 	"github.com/kafkachaos/kafkachaos/manifests"
 	"github.com/kafkachaos/kafkachaos/report"
+	"github.com/kafkachaos/kafkachaos/scenario"
 )
 
 // The dynamic-quorum layout's controller listener, which a voter added
@@ -32,7 +33,7 @@ const (
 // dynamicLayout is the dynamic-quorum layout as deployed in e's namespace.
 func dynamicLayout(e *env) (manifests.Layout, error) {
 	l, err := manifests.LayoutNamed("dynamic-quorum")
-	return l.In(e.namespace), err
+	return l.In(e.Namespace), err
 }
 
 // formatWithoutInitialControllers changes the dynamic-quorum layout's
@@ -47,7 +48,7 @@ func formatWithoutInitialControllers(ctx context.Context, e *env) error {
 	if err != nil {
 		return err
 	}
-	sts, err := e.cs.AppsV1().StatefulSets(e.namespace).Get(ctx, l.StatefulSet, metav1.GetOptions{})
+	sts, err := e.Kube.AppsV1().StatefulSets(e.Namespace).Get(ctx, l.StatefulSet, metav1.GetOptions{})
 	if err != nil {
 		return err
 	}
@@ -64,17 +65,17 @@ func formatWithoutInitialControllers(ctx context.Context, e *env) error {
 	if err != nil {
 		return err
 	}
-	if _, err := e.cs.AppsV1().StatefulSets(e.namespace).Patch(ctx, l.StatefulSet, types.JSONPatchType, patch, metav1.PatchOptions{}); err != nil {
+	if _, err := e.Kube.AppsV1().StatefulSets(e.Namespace).Patch(ctx, l.StatefulSet, types.JSONPatchType, patch, metav1.PatchOptions{}); err != nil {
 		return err
 	}
 	if err := waitRolledOut(ctx, e, l.StatefulSet); err != nil {
 		return err
 	}
-	snap, err := e.snapshot(ctx)
+	snap, err := e.Snapshot(ctx)
 	if err != nil {
 		return err
 	}
-	return waitHealthy(ctx, e, brokerIDs(snap))
+	return e.WaitHealthy(ctx, scenario.BrokerIDs(snap))
 }
 
 // replacedVoterStory loses a following voter's disk (its claim and pod
@@ -93,8 +94,8 @@ func replacedVoterStory(label string, s sentinel) story {
 	var asObserver, removed, added time.Duration
 	var degraded string
 	return story{
-		label: label, hard: true, newPods: true, newVolume: "data", dataLost: true,
-		pick: func(ctx context.Context, e *env, _ string, snap []brokers.Broker) ([]brokers.Broker, error) {
+		Label: label, Kind: scenario.Hard, NewPods: true, NewVolume: "data", DataLost: true,
+		Pick: func(ctx context.Context, e *env, _ string, snap []brokers.Broker) ([]brokers.Broker, error) {
 			v, l, err := voterFollower(ctx, e, snap)
 			if err != nil {
 				return nil, err
@@ -108,11 +109,11 @@ func replacedVoterStory(label string, s sentinel) story {
 			By(fmt.Sprintf("voter %d (%s, directory %s) follows the quorum leader %d", v.ID, v.Pod, ids.quorum, l))
 			return []brokers.Broker{v}, nil
 		},
-		fault: func(e *env, v []brokers.Broker) chaos.Fault { return diskLoss(e, v[0].Pod, chaos.DiskLossClaim) },
-		during: func(ctx context.Context, e *env, v []brokers.Broker) error {
+		Fault: func(e *env, v []brokers.Broker) chaos.Fault { return diskLoss(e, v[0].Pod, chaos.DiskLossClaim) },
+		During: func(ctx context.Context, e *env, v []brokers.Broker) error {
 			injected := time.Now()
 			By(fmt.Sprintf("waiting until node %d is back as a new Ready pod", v[0].ID))
-			if err := waitPodsBack(ctx, e, v, true); err != nil {
+			if err := e.WaitPodsBack(ctx, v, true); err != nil {
 				return err
 			}
 			By(fmt.Sprintf("waiting until node %d fetches as an observer with a new directory ID, caught up", v[0].ID))
@@ -122,13 +123,13 @@ func replacedVoterStory(label string, s sentinel) story {
 			}
 			asObserver = time.Since(injected)
 			By("asking the suite's health check about the quorum: the old voter falls behind, so it must not pass")
-			snap, err := e.snapshot(ctx)
+			snap, err := e.Snapshot(ctx)
 			if err != nil {
 				return err
 			}
 			// The old voter's problem, not any other: the victim may still
 			// be fetching its partitions back, which fails health too.
-			herr := healthError(ctx, e, brokerIDs(snap))
+			herr := e.HealthError(ctx, scenario.BrokerIDs(snap))
 			if herr == nil || !strings.Contains(herr.Error(), fmt.Sprintf("quorum: voter %d ", v[0].ID)) {
 				return fmt.Errorf("voter %d (directory %s) had no disk behind it, and the health check did not say so: %v", v[0].ID, ids.quorum, herr)
 			}
@@ -138,7 +139,7 @@ func replacedVoterStory(label string, s sentinel) story {
 				return err
 			}
 			host := l.PodFQDN(v[0].Pod)
-			return e.withKafka(func(cl *kafkaadmin.Client) error {
+			return e.WithKafka(func(cl *kafkaadmin.Client) error {
 				start := time.Now()
 				By(fmt.Sprintf("removing the old voter %d (directory %s), as kafka-metadata-quorum.sh remove-controller does", v[0].ID, ids.quorum))
 				if err := cl.RemoveVoter(ctx, v[0].ID, ids.quorum); err != nil {
@@ -161,7 +162,7 @@ func replacedVoterStory(label string, s sentinel) story {
 				return nil
 			})
 		},
-		finally: func(ctx context.Context, e *env, v []brokers.Broker, o *outcome) {
+		Finally: func(ctx context.Context, e *env, v []brokers.Broker, o *outcome) {
 			o.Observations = append(o.Observations, ids.after(ctx, e, v[0], o))
 			if asObserver > 0 {
 				o.Observations = append(o.Observations, fmt.Sprintf("node %d fetched as an observer with directory %s, caught up, %s after its claim and pod were deleted; meanwhile the voter set still held (%d, %s); predicted: an observer until an operator adds it (KIP-853)",

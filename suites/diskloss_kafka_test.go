@@ -40,7 +40,7 @@ const (
 // writes size bytes of incompressible records into it with acks=all, so
 // that a broker that lost its disk has that much to fetch back.
 func writeBallast(ctx context.Context, e *env, topic string, size int64) error {
-	cl, err := e.client(kgo.DefaultProduceTopic(topic), kgo.RequiredAcks(kgo.AllISRAcks()),
+	cl, err := e.KafkaClient(kgo.DefaultProduceTopic(topic), kgo.RequiredAcks(kgo.AllISRAcks()),
 		kgo.ProducerBatchCompression(kgo.NoCompression()), kgo.MaxBufferedBytes(32<<20), kgo.ProducerLinger(5*time.Millisecond))
 	if err != nil {
 		return err
@@ -88,7 +88,7 @@ type catchUp struct {
 // the error says what it was still missing.
 func watchCatchUp(ctx context.Context, e *env, id, ref int32, since time.Time, ballast string, topics ...string) (catchUp, error) {
 	var c catchUp
-	cl, err := e.client()
+	cl, err := e.KafkaClient()
 	if err != nil {
 		return c, err
 	}
@@ -175,7 +175,7 @@ func partitionBytes(ctx context.Context, adm *kadm.Client, id int32, topic strin
 // metaProperties reads the meta.properties of pod's log dir through
 // pods/exec: node.id, cluster.id and directory.id, which a format writes.
 func metaProperties(ctx context.Context, e *env, pod string) (map[string]string, error) {
-	return readMetaProperties(ctx, e, pod, "", dataDir)
+	return e.MetaProperties(ctx, pod, "", dataDir)
 }
 
 // containerRestarted waits until pod's first container has restarted since
@@ -183,7 +183,7 @@ func metaProperties(ctx context.Context, e *env, pod string) (map[string]string,
 func containerRestarted(ctx context.Context, e *env, pod string, restarts int32) error {
 	return InterceptGomegaFailure(func() {
 		Eventually(ctx, func(ctx context.Context) error {
-			p, err := e.cs.CoreV1().Pods(e.namespace).Get(ctx, pod, metav1.GetOptions{})
+			p, err := e.Kube.CoreV1().Pods(e.Namespace).Get(ctx, pod, metav1.GetOptions{})
 			if err != nil {
 				return err
 			}
@@ -201,7 +201,7 @@ func containerRestarted(ctx context.Context, e *env, pod string, restarts int32)
 
 // restartsOf is the restart count of pod's first container.
 func restartsOf(ctx context.Context, e *env, pod string) (int32, error) {
-	p, err := e.cs.CoreV1().Pods(e.namespace).Get(ctx, pod, metav1.GetOptions{})
+	p, err := e.Kube.CoreV1().Pods(e.Namespace).Get(ctx, pod, metav1.GetOptions{})
 	if err != nil {
 		return 0, err
 	}
@@ -219,7 +219,7 @@ func quorumLeaderAfter(ctx context.Context, e *env, epoch, not int32, since time
 	var took time.Duration
 	err := InterceptGomegaFailure(func() {
 		Eventually(ctx, func(ctx context.Context) error {
-			return e.withKafka(func(cl *kafkaadmin.Client) error {
+			return e.WithKafka(func(cl *kafkaadmin.Client) error {
 				rctx, cancel := context.WithTimeout(ctx, leaderTimeout)
 				defer cancel()
 				got := cl.DescribeQuorum(rctx)
@@ -242,7 +242,7 @@ func quorumLeaderAfter(ctx context.Context, e *env, epoch, not int32, since time
 // quorumNow is the quorum as its leader describes it now.
 func quorumNow(ctx context.Context, e *env) (kafkaadmin.Quorum, error) {
 	var q kafkaadmin.Quorum
-	err := e.withKafka(func(cl *kafkaadmin.Client) error {
+	err := e.WithKafka(func(cl *kafkaadmin.Client) error {
 		q = cl.DescribeQuorum(ctx)
 		return q.Err
 	})
@@ -306,7 +306,7 @@ const sentinelConfig, sentinelValue = "retention.ms", "86400123"
 // controller), so that it cannot land on a frozen one; it is retried until
 // createTimeout, and a topic that an earlier try created counts.
 func (s sentinel) plant(ctx context.Context, e *env, via int32) error {
-	cl, err := e.client(kgo.DefaultProduceTopic(s.topic), kgo.RequiredAcks(kgo.AllISRAcks()))
+	cl, err := e.KafkaClient(kgo.DefaultProduceTopic(s.topic), kgo.RequiredAcks(kgo.AllISRAcks()))
 	if err != nil {
 		return err
 	}
@@ -363,7 +363,7 @@ func (s sentinel) plant(ctx context.Context, e *env, via int32) error {
 // problems says what of the sentinel is gone: the topic, partitions, the
 // config, records.
 func (s sentinel) problems(ctx context.Context, e *env) []string {
-	cl, err := e.client(kgo.ConsumeTopics(s.topic), kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()))
+	cl, err := e.KafkaClient(kgo.ConsumeTopics(s.topic), kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()))
 	if err != nil {
 		return []string{err.Error()}
 	}

@@ -20,7 +20,7 @@ import (
 // exclude, one that is not among those either.
 func voterFollower(ctx context.Context, e *env, snap []brokers.Broker, exclude ...int32) (brokers.Broker, int32, error) {
 	var leader int32
-	err := e.withKafka(func(cl *kafkaadmin.Client) (err error) {
+	err := e.WithKafka(func(cl *kafkaadmin.Client) (err error) {
 		leader, err = cl.ActiveController(ctx)
 		return err
 	})
@@ -47,8 +47,8 @@ func voterDiskLossStory(label string, s sentinel) story {
 	return story{
 		// Two nodes are hit: no one timeout predicts the unavailability,
 		// which is bounded by the default for a fault of no known timing.
-		label: label, dataLost: true,
-		pick: func(ctx context.Context, e *env, _ string, snap []brokers.Broker) ([]brokers.Broker, error) {
+		Label: label, DataLost: true,
+		Pick: func(ctx context.Context, e *env, _ string, snap []brokers.Broker) ([]brokers.Broker, error) {
 			v, l, err := voterFollower(ctx, e, snap)
 			if err != nil {
 				return nil, err
@@ -57,7 +57,7 @@ func voterDiskLossStory(label string, s sentinel) story {
 			metaBefore, err = metaProperties(ctx, e, v.Pod)
 			return []brokers.Broker{v}, err
 		},
-		fault: func(e *env, v []brokers.Broker) chaos.Fault {
+		Fault: func(e *env, v []brokers.Broker) chaos.Fault {
 			var restarts int32
 			return &sequence{name: fmt.Sprintf("disk loss of voter %d (wiped in place), then a force-delete of the quorum leader as it comes back", v[0].ID), steps: []step{
 				{what: fmt.Sprintf("wipe voter %d's volume in place and restart its container", v[0].ID), fault: func(ctx context.Context) (chaos.Fault, error) {
@@ -69,7 +69,7 @@ func voterDiskLossStory(label string, s sentinel) story {
 					return containerRestarted(ctx, e, v[0].Pod, restarts)
 				}},
 				{what: "force-deleting the quorum leader while the voter catches up", fault: func(ctx context.Context) (chaos.Fault, error) {
-					snap, err := e.snapshot(ctx)
+					snap, err := e.Snapshot(ctx)
 					if err != nil {
 						return nil, err
 					}
@@ -82,16 +82,16 @@ func voterDiskLossStory(label string, s sentinel) story {
 					}
 					By(fmt.Sprintf("node %d leads the quorum at epoch %d", old.LeaderID, old.LeaderEpoch))
 					killedAt = time.Now()
-					return &chaos.PodDelete{Target: e.faultTarget(), Pod: b.Pod, Force: true}, nil
+					return &chaos.PodDelete{Target: e.FaultTarget(), Pod: b.Pod, Force: true}, nil
 				}},
 			}}
 		},
-		during: func(ctx context.Context, e *env, _ []brokers.Broker) (err error) {
+		During: func(ctx context.Context, e *env, _ []brokers.Broker) (err error) {
 			By(fmt.Sprintf("waiting for a quorum leader past epoch %d", old.LeaderEpoch))
 			now, elected, err = quorumLeaderAfter(ctx, e, old.LeaderEpoch, -1, killedAt)
 			return err
 		},
-		finally: func(ctx context.Context, e *env, v []brokers.Broker, o *outcome) {
+		Finally: func(ctx context.Context, e *env, v []brokers.Broker, o *outcome) {
 			if elected == 0 {
 				o.Observations = append(o.Observations, "no new quorum leader seen (see the fault check)")
 			} else {
@@ -122,10 +122,10 @@ func laggingVoterDiskLossStory(label string, mode chaos.DiskLossMode, waitForVic
 	var caughtUp time.Duration
 	var ids directoryIDs
 	return story{
-		label: label, newPods: mode == chaos.DiskLossClaim, newVolume: newVolumeOf(mode), dataLost: true,
-		unbounded: "the story holds the leader frozen and the third voter's volume empty until a new quorum leader is elected: " +
+		Label: label, NewPods: mode == chaos.DiskLossClaim, NewVolume: newVolumeOf(mode), DataLost: true,
+		Unbounded: "the story holds the leader frozen and the third voter's volume empty until a new quorum leader is elected: " +
 			"every partition is unwritable for that long, by design; the spec is about the metadata",
-		pick: func(ctx context.Context, e *env, _ string, snap []brokers.Broker) ([]brokers.Broker, error) {
+		Pick: func(ctx context.Context, e *env, _ string, snap []brokers.Broker) ([]brokers.Broker, error) {
 			v, l, err := voterFollower(ctx, e, snap)
 			if err != nil {
 				return nil, err
@@ -141,9 +141,9 @@ func laggingVoterDiskLossStory(label string, mode chaos.DiskLossMode, waitForVic
 			ids, err = readDirectoryIDs(ctx, e, v)
 			return []brokers.Broker{v}, err
 		},
-		fault: func(e *env, v []brokers.Broker) chaos.Fault {
+		Fault: func(e *env, v []brokers.Broker) chaos.Fault {
 			pod := func(ctx context.Context, id int32) (string, error) {
-				snap, err := e.snapshot(ctx)
+				snap, err := e.Snapshot(ctx)
 				if err != nil {
 					return "", err
 				}
@@ -157,7 +157,7 @@ func laggingVoterDiskLossStory(label string, mode chaos.DiskLossMode, waitForVic
 			pause := func(id int32, f *chaos.Fault) func(context.Context) (chaos.Fault, error) {
 				return func(ctx context.Context) (chaos.Fault, error) {
 					p, err := pod(ctx, id)
-					*f = &chaos.Pause{Target: e.faultTarget(), Exec: e.exec, Pod: p}
+					*f = &chaos.Pause{Target: e.FaultTarget(), Exec: e.Exec, Pod: p}
 					return *f, err
 				}
 			}
@@ -175,7 +175,7 @@ func laggingVoterDiskLossStory(label string, mode chaos.DiskLossMode, waitForVic
 							return err
 						}
 					}
-					if err := waitPodsBack(ctx, e, v, mode == chaos.DiskLossClaim); err != nil {
+					if err := e.WaitPodsBack(ctx, v, mode == chaos.DiskLossClaim); err != nil {
 						return err
 					}
 					if err := voterReached(ctx, e, v[0].ID, hw); err != nil {
@@ -241,8 +241,8 @@ func laggingVoterDiskLossStory(label string, mode chaos.DiskLossMode, waitForVic
 				{what: fmt.Sprintf("resuming the old leader %d", leader), do: func(ctx context.Context) error { return pauseLeader.Recover(ctx) }},
 			}}
 		},
-		during: func(context.Context, *env, []brokers.Broker) error { return nil },
-		finally: func(ctx context.Context, e *env, v []brokers.Broker, o *outcome) {
+		During: func(context.Context, *env, []brokers.Broker) error { return nil },
+		Finally: func(ctx context.Context, e *env, v []brokers.Broker, o *outcome) {
 			o.Observations = append(o.Observations, ids.after(ctx, e, v[0], o))
 			if shape != "" {
 				o.Observations = append(o.Observations, "before the leader froze: "+shape)

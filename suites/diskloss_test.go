@@ -14,6 +14,7 @@ import (
 	"github.com/kafkachaos/kafkachaos/chaos"
 	"github.com/kafkachaos/kafkachaos/manifests"
 	"github.com/kafkachaos/kafkachaos/report"
+	"github.com/kafkachaos/kafkachaos/scenario"
 )
 
 // Disk-loss specs: a broker, and a KRaft voter, come back with an empty
@@ -44,7 +45,7 @@ var _ = Describe("Disk loss", Label("disk-loss"), Serial, func() {
 		start := time.Now()
 		Expect(writeBallast(ctx, e, ballastTopic, ballastMiB<<20)).To(Succeed())
 		By(fmt.Sprintf("ballast written in %s", time.Since(start).Round(100*time.Millisecond)))
-		expectPassed(runStory(ctx, e, brokerDiskLossStory("disk-loss-broker")))
+		expectPassed(tell(ctx, e, brokerDiskLossStory("disk-loss-broker")))
 	}, SpecTimeout(storyTimeout))
 
 	It("of a combined voter under a static quorum, then the quorum leader force-deleted as it comes back: committed metadata survives", func(ctx SpecContext) {
@@ -52,7 +53,7 @@ var _ = Describe("Disk loss", Label("disk-loss"), Serial, func() {
 		s := sentinel{topic: "kafkachaos-sentinel", partitions: 3, records: 100}
 		By(fmt.Sprintf("committing metadata and records before the faults: topic %s, %d partitions, %s=%s, %d records with acks=all", s.topic, s.partitions, sentinelConfig, sentinelValue, s.records))
 		Expect(s.plant(ctx, e, -1)).To(Succeed())
-		expectPassed(runStory(ctx, e, voterDiskLossStory("disk-loss-voter", s)))
+		expectPassed(tell(ctx, e, voterDiskLossStory("disk-loss-voter", s)))
 	}, SpecTimeout(storyTimeout))
 
 	// A finding (README) when committed metadata is lost: the KAFKA-14077
@@ -64,7 +65,7 @@ var _ = Describe("Disk loss", Label("disk-loss"), Serial, func() {
 	// wins the election, a hung one stays out, as a hung node would.
 	It("of a combined voter under a static quorum, while the third voter lags and the leader hangs: committed metadata survives", func(ctx SpecContext) {
 		e := diskLossKafka(ctx, "combined")
-		expectPassed(runStory(ctx, e, laggingVoterDiskLossStory("disk-loss-voter-lagging", chaos.DiskLossWipe, false)))
+		expectPassed(tell(ctx, e, laggingVoterDiskLossStory("disk-loss-voter-lagging", chaos.DiskLossWipe, false)))
 	}, SpecTimeout(storyTimeout))
 
 	// The KAFKA-14077 shape again, on a dynamic quorum (KIP-853), whose
@@ -77,7 +78,7 @@ var _ = Describe("Disk loss", Label("disk-loss"), Serial, func() {
 	// replaced disk, so that the init container runs again.
 	It("of a combined voter under a dynamic quorum (KIP-853) formatted by an init container, while the third voter lags and the leader hangs: committed metadata survives", Label("disk-loss-dynamic"), func(ctx SpecContext) {
 		e := diskLossKafka(ctx, "dynamic-quorum")
-		expectPassed(runStory(ctx, e, laggingVoterDiskLossStory("disk-loss-voter-dynamic", chaos.DiskLossClaim, false)))
+		expectPassed(tell(ctx, e, laggingVoterDiskLossStory("disk-loss-voter-dynamic", chaos.DiskLossClaim, false)))
 	}, SpecTimeout(storyTimeout))
 
 	// What KIP-853 is for: the same layout once its pods format new volumes
@@ -92,7 +93,7 @@ var _ = Describe("Disk loss", Label("disk-loss"), Serial, func() {
 		s := sentinel{topic: "kafkachaos-sentinel", partitions: 3, records: 100}
 		By(fmt.Sprintf("committing metadata and records before the fault: topic %s, %d partitions, %s=%s, %d records with acks=all", s.topic, s.partitions, sentinelConfig, sentinelValue, s.records))
 		Expect(s.plant(ctx, e, -1)).To(Succeed())
-		expectPassed(runStory(ctx, e, replacedVoterStory("disk-loss-voter-replaced", s)))
+		expectPassed(tell(ctx, e, replacedVoterStory("disk-loss-voter-replaced", s)))
 	}, SpecTimeout(storyTimeout))
 
 	// The same, with what Kafka's operations guide asks of a replaced
@@ -100,7 +101,7 @@ var _ = Describe("Disk loss", Label("disk-loss"), Serial, func() {
 	// the metadata log back.
 	It("of a combined voter under a static quorum, fetched back before the leader hangs while the third voter lags: committed metadata survives", func(ctx SpecContext) {
 		e := diskLossKafka(ctx, "combined")
-		expectPassed(runStory(ctx, e, laggingVoterDiskLossStory("disk-loss-voter-caught-up", chaos.DiskLossWipe, true)))
+		expectPassed(tell(ctx, e, laggingVoterDiskLossStory("disk-loss-voter-caught-up", chaos.DiskLossWipe, true)))
 	}, SpecTimeout(storyTimeout))
 })
 
@@ -131,7 +132,7 @@ func diskLossKafka(ctx SpecContext, layout string) *env {
 // diskLoss is the fault aimed at pod: allowed by the config's opt-in, or on
 // a Kafka the spec deployed for itself.
 func diskLoss(e *env, pod string, mode chaos.DiskLossMode) *chaos.DiskLoss {
-	return &chaos.DiskLoss{Target: e.faultTarget(), Exec: e.exec, Pod: pod, Mode: mode, AllowDataLoss: e.cfg.Target.AllowDataLoss || e.own}
+	return &chaos.DiskLoss{Target: e.FaultTarget(), Exec: e.Exec, Pod: pod, Mode: mode, AllowDataLoss: e.cfg.Target.AllowDataLoss || e.own}
 }
 
 // brokerDiskLossStory deletes a broker-only follower's claim and pod
@@ -144,8 +145,8 @@ func brokerDiskLossStory(label string) story {
 	var c catchUp
 	var podBack time.Duration
 	return story{
-		label: label, hard: true, newPods: true, newVolume: "data", dataLost: true,
-		pick: func(ctx context.Context, e *env, topic string, snap []brokers.Broker) ([]brokers.Broker, error) {
+		Label: label, Kind: scenario.Hard, NewPods: true, NewVolume: "data", DataLost: true,
+		Pick: func(ctx context.Context, e *env, topic string, snap []brokers.Broker) ([]brokers.Broker, error) {
 			v, err := brokerOnlyFollower(ctx, e, topic, snap)
 			if err != nil {
 				return nil, err
@@ -159,11 +160,11 @@ func brokerDiskLossStory(label string) story {
 			metaBefore, err = metaProperties(ctx, e, v[0].Pod)
 			return v, err
 		},
-		fault: func(e *env, v []brokers.Broker) chaos.Fault { return diskLoss(e, v[0].Pod, chaos.DiskLossClaim) },
-		during: func(ctx context.Context, e *env, v []brokers.Broker) error {
+		Fault: func(e *env, v []brokers.Broker) chaos.Fault { return diskLoss(e, v[0].Pod, chaos.DiskLossClaim) },
+		During: func(ctx context.Context, e *env, v []brokers.Broker) error {
 			injected := time.Now()
 			By(fmt.Sprintf("waiting until broker %d is back as a new Ready pod", v[0].ID))
-			if err := waitPodsBack(ctx, e, v, true); err != nil {
+			if err := e.WaitPodsBack(ctx, v, true); err != nil {
 				return err
 			}
 			podBack = time.Since(injected)
@@ -178,7 +179,7 @@ func brokerDiskLossStory(label string) story {
 			}
 			return err
 		},
-		finally: func(ctx context.Context, e *env, v []brokers.Broker, o *outcome) {
+		Finally: func(ctx context.Context, e *env, v []brokers.Broker, o *outcome) {
 			if c.took == 0 {
 				o.Observations = append(o.Observations, fmt.Sprintf("broker %d: not seen caught up (see the fault check)", v[0].ID), volumeIdentity(ctx, e, v[0], metaBefore, o))
 				return
@@ -192,11 +193,11 @@ func brokerDiskLossStory(label string) story {
 
 // otherBroker is a broker other than id, to compare its replicas with.
 func otherBroker(ctx context.Context, e *env, id int32) (int32, error) {
-	snap, err := e.snapshot(ctx)
+	snap, err := e.Snapshot(ctx)
 	if err != nil {
 		return -1, err
 	}
-	for _, b := range brokerIDs(snap) {
+	for _, b := range scenario.BrokerIDs(snap) {
 		if b != id {
 			return b, nil
 		}

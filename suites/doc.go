@@ -1,4 +1,5 @@
 // Package suites holds the Ginkgo resilience specs. Each spec reads as a
-// story: steady state, baseline, inject, hold, recover, wait for health, then
-// check bounds, records, identity and health.
+// story, which package scenario tells: steady state, baseline, inject,
+// hold, recover, wait for health, then check records, bounds, identity and
+// health.
 package suites

@@ -36,8 +36,8 @@ func recordEnvironment(ctx context.Context, e *env, snap []brokers.Broker) {
 func environment(ctx context.Context, e *env, snap []brokers.Broker) report.Environment {
 	ss := e.cfg.SteadyState
 	env := report.Environment{
-		RunID: e.runID, Kafkachaos: suiteBuild(ctx), Flavor: string(e.flavor), Namespace: e.namespace,
-		// As startLoad and startAgents run it: acks=all, idempotent, the
+		RunID: e.RunID, Kafkachaos: suiteBuild(ctx), Flavor: string(e.Flavor), Namespace: e.Namespace,
+		// As the steady state runs it (scenario.StartSteadyState): acks=all, idempotent, the
 		// steady state's defaults for what the config leaves out.
 		Load: report.Load{
 			Rate: ss.Rate, Partitions: cmp.Or(ss.Partitions, steadystate.DefaultPartitions),
@@ -51,13 +51,13 @@ func environment(ctx context.Context, e *env, snap []brokers.Broker) report.Envi
 	if e.cfg.Local() {
 		env.Layout = e.cfg.Target.Layout
 	}
-	if v, err := discovery.ToServerVersionInterfaceWithContext(e.cs.Discovery()).ServerVersionWithContext(ctx); err != nil {
+	if v, err := discovery.ToServerVersionInterfaceWithContext(e.Kube.Discovery()).ServerVersionWithContext(ctx); err != nil {
 		GinkgoWriter.Printf("the Kubernetes version is unknown: %v\n", err)
 	} else {
 		env.Kubernetes = v.GitVersion
 	}
 	var versions map[int32]string
-	err := e.withKafka(func(cl *kafkaadmin.Client) (err error) {
+	err := e.WithKafka(func(cl *kafkaadmin.Client) (err error) {
 		versions, err = cl.KafkaVersions(ctx)
 		return err
 	})
@@ -66,7 +66,7 @@ func environment(ctx context.Context, e *env, snap []brokers.Broker) report.Envi
 	}
 	for _, b := range snap {
 		n := report.Node{ID: b.ID, Pod: b.Pod, Kafka: versions[b.ID]}
-		if p, err := e.cs.CoreV1().Pods(e.namespace).Get(ctx, b.Pod, metav1.GetOptions{}); err != nil {
+		if p, err := e.Kube.CoreV1().Pods(e.Namespace).Get(ctx, b.Pod, metav1.GetOptions{}); err != nil {
 			GinkgoWriter.Printf("the image of %s is unknown: %v\n", b.Pod, err)
 		} else {
 			n.Image = brokers.KafkaImage(p)

@@ -2,9 +2,7 @@ package suites
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -18,7 +16,7 @@ import (
 // victim is a broker (a controller-only node leads no partition).
 func observeFencing(_ context.Context, e *env, victims []brokers.Broker, o *outcome) {
 	if len(victims) > 0 && victims[0].BrokerRole {
-		o.Observations = append(o.Observations, fencingObservation(*o, e.zkConnect != ""))
+		o.Observations = append(o.Observations, fencingObservation(*o, e.ZooKeeperConnect != ""))
 	}
 }
 
@@ -75,95 +73,6 @@ func fencingObservation(o outcome, zk bool) string {
 			victim, r(moved), newController, r(failover))
 	}
 	return fmt.Sprintf("leaderships moved off broker %s %s after the kill; predicted: within broker.session.timeout.ms of its last heartbeat (heartbeats every broker.heartbeat.interval.ms)", victim, r(moved))
-}
-
-// The defaults of controller.quorum.fetch.timeout.ms and
-// controller.quorum.election.timeout.ms.
-const (
-	kafkaDefaultQuorumFetchTimeout    = 2 * time.Second
-	kafkaDefaultQuorumElectionTimeout = time.Second
-)
-
-// controllerFailover is what a hard fault's bound adds when a victim is
-// the active KRaft controller as well as a broker (a combined node): the
-// time for the other voters to notice (controller.quorum.fetch.timeout.ms)
-// and elect (up to controller.quorum.election.timeout.ms), after which the
-// new controller gives the dead broker a whole session again (see
-// fencingObservation). Measured (2026-12-06, combined layout): leaderships
-// moved 11.5 and 12.0 s after such a kill, 8.4 s after a broker-only one.
-// It is 0 in ZooKeeper mode, and when no victim is both broker and the
-// active controller; when the active controller cannot be read, a combined
-// victim is taken to be it.
-func controllerFailover(ctx context.Context, e *env, victims []brokers.Broker) (time.Duration, string) {
-	if e.zkConnect != "" {
-		return 0, ""
-	}
-	active, _, err := controllerNow(ctx, e)
-	id, who, ok := failoverVictim(victims, active, err)
-	if !ok {
-		return 0, ""
-	}
-	read := func(key string, def time.Duration) (time.Duration, string) {
-		if d, ok := brokerConfigDuration(ctx, e, id, key); ok {
-			return d, fmt.Sprintf("%s %d of node %d", key, d.Milliseconds(), id)
-		}
-		return def, "Kafka's default " + key
-	}
-	fetch, fwhy := read("controller.quorum.fetch.timeout.ms", kafkaDefaultQuorumFetchTimeout)
-	elect, ewhy := read("controller.quorum.election.timeout.ms", kafkaDefaultQuorumElectionTimeout)
-	return fetch + elect, fmt.Sprintf("a controller failover (%s): %s + %s, after which the new controller starts every broker's session anew", who, fwhy, ewhy)
-}
-
-// failoverVictim returns the victim whose loss fails the KRaft controller
-// over as well as fencing a broker: a combined node that is the active
-// controller (active, as read, or, when reading it failed with err, any
-// combined node), and why; false when there is none.
-func failoverVictim(victims []brokers.Broker, active int32, err error) (int32, string, bool) {
-	var combined []brokers.Broker
-	for _, v := range victims {
-		if v.Controller && v.BrokerRole {
-			combined = append(combined, v)
-		}
-	}
-	i := slices.IndexFunc(combined, func(b brokers.Broker) bool { return b.ID == active })
-	switch {
-	case len(combined) == 0, err == nil && i < 0:
-		return 0, "", false
-	case err != nil:
-		return combined[0].ID, fmt.Sprintf("node %d, a victim, is a controller as well as a broker, and may be the active one (it could not be read: %v)", combined[0].ID, err), true
-	}
-	return active, fmt.Sprintf("node %d, a victim, is the active controller as well as a broker", active), true
-}
-
-func TestFailoverVictim(t *testing.T) {
-	combined := func(id int32) brokers.Broker { return brokers.Broker{ID: id, BrokerRole: true, Controller: true} }
-	brokerOnly := brokers.Broker{ID: 3, BrokerRole: true}
-	controllerOnly := brokers.Broker{ID: 4, Controller: true}
-	unread := errors.New("no leader")
-	tests := []struct {
-		name    string
-		victims []brokers.Broker
-		active  int32
-		err     error
-		want    int32 // -1: no failover
-	}{
-		{"the victim is the active controller", []brokers.Broker{combined(1)}, 1, nil, 1},
-		{"a combined victim, another node is active", []brokers.Broker{combined(1)}, 2, nil, -1},
-		{"a broker-only victim", []brokers.Broker{brokerOnly}, 3, nil, -1},
-		{"a controller-only victim leads no partition", []brokers.Broker{controllerOnly}, 4, nil, -1},
-		{"the active controller unread: a combined victim may be it", []brokers.Broker{combined(1)}, -1, unread, 1},
-		{"the active controller unread, no combined victim", []brokers.Broker{brokerOnly}, -1, unread, -1},
-		{"every pod of a roll, the second is active", []brokers.Broker{combined(0), combined(1), combined(2)}, 1, nil, 1},
-	}
-	for _, tt := range tests {
-		id, why, ok := failoverVictim(tt.victims, tt.active, tt.err)
-		if !ok {
-			id = -1
-		}
-		if id != tt.want || ok != (why != "") {
-			t.Errorf("%s: %d %q %t, want %d", tt.name, id, why, ok, tt.want)
-		}
-	}
 }
 
 func TestFencingObservation(t *testing.T) {

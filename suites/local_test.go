@@ -25,7 +25,7 @@ import (
 func bringUpLocal(ctx context.Context, e *env) {
 	c := startLocal(ctx, e)
 	if e.cfg.UsersKafka() {
-		By("testing your own Kafka in namespace " + e.namespace + ": nothing is deployed")
+		By("testing your own Kafka in namespace " + e.Namespace + ": nothing is deployed")
 	} else {
 		layout, err := e.cfg.SpecLayout()
 		Expect(err).NotTo(HaveOccurred())
@@ -37,15 +37,15 @@ func bringUpLocal(ctx context.Context, e *env) {
 		// cluster brought up again still has its old Ready conditions in etcd.
 		since, err := c.NodeAgentStarted()
 		Expect(err).NotTo(HaveOccurred())
-		Expect(layout.WaitReady(ctx, e.admin, kube.Wait{Timeout: kafkaReadyTimeout, Poll: healthPoll, Since: since})).To(Succeed())
-		e.bootstrap = layout.Bootstrap()
+		Expect(layout.WaitReady(ctx, e.Admin, kube.Wait{Timeout: kafkaReadyTimeout, Poll: healthPoll, Since: since})).To(Succeed())
+		e.Bootstrap = layout.Bootstrap()
 	}
 
 	// Nothing is granted in a namespace that does not opt in.
-	By("checking that namespace " + e.namespace + " opts in to disruption, before granting anything there")
-	Expect(chaos.CheckNamespace(ctx, e.admin, e.namespace)).To(Succeed())
-	By("granting manifests/rbac in " + e.namespace + " and acting as its ServiceAccount from here on")
-	Expect(grantRBAC(ctx, e, e.namespace)).To(Succeed())
+	By("checking that namespace " + e.Namespace + " opts in to disruption, before granting anything there")
+	Expect(chaos.CheckNamespace(ctx, e.Admin, e.Namespace)).To(Succeed())
+	By("granting manifests/rbac in " + e.Namespace + " and acting as its ServiceAccount from here on")
+	Expect(grantRBAC(ctx, e, e.Namespace)).To(Succeed())
 	actAsServiceAccount(ctx, e)
 }
 
@@ -104,13 +104,13 @@ func attachDryRun(ctx context.Context, e *env) {
 	if !e.cfg.UsersKafka() {
 		layout, err := e.cfg.SpecLayout()
 		Expect(err).NotTo(HaveOccurred())
-		seen, n, err := layout.ReadyPods(ctx, e.admin)
+		seen, n, err := layout.ReadyPods(ctx, e.Admin)
 		Expect(err).NotTo(HaveOccurred())
 		Expect(n).To(Equal(layout.Pods), "a dry run deploys nothing: Kafka (%s) must run in %s already (%s)", layout.Name, layout.Namespace, seen)
-		e.bootstrap = layout.Bootstrap()
+		e.Bootstrap = layout.Bootstrap()
 	}
-	_, err = e.admin.CoreV1().ServiceAccounts(e.namespace).Get(ctx, manifests.ServiceAccount, metav1.GetOptions{})
-	Expect(err).NotTo(HaveOccurred(), "a dry run grants nothing: manifests/rbac must be granted in %s already (run once without -kafkachaos.dry-run)", e.namespace)
+	_, err = e.Admin.CoreV1().ServiceAccounts(e.Namespace).Get(ctx, manifests.ServiceAccount, metav1.GetOptions{})
+	Expect(err).NotTo(HaveOccurred(), "a dry run grants nothing: manifests/rbac must be granted in %s already (run once without -kafkachaos.dry-run)", e.Namespace)
 	By("dry-run: acting as the ServiceAccount of manifests/rbac on the running local cluster in " + e.cfg.Target.StateDir)
 	actAsServiceAccount(ctx, e)
 }
@@ -122,18 +122,21 @@ func attach(e *env, c *localcluster.Cluster) {
 	e.local = c
 	e.rest, err = c.RESTConfig()
 	Expect(err).NotTo(HaveOccurred())
-	e.admin, err = c.Clientset()
+	e.Admin, err = c.Clientset()
 	Expect(err).NotTo(HaveOccurred())
-	e.kgoOpts = []kgo.Opt{kgo.Dialer(c.Resolver().DialContext)}
+	e.KafkaOpts = []kgo.Opt{kgo.Dialer(c.Resolver().DialContext)}
+	// The host reaches the pods by their cluster names (ZooKeeper's
+	// ensemble), and the kubelets are the node agents, read directly.
+	e.Dial, e.LocalKubelets = c.Resolver().DialContext, true
 }
 
 // actAsServiceAccount makes e's clients act as manifests/rbac's
 // ServiceAccount in e's namespace.
 func actAsServiceAccount(ctx context.Context, e *env) {
 	var err error
-	e.csConfig, err = serviceAccountConfig(ctx, e.admin, e.rest, e.namespace)
+	e.KubeConfig, err = serviceAccountConfig(ctx, e.Admin, e.rest, e.Namespace)
 	Expect(err).NotTo(HaveOccurred())
-	e.cs, err = kubernetes.NewForConfig(e.csConfig)
+	e.Kube, err = kubernetes.NewForConfig(e.KubeConfig)
 	Expect(err).NotTo(HaveOccurred())
 }
 

@@ -30,7 +30,7 @@ var _ = Describe("The suite against an unsafe Kafka", Label("negative"), Serial,
 		Expect(err).NotTo(HaveOccurred())
 		unsafe := ownKafka(ctx, l, objs, "the negative spec deploys an unsafe Kafka on the embedded local cluster: data dirs on the container filesystem, no PodDisruptionBudget, replication factor 1 by default")
 
-		o := runStory(ctx, unsafe, story{label: "negative-pod-kill", pick: broker(namedBroker), fault: forceDelete, newPods: true, expectFailures: true})
+		o := tell(ctx, unsafe, story{Label: "negative-pod-kill", Pick: broker(namedBroker), Fault: forceDelete, NewPods: true, ExpectFailures: true})
 
 		By("checking that the story failed, and said why")
 		Expect(o.Problems(report.CheckIdentity)).To(ContainElement(And(ContainSubstring(fmt.Sprintf("broker %d", namedBroker)), ContainSubstring("persistent volume"), ContainSubstring(brokers.ContainerFilesystem))),

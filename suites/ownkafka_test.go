@@ -14,6 +14,7 @@ import (
 
 	"github.com/kafkachaos/kafkachaos/internal/kube"
 	"github.com/kafkachaos/kafkachaos/manifests"
+	"github.com/kafkachaos/kafkachaos/scenario"
 )
 
 // namespaceGoneTimeout bounds the deletion of a spec's own namespace.
@@ -34,26 +35,26 @@ func ownKafka(ctx SpecContext, l manifests.Layout, objs []*unstructured.Unstruct
 	_, err := kube.ApplyObjects(ctx, suite.rest, objs)
 	Expect(err).NotTo(HaveOccurred())
 	DeferCleanup(deleteNamespace, suite, l.Namespace, NodeTimeout(namespaceGoneTimeout))
-	if suite.admin != suite.cs {
+	if suite.Admin != suite.Kube {
 		By("granting the suite's ServiceAccount " + l.Namespace + " too")
-		Expect(grantRBAC(ctx, suite, suite.namespace, l.Namespace)).To(Succeed())
-		DeferCleanup(grantRBAC, suite, suite.namespace, NodeTimeout(time.Minute)) // back to the suite's own namespace
+		Expect(grantRBAC(ctx, suite, suite.Namespace, l.Namespace)).To(Succeed())
+		DeferCleanup(grantRBAC, suite, suite.Namespace, NodeTimeout(time.Minute)) // back to the suite's own namespace
 	}
 	DeferCleanup(func(ctx SpecContext) { // runs before the namespace goes
 		if CurrentSpecReport().Failed() {
-			AddReportEntry("namespace dump", dumpNamespace(ctx, suite.admin, l.Namespace), ReportEntryVisibilityFailureOrVerbose)
+			AddReportEntry("namespace dump", dumpNamespace(ctx, suite.Admin, l.Namespace), ReportEntryVisibilityFailureOrVerbose)
 		}
 	}, NodeTimeout(time.Minute))
-	Expect(l.WaitReady(ctx, suite.admin, kube.Wait{Timeout: kafkaReadyTimeout, Poll: healthPoll})).To(Succeed(), "Ready pods of "+l.Name+" in "+l.Namespace)
-	own := *suite
-	own.namespace, own.bootstrap = l.Namespace, l.Bootstrap()
+	Expect(l.WaitReady(ctx, suite.Admin, kube.Wait{Timeout: kafkaReadyTimeout, Poll: healthPoll})).To(Succeed(), "Ready pods of "+l.Name+" in "+l.Namespace)
+	own := suite.clone()
+	own.Namespace, own.Bootstrap = l.Namespace, l.Bootstrap()
 	own.cfg.Target.StatefulSet = l.StatefulSet
 	own.own = true
-	snap, err := own.snapshot(ctx)
+	snap, err := own.Snapshot(ctx)
 	Expect(err).NotTo(HaveOccurred())
-	own.zkConnect, _ = zooKeeperMode(snap)
-	Expect(waitHealthy(ctx, &own, brokerIDs(snap))).To(Succeed(), "Kafka of "+l.Name+" in "+l.Namespace+" healthy")
-	return &own
+	own.ZooKeeperConnect, _ = zooKeeperMode(snap)
+	Expect(own.WaitHealthy(ctx, scenario.BrokerIDs(snap))).To(Succeed(), "Kafka of "+l.Name+" in "+l.Namespace+" healthy")
+	return own
 }
 
 // deleteNamespace deletes ns, stops its pods almost at once, and waits
@@ -68,20 +69,20 @@ func ownKafka(ctx SpecContext, l manifests.Layout, objs []*unstructured.Unstruct
 // gracefully, 10.7 s with a grace period of 0.
 func deleteNamespace(ctx SpecContext, e *env, ns string) {
 	By("deleting namespace " + ns + " and stopping its pods within 1 s")
-	err := e.admin.CoreV1().Namespaces().Delete(ctx, ns, metav1.DeleteOptions{})
+	err := e.Admin.CoreV1().Namespaces().Delete(ctx, ns, metav1.DeleteOptions{})
 	if !apierrors.IsNotFound(err) {
 		Expect(err).NotTo(HaveOccurred())
 	}
-	pods, err := e.admin.CoreV1().Pods(ns).List(ctx, metav1.ListOptions{})
+	pods, err := e.Admin.CoreV1().Pods(ns).List(ctx, metav1.ListOptions{})
 	Expect(err).NotTo(HaveOccurred())
 	for _, p := range pods.Items {
-		err := e.admin.CoreV1().Pods(ns).Delete(ctx, p.Name, metav1.DeleteOptions{GracePeriodSeconds: ptr.To[int64](1)})
+		err := e.Admin.CoreV1().Pods(ns).Delete(ctx, p.Name, metav1.DeleteOptions{GracePeriodSeconds: ptr.To[int64](1)})
 		if !apierrors.IsNotFound(err) {
 			Expect(err).NotTo(HaveOccurred(), "deleting pod %s/%s", ns, p.Name)
 		}
 	}
 	Eventually(ctx, func(ctx context.Context) error {
-		_, err := e.admin.CoreV1().Namespaces().Get(ctx, ns, metav1.GetOptions{})
+		_, err := e.Admin.CoreV1().Namespaces().Get(ctx, ns, metav1.GetOptions{})
 		if apierrors.IsNotFound(err) {
 			return nil
 		}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/kafkachaos/kafkachaos/brokers"
 	"github.com/kafkachaos/kafkachaos/chaos"
+	"github.com/kafkachaos/kafkachaos/scenario"
 )
 
 // Partition specs: a broker alive and registered, but cut off from some
@@ -31,37 +32,52 @@ import (
 //     other voters elect a new leader after controller.quorum.fetch.timeout.ms
 //     (2 s) plus an election timeout (1 s).
 var _ = Describe("The leader of partition 0 is partitioned", Label("partition"), Serial, func() {
-	It("from every other Kafka node (isolate), for 45s: is fenced, its partitions move, no acknowledged record is lost", func(ctx SpecContext) {
-		expectPassed(runStory(ctx, suite, partitionStory("partition-isolate-45s", leaderOf(0), chaos.PartitionIsolate, 45*time.Second)))
-	}, SpecTimeout(storyTimeout))
+	storySpec("from every other Kafka node (isolate), for 45s: is fenced, its partitions move, no acknowledged record is lost", Label(),
+		func(SpecContext, *env) story {
+			return partitionStory("partition-isolate-45s", leaderOf(0), chaos.PartitionIsolate, 45*time.Second)
+		})
 	// Shorter than replica.lag.time.max.ms: every partition stalls (the
 	// victim is in every ISR) for the cut and the TCP retransmission
 	// back-off after it, well inside the 30 s bound. `make test` runs it.
-	It("from the other brokers' replication only (peers-only), for 10s: no acknowledged record is lost", Label("peers-only"), func(ctx SpecContext) {
-		expectPassed(runStory(ctx, suite, partitionStory("partition-peers-only-10s", leaderOf(0), chaos.PartitionPeersOnly, 10*time.Second)))
-	}, SpecTimeout(storyTimeout))
+	storySpec("from the other brokers' replication only (peers-only), for 10s: no acknowledged record is lost", Label("peers-only"),
+		func(SpecContext, *env) story {
+			return partitionStory("partition-peers-only-10s", leaderOf(0), chaos.PartitionPeersOnly, 10*time.Second)
+		})
 	// A finding (README): the partitions the victim leads stay unwritable
 	// for the whole cut, and the rest stall past the 30 s bound.
-	It("from the other brokers' replication only (peers-only), for 45s: no acknowledged record is lost", func(ctx SpecContext) {
-		expectPassed(runStory(ctx, suite, partitionStory("partition-peers-only-45s", leaderOf(0), chaos.PartitionPeersOnly, 45*time.Second)))
-	}, SpecTimeout(storyTimeout))
+	storySpec("from the other brokers' replication only (peers-only), for 45s: no acknowledged record is lost", Label(),
+		func(SpecContext, *env) story {
+			return partitionStory("partition-peers-only-45s", leaderOf(0), chaos.PartitionPeersOnly, 45*time.Second)
+		})
 	// The clients are the in-cluster agents: the host's own traffic is
 	// never cut (on the local cluster as on most CNIs).
-	It("from its clients only (clients), for 45s, under load from 3 in-cluster agents: no acknowledged record is lost", func(ctx SpecContext) {
-		st := partitionStory("partition-clients-45s", leaderOf(0), chaos.PartitionClients, 45*time.Second)
-		st.agents = 3
-		expectPassed(runStory(ctx, suite, st))
-	}, SpecTimeout(storyTimeout))
+	storySpec("from its clients only (clients), for 45s, under load from 3 in-cluster agents: no acknowledged record is lost", Label(),
+		func(SpecContext, *env) story {
+			st := partitionStory("partition-clients-45s", leaderOf(0), chaos.PartitionClients, 45*time.Second)
+			st.Agents = 3
+			return st
+		})
 })
 
 var _ = Describe("The active KRaft controller is partitioned from the other Kafka nodes' controller listener", Label("partition"), Serial, func() {
-	It("for 20s: the quorum elects another leader, no acknowledged record is lost", func(ctx SpecContext) {
-		if suite.zkConnect != "" {
-			Skip("ZooKeeper mode has no controller listener to cut: the controller broker talks to the others on the broker port")
-		}
-		expectPassed(runStory(ctx, suite, partitionStory("partition-controller-20s", activeController, chaos.PartitionController, 20*time.Second)))
-	}, SpecTimeout(storyTimeout))
+	storySpec("for 20s: the quorum elects another leader, no acknowledged record is lost", Label(),
+		func(_ SpecContext, e *env) story {
+			if e.ZooKeeperConnect != "" {
+				Skip("ZooKeeper mode has no controller listener to cut: the controller broker talks to the others on the broker port")
+			}
+			return partitionStory("partition-controller-20s", activeController, chaos.PartitionController, 20*time.Second)
+		})
 })
+
+// partitionKind is what a partition of mode is to Kafka: a victim cut
+// off from the quorum (isolate, controller) is fenced as a killed broker
+// is, a hard fault.
+func partitionKind(mode chaos.PartitionMode) scenario.Kind {
+	if mode == chaos.PartitionIsolate || mode == chaos.PartitionController {
+		return scenario.Hard
+	}
+	return scenario.Unknown
+}
 
 // How long the partition probe may wait for the policy to be enforced.
 const (
@@ -75,23 +91,23 @@ const (
 func partitionStory(label string, pick func(context.Context, *env, string, []brokers.Broker) ([]brokers.Broker, error), mode chaos.PartitionMode, d time.Duration) story {
 	var kafkaPods []string // every Kafka pod when the victim was picked
 	return story{
-		label: label,
+		Label: label,
 		// Cut off from the quorum, the victim is fenced as a killed broker
 		// is; peers-only and clients never are (Kafka's prediction for
 		// peers-only is replica.lag.time.max.ms; for clients, nothing: the
 		// default bound).
-		hard: mode == chaos.PartitionIsolate || mode == chaos.PartitionController,
-		pick: func(ctx context.Context, e *env, topic string, snap []brokers.Broker) ([]brokers.Broker, error) {
+		Kind: partitionKind(mode),
+		Pick: func(ctx context.Context, e *env, topic string, snap []brokers.Broker) ([]brokers.Broker, error) {
 			kafkaPods = kafkaPods[:0]
 			for _, b := range snap {
 				kafkaPods = append(kafkaPods, b.Pod)
 			}
 			return pick(ctx, e, topic, snap)
 		},
-		fault: func(e *env, v []brokers.Broker) chaos.Fault {
-			return &chaos.Partition{Target: e.faultTarget(), Exec: e.exec, Mode: mode, Pod: v[0].Pod, KafkaPods: kafkaPods}
+		Fault: func(e *env, v []brokers.Broker) chaos.Fault {
+			return &chaos.Partition{Target: e.FaultTarget(), Exec: e.Exec, Mode: mode, Pod: v[0].Pod, KafkaPods: kafkaPods}
 		},
-		during: func(ctx context.Context, e *env, v []brokers.Broker) error {
+		During: func(ctx context.Context, e *env, v []brokers.Broker) error {
 			start := time.Now()
 			By(fmt.Sprintf("holding the %s partition of %s for %s, watching the leaders of %s", mode, v[0].Pod, d, "kafkachaos-"+label))
 			watch := make(chan leadershipSeen, 1)
@@ -100,9 +116,9 @@ func partitionStory(label string, pick func(context.Context, *env, string, []bro
 				watch <- watchLeadership(ctx, e, "kafkachaos-"+label, v[0].ID, start, d)
 			}()
 			By("probing from inside the pods that the cut connections fail and the allowed ones work")
-			f := &chaos.Partition{Target: e.faultTarget(), Exec: e.exec, Mode: mode, Pod: v[0].Pod, KafkaPods: kafkaPods}
+			f := &chaos.Partition{Target: e.FaultTarget(), Exec: e.Exec, Mode: mode, Pod: v[0].Pod, KafkaPods: kafkaPods}
 			if mode == chaos.PartitionClients {
-				agents, err := e.cs.CoreV1().Pods(e.namespace).List(ctx, metav1.ListOptions{LabelSelector: "app.kubernetes.io/name=kafkachaos-agent"})
+				agents, err := e.Kube.CoreV1().Pods(e.Namespace).List(ctx, metav1.ListOptions{LabelSelector: "app.kubernetes.io/name=kafkachaos-agent"})
 				if err != nil {
 					return err
 				}

@@ -17,6 +17,7 @@ import (
 	"github.com/kafkachaos/kafkachaos/brokers"
 	"github.com/kafkachaos/kafkachaos/chaos"
 	"github.com/kafkachaos/kafkachaos/kafkaadmin"
+	"github.com/kafkachaos/kafkachaos/scenario"
 )
 
 // Pause specs: a broker alive but frozen (SIGSTOP), its sockets open, its
@@ -32,38 +33,38 @@ var _ = Describe("A follower broker is paused", Label("pause"), Serial, func() {
 		if d < 9*time.Second { // shorter than the session timeout: `make test` runs it
 			labels = Label("pause-short")
 		}
-		It(fmt.Sprintf("for %s: loses no acknowledged record, and rejoins every ISR", d), labels, func(ctx SpecContext) {
-			expectPassed(runStory(ctx, suite, pauseStory(fmt.Sprintf("pause-follower-%s", d), followerOf(0), d)))
-		}, SpecTimeout(storyTimeout))
+		storySpec(fmt.Sprintf("for %s: loses no acknowledged record, and rejoins every ISR", d), labels,
+			func(SpecContext, *env) story {
+				return pauseStory(fmt.Sprintf("pause-follower-%s", d), followerOf(0), d)
+			})
 	}
 })
 
 var _ = Describe("The leader of partition 0 is paused", Label("pause"), Serial, func() {
-	It("for 20s: is fenced, its partitions move, no acknowledged record is lost", func(ctx SpecContext) {
-		expectPassed(runStory(ctx, suite, pauseStory("pause-leader-20s", leaderOf(0), 20*time.Second)))
-	}, SpecTimeout(storyTimeout))
-	It("for 45s: is fenced, its partitions move, no acknowledged record is lost", gameday(), func(ctx SpecContext) {
-		expectPassed(runStory(ctx, suite, pauseStory("pause-leader-45s", leaderOf(0), 45*time.Second)))
-	}, SpecTimeout(storyTimeout))
+	storySpec("for 20s: is fenced, its partitions move, no acknowledged record is lost", Label(),
+		func(SpecContext, *env) story { return pauseStory("pause-leader-20s", leaderOf(0), 20*time.Second) })
+	storySpec("for 45s: is fenced, its partitions move, no acknowledged record is lost", gameday(),
+		func(SpecContext, *env) story { return pauseStory("pause-leader-45s", leaderOf(0), 45*time.Second) })
 })
 
 var _ = Describe("The active KRaft controller is paused", Label("pause"), Serial, func() {
-	It("for 20s: the quorum elects another leader, no acknowledged record is lost", func(ctx SpecContext) {
-		expectPassed(runStory(ctx, suite, pauseStory("pause-controller-20s", activeController, 20*time.Second)))
-	}, SpecTimeout(storyTimeout))
+	storySpec("for 20s: the quorum elects another leader, no acknowledged record is lost", Label(),
+		func(SpecContext, *env) story {
+			return pauseStory("pause-controller-20s", activeController, 20*time.Second)
+		})
 })
 
 // pauseStory freezes the first victim's JVM for d. The fault holds as
 // planned when the paused broker answers no request while another does.
 func pauseStory(label string, pick func(context.Context, *env, string, []brokers.Broker) ([]brokers.Broker, error), d time.Duration) story {
 	return story{
-		label: label,
-		hard:  true,
-		pick:  pick,
-		fault: func(e *env, v []brokers.Broker) chaos.Fault {
-			return &chaos.Pause{Target: e.faultTarget(), Exec: e.exec, Pod: v[0].Pod}
+		Label: label,
+		Kind:  scenario.Hard,
+		Pick:  pick,
+		Fault: func(e *env, v []brokers.Broker) chaos.Fault {
+			return &chaos.Pause{Target: e.FaultTarget(), Exec: e.Exec, Pod: v[0].Pod}
 		},
-		during: func(ctx context.Context, e *env, v []brokers.Broker) error {
+		During: func(ctx context.Context, e *env, v []brokers.Broker) error {
 			start := time.Now()
 			By(fmt.Sprintf("holding the pause for %s, watching the leaders of %s", d, "kafkachaos-"+label))
 			watch := make(chan leadershipSeen, 1)
@@ -77,7 +78,7 @@ func pauseStory(label string, pick func(context.Context, *env, string, []brokers
 				err = pauseHeld(ctx, e, v[0].ID)
 			} else { // a controller-only node is not in the clients' metadata
 				By(fmt.Sprintf("checking that controller %d's JVM is stopped", v[0].ID))
-				err = jvmStopped(ctx, &chaos.Pause{Target: e.faultTarget(), Exec: e.exec, Pod: v[0].Pod})
+				err = jvmStopped(ctx, &chaos.Pause{Target: e.FaultTarget(), Exec: e.Exec, Pod: v[0].Pod})
 			}
 			By(fmt.Sprintf("broker %d, paused: %s", v[0].ID, <-watch))
 			return err
@@ -134,8 +135,8 @@ func (l leadershipSeen) String() string {
 // seen leading and first seen leading nothing, for each.
 func watchLeadership(ctx context.Context, e *env, topic string, id int32, start time.Time, d time.Duration) leadershipSeen {
 	seen := leadershipSeen{partitions: moved{lost: -1, seen: "no metadata yet"}, quorum: moved{lost: -1, seen: "no quorum description yet"}}
-	for end := start.Add(d); time.Now().Before(end) && ctx.Err() == nil; hold(ctx, min(leaderPoll, time.Until(end))) {
-		_ = e.withKafka(func(cl *kafkaadmin.Client) error {
+	for end := start.Add(d); time.Now().Before(end) && ctx.Err() == nil; scenario.Hold(ctx, min(leaderPoll, time.Until(end))) {
+		_ = e.WithKafka(func(cl *kafkaadmin.Client) error {
 			rctx, cancel := context.WithTimeout(ctx, leaderTimeout)
 			defer cancel()
 			if seen.partitions.lost < 0 {
@@ -163,17 +164,17 @@ const probeTimeout = 2 * time.Second
 // pauseHeld returns nil when broker id does not answer ApiVersions within
 // probeTimeout while another broker answers it.
 func pauseHeld(ctx context.Context, e *env, id int32) error {
-	cl, err := e.client(kgo.RequestTimeoutOverhead(probeTimeout))
+	cl, err := e.KafkaClient(kgo.RequestTimeoutOverhead(probeTimeout))
 	if err != nil {
 		return err
 	}
 	defer cl.Close()
-	snap, err := e.snapshot(ctx)
+	snap, err := e.Snapshot(ctx)
 	if err != nil {
 		return err
 	}
 	var answered error = errors.New("no other broker to ask")
-	for _, b := range brokerIDs(snap) {
+	for _, b := range scenario.BrokerIDs(snap) {
 		if b == id {
 			continue
 		}
@@ -219,12 +220,12 @@ func followerOf(p int32) func(context.Context, *env, string, []brokers.Broker) (
 		if err != nil {
 			return nil, err
 		}
-		for _, id := range brokerIDs(snap) {
+		for _, id := range scenario.BrokerIDs(snap) {
 			if id != leader[0].ID {
 				By(fmt.Sprintf("broker %d follows %s/%d", id, topic, p))
 				return broker(id)(ctx, e, topic, snap)
 			}
 		}
-		return nil, fmt.Errorf("no broker other than the leader %d among %v", leader[0].ID, brokerIDs(snap))
+		return nil, fmt.Errorf("no broker other than the leader %d among %v", leader[0].ID, scenario.BrokerIDs(snap))
 	}
 }

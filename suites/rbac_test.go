@@ -23,10 +23,10 @@ import (
 // server-side dry run, so nothing changes even if RBAC were to allow it.
 var _ = Describe("The suite's ServiceAccount", Label("rbac"), func() {
 	It("is allowed what the faults need and refused the rest", func(ctx SpecContext) {
-		if suite.cfg.DryRun || suite.cs == suite.admin {
+		if suite.cfg.DryRun || suite.Kube == suite.Admin {
 			Skip("the suite acts as manifests/rbac's ServiceAccount only on the embedded local cluster")
 		}
-		cs, ns := suite.cs, suite.namespace
+		cs, ns := suite.Kube, suite.Namespace
 		dry := []string{metav1.DryRunAll}
 
 		By("checking who the suite is")
@@ -114,7 +114,7 @@ var _ = Describe("The suite's ServiceAccount", Label("rbac"), func() {
 
 // allowed asks the API server whether the suite's identity may do a.
 func allowed(ctx context.Context, e *env, a authorizationv1.ResourceAttributes) (bool, error) {
-	r, err := e.cs.AuthorizationV1().SelfSubjectAccessReviews().Create(ctx,
+	r, err := e.Kube.AuthorizationV1().SelfSubjectAccessReviews().Create(ctx,
 		&authorizationv1.SelfSubjectAccessReview{Spec: authorizationv1.SelfSubjectAccessReviewSpec{ResourceAttributes: &a}}, metav1.CreateOptions{})
 	if err != nil {
 		return false, err
@@ -124,7 +124,7 @@ func allowed(ctx context.Context, e *env, a authorizationv1.ResourceAttributes) 
 
 // anyNode names one node of the cluster.
 func anyNode(ctx context.Context) string {
-	nodes, err := suite.cs.CoreV1().Nodes().List(ctx, metav1.ListOptions{})
+	nodes, err := suite.Kube.CoreV1().Nodes().List(ctx, metav1.ListOptions{})
 	Expect(err).NotTo(HaveOccurred())
 	Expect(nodes.Items).NotTo(BeEmpty())
 	return nodes.Items[0].Name

@@ -19,6 +19,7 @@ import (
 	"github.com/kafkachaos/kafkachaos/internal/kube"
 	"github.com/kafkachaos/kafkachaos/kafkaadmin"
 	"github.com/kafkachaos/kafkachaos/localcluster"
+	"github.com/kafkachaos/kafkachaos/scenario"
 )
 
 // Waits of the address checks.
@@ -85,9 +86,9 @@ func expectReachable(ctx context.Context, e *env) {
 	case err != nil:
 		Fail(fmt.Sprintf("no broker answered metadata within %s: %v\n%s", reachTimeout, lastErr, brokerDiagnosis(ctx, e, last.snap)))
 	}
-	if len(e.bootstrap) == 0 {
-		e.bootstrap = bootstrap.Addrs(last.adv)
-		By(fmt.Sprintf("bootstrapping from the brokers' advertised listeners: %v", e.bootstrap))
+	if len(e.Bootstrap) == 0 {
+		e.Bootstrap = bootstrap.Addrs(last.adv)
+		By(fmt.Sprintf("bootstrapping from the brokers' advertised listeners: %v", e.Bootstrap))
 	}
 }
 
@@ -100,26 +101,26 @@ func expectReachable(ctx context.Context, e *env) {
 func lookAtAddresses(ctx context.Context, e *env, checker bootstrap.Checker) (reach, error) {
 	var r reach
 	var err error
-	if r.snap, err = e.snapshot(ctx); err != nil {
+	if r.snap, err = e.Snapshot(ctx); err != nil {
 		return r, err
 	}
-	if len(brokerIDs(r.snap)) == 0 {
-		return r, fmt.Errorf("no broker pod of flavor %s in %s (selector %q)", e.flavor, e.namespace, e.cfg.Target.Selector)
+	if len(scenario.BrokerIDs(r.snap)) == 0 {
+		return r, fmt.Errorf("no broker pod of flavor %s in %s (selector %q)", e.Flavor, e.Namespace, e.Selector)
 	}
 	seeds, err := e.seeds(ctx, r.snap)
 	if err != nil {
 		return r, err
 	}
-	if _, r.adv, err = bootstrap.Discover(ctx, seeds, e.kgoOpts...); err != nil {
+	if _, r.adv, err = bootstrap.Discover(ctx, seeds, e.KafkaOpts...); err != nil {
 		return r, err
 	}
 	if r.problems = checker.Advertised(ctx, r.adv, r.snap); len(r.problems) > 0 {
 		return r, nil
 	}
-	asked := *e
-	asked.bootstrap = bootstrap.Addrs(r.adv)
+	asked := *e.Env
+	asked.Bootstrap = bootstrap.Addrs(r.adv)
 	var vals map[string]string // a dynamic quorum's voters are empty, a ZooKeeper broker's absent
-	err = asked.withKafka(func(cl *kafkaadmin.Client) (err error) {
+	err = asked.WithKafka(func(cl *kafkaadmin.Client) (err error) {
 		vals, err = cl.BrokerConfigs(ctx, r.adv[0].ID, "controller.quorum.voters")
 		return err
 	})
@@ -128,8 +129,8 @@ func lookAtAddresses(ctx context.Context, e *env, checker bootstrap.Checker) (re
 	}
 	voters := vals["controller.quorum.voters"]
 	all := r.snap
-	if e.cfg.Target.Selector != "" {
-		if all, err = brokers.Snapshot(ctx, e.cs, e.namespace, "", e.flavor); err != nil {
+	if e.Selector != "" {
+		if all, err = brokers.Snapshot(ctx, e.Kube, e.Namespace, "", e.Flavor); err != nil {
 			return r, err
 		}
 	}
@@ -140,10 +141,10 @@ func lookAtAddresses(ctx context.Context, e *env, checker bootstrap.Checker) (re
 // seeds is what the suite's clients dial first: the bootstrap, or before
 // it is known, every declared port of the broker pods.
 func (e *env) seeds(ctx context.Context, snap []brokers.Broker) ([]string, error) {
-	if len(e.bootstrap) > 0 {
-		return e.bootstrap, nil
+	if len(e.Bootstrap) > 0 {
+		return e.Bootstrap, nil
 	}
-	return bootstrap.Seeds(ctx, e.cs, e.namespace, snap)
+	return bootstrap.Seeds(ctx, e.Kube, e.Namespace, snap)
 }
 
 // brokerDiagnosis says, per broker of snap, what was last seen of it: its
@@ -163,9 +164,9 @@ func brokerDiagnosis(ctx context.Context, e *env, snap []brokers.Broker) string 
 	var hosts map[int32]string
 	seeds, kafkaErr := e.seeds(ctx, snap)
 	if kafkaErr == nil {
-		asked := *e
-		asked.bootstrap = seeds
-		kafkaErr = asked.withKafka(func(cl *kafkaadmin.Client) (err error) {
+		asked := *e.Env
+		asked.Bootstrap = seeds
+		kafkaErr = asked.WithKafka(func(cl *kafkaadmin.Client) (err error) {
 			if registered, err = cl.Registrations(kctx); err != nil {
 				return err
 			}
@@ -191,7 +192,7 @@ func brokerDiagnosis(ctx context.Context, e *env, snap []brokers.Broker) string 
 			b.WriteString(", advertises " + h)
 		}
 		tail := int64(diagnosisLines)
-		raw, err := e.admin.CoreV1().Pods(e.namespace).GetLogs(br.Pod, &corev1.PodLogOptions{Container: br.Container, TailLines: &tail}).DoRaw(ctx)
+		raw, err := e.Admin.CoreV1().Pods(e.Namespace).GetLogs(br.Pod, &corev1.PodLogOptions{Container: br.Container, TailLines: &tail}).DoRaw(ctx)
 		if err != nil {
 			fmt.Fprintf(&b, "\n  (log: %v)\n", err)
 			continue
@@ -206,7 +207,7 @@ func brokerDiagnosis(ctx context.Context, e *env, snap []brokers.Broker) string 
 
 // podState is a pod's phase, readiness and restarts, or why it is unknown.
 func podState(ctx context.Context, e *env, name string) string {
-	p, err := e.admin.CoreV1().Pods(e.namespace).Get(ctx, name, metav1.GetOptions{})
+	p, err := e.Admin.CoreV1().Pods(e.Namespace).Get(ctx, name, metav1.GetOptions{})
 	if err != nil {
 		return fmt.Sprintf("pod unknown (%v)", err)
 	}
@@ -222,5 +223,5 @@ func podState(ctx context.Context, e *env, name string) string {
 // check, so the suite stops at once and names what is unsafe.
 func expectSafe(ctx context.Context, e *env, snap []brokers.Broker) {
 	By("auditing the deployment once before any story: storage, PDB, spread, replication, stable IDs")
-	Expect(auditProblems(ctx, e, snap)).To(BeEmpty(), "the deployment in %s is not safe to disrupt: every story's audit would fail", e.namespace)
+	Expect(e.AuditProblems(ctx, snap)).To(BeEmpty(), "the deployment in %s is not safe to disrupt: every story's audit would fail", e.Namespace)
 }

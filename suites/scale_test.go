@@ -17,6 +17,7 @@ import (
 	"github.com/kafkachaos/kafkachaos/chaos"
 	"github.com/kafkachaos/kafkachaos/internal/kube"
 	"github.com/kafkachaos/kafkachaos/kafkaadmin"
+	"github.com/kafkachaos/kafkachaos/scenario"
 )
 
 // The scale story adds one broker, spreads the workload topic's partitions
@@ -33,27 +34,27 @@ var _ = Describe("A broker is added, then removed", Label("scale"), Serial, func
 		var added string
 		var sc *chaos.Scale
 		addedID := int32(-1)
-		expectPassed(runStory(ctx, suite, story{
-			label: "scale",
-			pick:  statefulSetPods,
+		expectPassed(tell(ctx, suite, story{
+			Label: "scale",
+			Pick:  statefulSetPods,
 			// Adding a broker, moving partitions and back, and removing it
 			// are all graceful: bounded as a roll is, and paced.
-			graceful: true,
-			fault: func(e *env, v []brokers.Broker) chaos.Fault {
+			Kind: scenario.Graceful,
+			Fault: func(e *env, v []brokers.Broker) chaos.Fault {
 				added = fmt.Sprintf("%s-%d", e.cfg.Target.StatefulSet, len(v))
-				sc = &chaos.Scale{Target: e.faultTarget(), StatefulSet: e.cfg.Target.StatefulSet, Replicas: int32(len(v) + 1),
-					Kafka: mover{e}, Topics: []string{topic}, Throttle: reassignThrottle}
+				sc = &chaos.Scale{Target: e.FaultTarget(), StatefulSet: e.cfg.Target.StatefulSet, Replicas: int32(len(v) + 1),
+					Kafka: e.Mover(), Topics: []string{topic}, Throttle: reassignThrottle}
 				return sc
 			},
-			during: func(ctx context.Context, e *env, v []brokers.Broker) error {
+			During: func(ctx context.Context, e *env, v []brokers.Broker) error {
 				By("waiting until the new broker " + added + " is Ready, registered, and the cluster healthy")
 				nb, err := waitAdded(ctx, e, added)
 				if err != nil {
 					return err
 				}
 				addedID = nb.ID
-				ids := append(brokerIDs(v), nb.ID)
-				if err := waitHealthy(ctx, e, ids); err != nil {
+				ids := append(scenario.BrokerIDs(v), nb.ID)
+				if err := e.WaitHealthy(ctx, ids); err != nil {
 					return err
 				}
 				if err := addedProblems(v, nb); err != nil {
@@ -68,7 +69,7 @@ var _ = Describe("A broker is added, then removed", Label("scale"), Serial, func
 				}
 				return movedProblems(moved, nb.ID)
 			},
-			settle: func(ctx context.Context, e *env, _ []brokers.Broker) error {
+			Settle: func(ctx context.Context, e *env, _ []brokers.Broker) error {
 				By("waiting until " + added + " is gone, then unregistering its broker ID")
 				return removeAdded(ctx, e, added, addedID)
 			},
@@ -106,7 +107,7 @@ func movedProblems(moved kafkaadmin.Assignments, id int32) error {
 // added to it would be a controller outside the static voter set.
 func brokersApartFromControllers(ctx context.Context, e *env) []brokers.Broker {
 	GinkgoHelper()
-	snap, err := e.snapshot(ctx)
+	snap, err := e.Snapshot(ctx)
 	Expect(err).NotTo(HaveOccurred())
 	pods, err := statefulSetPods(ctx, e, "", snap)
 	Expect(err).NotTo(HaveOccurred())
@@ -123,14 +124,14 @@ func waitAdded(ctx context.Context, e *env, pod string) (brokers.Broker, error) 
 	var b brokers.Broker
 	err := InterceptGomegaFailure(func() {
 		Eventually(ctx, func(ctx context.Context) error {
-			p, err := e.cs.CoreV1().Pods(e.namespace).Get(ctx, pod, metav1.GetOptions{})
+			p, err := e.Kube.CoreV1().Pods(e.Namespace).Get(ctx, pod, metav1.GetOptions{})
 			if err != nil {
 				return err
 			}
 			if !kube.PodReady(p) {
 				return fmt.Errorf("%s is %s, not Ready", pod, p.Status.Phase)
 			}
-			snap, err := e.snapshot(ctx)
+			snap, err := e.Snapshot(ctx)
 			if err != nil {
 				return err
 			}
@@ -150,7 +151,7 @@ func waitAdded(ctx context.Context, e *env, pod string) (brokers.Broker, error) 
 // volume no other broker has.
 func addedProblems(before []brokers.Broker, nb brokers.Broker) error {
 	var p []string
-	ids := brokerIDs(before)
+	ids := scenario.BrokerIDs(before)
 	if next := slices.Max(ids) + 1; nb.ID != next {
 		p = append(p, fmt.Sprintf("broker ID of %s: want %d, the next after %v; got %d", nb.Pod, next, ids, nb.ID))
 	}
@@ -177,7 +178,7 @@ func addedProblems(before []brokers.Broker, nb brokers.Broker) error {
 func removeAdded(ctx context.Context, e *env, pod string, id int32) error {
 	err := InterceptGomegaFailure(func() {
 		Eventually(ctx, func(ctx context.Context) error {
-			_, err := e.cs.CoreV1().Pods(e.namespace).Get(ctx, pod, metav1.GetOptions{})
+			_, err := e.Kube.CoreV1().Pods(e.Namespace).Get(ctx, pod, metav1.GetOptions{})
 			if apierrors.IsNotFound(err) {
 				return nil
 			}
@@ -187,7 +188,7 @@ func removeAdded(ctx context.Context, e *env, pod string, id int32) error {
 	if err != nil || id < 0 {
 		return err
 	}
-	return e.withKafka(func(cl *kafkaadmin.Client) error {
+	return e.WithKafka(func(cl *kafkaadmin.Client) error {
 		return InterceptGomegaFailure(func() {
 			// The controller refuses while the broker is still unfenced.
 			Eventually(ctx, func(ctx context.Context) error { return cl.Unregister(ctx, id) }).

@@ -15,6 +15,7 @@ import (
 	"github.com/kafkachaos/kafkachaos/chaos"
 	"github.com/kafkachaos/kafkachaos/kafkaadmin"
 	"github.com/kafkachaos/kafkachaos/resources"
+	"github.com/kafkachaos/kafkachaos/scenario"
 	"github.com/kafkachaos/kafkachaos/steadystate"
 )
 
@@ -59,14 +60,14 @@ var _ = Describe("Throughput against more agents and more brokers", Label("scali
 		By(fmt.Sprintf("measuring against the %d brokers", len(pods)))
 		measureAll(len(pods))
 
-		sc := &chaos.Scale{Target: e.faultTarget(), StatefulSet: e.cfg.Target.StatefulSet, Replicas: int32(len(pods) + scalingAdded),
-			Kafka: mover{e}, Topics: []string{topic}, Throttle: reassignThrottle}
+		sc := &chaos.Scale{Target: e.FaultTarget(), StatefulSet: e.cfg.Target.StatefulSet, Replicas: int32(len(pods) + scalingAdded),
+			Kafka: e.Mover(), Topics: []string{topic}, Throttle: reassignThrottle}
 		var added []brokers.Broker
 		By("scaling out: " + sc.Name())
 		Expect(sc.Inject(ctx)).To(Succeed())
 		DeferCleanup(func(ctx SpecContext) {
 			By("emptying " + topic + ", then moving its partitions back and scaling in: " + sc.Name())
-			Expect(e.withKafka(func(cl *kafkaadmin.Client) error { return cl.Truncate(ctx, topic) })).To(Succeed())
+			Expect(e.WithKafka(func(cl *kafkaadmin.Client) error { return cl.Truncate(ctx, topic) })).To(Succeed())
 			Expect(sc.Recover(ctx)).To(Succeed())
 			for i := range scalingAdded {
 				pod := fmt.Sprintf("%s-%d", e.cfg.Target.StatefulSet, len(pods)+i)
@@ -79,7 +80,7 @@ var _ = Describe("Throughput against more agents and more brokers", Label("scali
 				Expect(removeAdded(ctx, e, pod, id)).To(Succeed())
 			}
 		}, NodeTimeout(faultRecoverTime+2*podBackTimeout))
-		ids := brokerIDs(pods)
+		ids := scenario.BrokerIDs(pods)
 		for i := range scalingAdded {
 			pod := fmt.Sprintf("%s-%d", e.cfg.Target.StatefulSet, len(pods)+i)
 			By("waiting until the new broker " + pod + " is Ready and registered")
@@ -88,20 +89,22 @@ var _ = Describe("Throughput against more agents and more brokers", Label("scali
 			added = append(added, nb)
 			ids = append(ids, nb.ID)
 		}
-		Expect(waitHealthy(ctx, e, ids)).To(Succeed())
+		Expect(e.WaitHealthy(ctx, ids)).To(Succeed())
 
 		By(fmt.Sprintf("spreading %s over brokers %v under the suite's own load (%d records/s, checked)", topic, ids, e.cfg.SteadyState.Rate))
-		Expect(e.withKafka(func(cl *kafkaadmin.Client) error { return cl.Truncate(ctx, topic) })).To(Succeed())
-		l := startLoad(ctx, e, topic, shape{round: "/spread"})
+		Expect(e.WithKafka(func(cl *kafkaadmin.Client) error { return cl.Truncate(ctx, topic) })).To(Succeed())
+		l, err := scenario.StartSteadyState(ctx, e.Env, topic, scenario.Shape{Round: "/spread"})
+		skipOn(err)
+		Expect(err).NotTo(HaveOccurred())
 		Expect(l.WarmUp(ctx, e.cfg.Timing.Warmup.Duration)).To(Succeed())
 		l.Mark(steadystate.PhaseFault)
 		rctx, cancel := context.WithTimeout(ctx, reassignTimeout)
 		moved, err := sc.Spread(rctx, ids)
 		cancel()
 		Expect(err).NotTo(HaveOccurred())
-		rep, err := l.Finish(ctx, steadystate.Hypothesis{})
-		Expect(err).NotTo(HaveOccurred())
-		Expect(recordProblems(rep, float64(e.cfg.SteadyState.Rate)*rep.LoadEnd.Sub(rep.Start).Seconds())).To(BeEmpty(), "records of the load during the spread (%s)", rep.SummaryLine)
+		Expect(l.Finish(ctx, steadystate.Hypothesis{})).To(Succeed())
+		rep := l.Report()
+		Expect(scenario.RecordProblems(rep, float64(e.cfg.SteadyState.Rate)*rep.LoadEnd.Sub(rep.Start).Seconds())).To(BeEmpty(), "records of the load during the spread (%s)", rep.SummaryLine)
 		GinkgoWriter.Printf("spread %d partitions: %s; load meanwhile: %s; longest stall %s\n", moved.Partitions(), moved, rep.SummaryLine, rep.Unavailable)
 		for _, b := range added {
 			Expect(movedProblems(moved, b.ID)).To(Succeed())
@@ -129,17 +132,19 @@ var _ = Describe("Throughput against more agents and more brokers", Label("scali
 func measureThroughput(ctx context.Context, e *env, topic string, nBrokers, n int) scalingRow {
 	GinkgoHelper()
 	By(fmt.Sprintf("%d agents against %d brokers, as fast as they can, for %s after the warm-up", n, nBrokers, scalingHold))
-	Expect(e.withKafka(func(cl *kafkaadmin.Client) error { return cl.Truncate(ctx, topic) })).To(Succeed())
-	l := startLoad(ctx, e, topic, shape{agents: n, unlimited: true, round: fmt.Sprintf("/%db%da", nBrokers, n)})
+	Expect(e.WithKafka(func(cl *kafkaadmin.Client) error { return cl.Truncate(ctx, topic) })).To(Succeed())
+	l, err := scenario.StartSteadyState(ctx, e.Env, topic, scenario.Shape{Agents: n, Unlimited: true, Round: fmt.Sprintf("/%db%da", nBrokers, n)})
+	skipOn(err)
+	Expect(err).NotTo(HaveOccurred())
 	Expect(l.WarmUp(ctx, e.cfg.Timing.Warmup.Duration)).To(Succeed())
 	l.Mark(steadystate.PhaseBaseline)
-	stop := sampleResources(ctx, e)
-	hold(ctx, scalingHold)
+	stop := e.SampleResources(ctx)
+	scenario.Hold(ctx, scalingHold)
 	usage := stop()
-	rep, err := l.Finish(ctx, steadystate.Hypothesis{})
-	Expect(err).NotTo(HaveOccurred())
+	Expect(l.Finish(ctx, steadystate.Hypothesis{})).To(Succeed())
+	rep := l.Report()
 	// As fast as they can: there is no schedule to expect a count from.
-	row := scalingRow{brokers: nBrokers, agents: n, records: rep.Records, summary: rep.SummaryLine, problems: recordProblems(rep, 0)}
+	row := scalingRow{brokers: nBrokers, agents: n, records: rep.Records, summary: rep.SummaryLine, problems: scenario.RecordProblems(rep, 0)}
 	if rep.Records.Acked == 0 {
 		row.problems = append(row.problems, "no record acknowledged")
 	}

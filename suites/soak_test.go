@@ -64,7 +64,7 @@ func soakFaults() []soakFault {
 	relabel := func(make func() story) func(string) story {
 		return func(label string) story {
 			st := make()
-			st.label = label
+			st.Label = label
 			return st
 		}
 	}
@@ -117,25 +117,25 @@ var _ = Describe("Soak: the suite repeats its faults for timing.soak", Label("so
 		for ; time.Now().Before(end); rounds++ {
 			f := faults[rounds%len(faults)]
 			st := f.story(fmt.Sprintf("soak-%d", rounds+1))
-			st.round = fmt.Sprintf("round %d: %s", rounds+1, f.name)
-			By(fmt.Sprintf("%s, %s into the soak of %s", st.round, time.Since(start).Round(time.Second), d))
-			so := runStory(ctx, suite, st)
+			st.Round = fmt.Sprintf("round %d: %s", rounds+1, f.name)
+			By(fmt.Sprintf("%s, %s into the soak of %s", st.Round, time.Since(start).Round(time.Second), d))
+			so := tell(ctx, suite, st)
 			if failed := so.FailedChecks(); len(failed) > 0 {
-				failedRounds = append(failedRounds, fmt.Sprintf("%s: %v", st.round, failed))
+				failedRounds = append(failedRounds, fmt.Sprintf("%s: %v", st.Round, failed))
 			}
 			if r := so.SteadyState; r != nil {
 				verified += r.Records.Acked - r.Records.Lost
 				if p := so.Problems(report.CheckRecords); len(p) > 0 {
-					recordProblems = append(recordProblems, fmt.Sprintf("%s: %s", st.round, strings.Join(p, "; ")))
+					recordProblems = append(recordProblems, fmt.Sprintf("%s: %s", st.Round, strings.Join(p, "; ")))
 				}
 			}
 			By("deleting the round's topic, so that Kafka does not grow by a topic a round")
-			Expect(suite.withKafka(func(cl *kafkaadmin.Client) error { return cl.DeleteTopic(ctx, "kafkachaos-"+st.label) })).To(Succeed())
+			Expect(suite.WithKafka(func(cl *kafkaadmin.Client) error { return cl.DeleteTopic(ctx, "kafkachaos-"+st.Label) })).To(Succeed())
 			n, err := soak.SettleGoroutines(ctx, baseline, slack, soakSettlePoll, soakSettle)
 			rep.GoroutinesAfter = append(rep.GoroutinesAfter, n)
-			By(fmt.Sprintf("the suite runs %d goroutines after %s (at most %d+%d)", n, st.round, baseline, slack))
+			By(fmt.Sprintf("the suite runs %d goroutines after %s (at most %d+%d)", n, st.Round, baseline, slack))
 			if err != nil {
-				goroutineProblems = append(goroutineProblems, fmt.Sprintf("%s: %v", st.round, err))
+				goroutineProblems = append(goroutineProblems, fmt.Sprintf("%s: %v", st.Round, err))
 			}
 			// The baseline is the fewest seen after a round since the first:
 			// a count that settled high once does not loosen the check.
@@ -153,7 +153,13 @@ var _ = Describe("Soak: the suite repeats its faults for timing.soak", Label("so
 		samples, sampleErr := sampler.Stop()
 		mem, memErr := soak.JudgeMemory(samples, window, window, soakMaxGrowth)
 		rep.Memory = mem
-		o.Add(report.CheckMemory, append(errText(sampleErr), errText(memErr)...)...)
+		var memProblems []string
+		for _, err := range []error{sampleErr, memErr} {
+			if err != nil {
+				memProblems = append(memProblems, err.Error())
+			}
+		}
+		o.Add(report.CheckMemory, memProblems...)
 		o.Add(report.CheckGoroutines, goroutineProblems...)
 		o.Add(report.CheckRecords, recordProblems...)
 		o.Observations = append(o.Observations,

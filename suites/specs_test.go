@@ -14,6 +14,7 @@ import (
 	"github.com/kafkachaos/kafkachaos/brokers"
 	"github.com/kafkachaos/kafkachaos/chaos"
 	"github.com/kafkachaos/kafkachaos/kafkaadmin"
+	"github.com/kafkachaos/kafkachaos/scenario"
 )
 
 // Labels select what runs: the fault's name, gate for the quick subset
@@ -38,7 +39,7 @@ const (
 
 var _ = Describe("A broker pod is force-deleted", Label("pod-kill"), gate(), Serial, func() {
 	It("loses no acknowledged record, and the leader of partition 0 comes back with its ID and its volume", func(ctx SpecContext) {
-		o := runStory(ctx, suite, podKill())
+		o := tell(ctx, suite, podKill())
 		expectPassed(o)
 		By("checking that the timeline saw it: the victim fenced and its leaderships moved, between the kill and the after phase")
 		Expect(killSeen(o)).To(BeEmpty())
@@ -47,19 +48,19 @@ var _ = Describe("A broker pod is force-deleted", Label("pod-kill"), gate(), Ser
 
 // podKill force-deletes the pod of partition 0's leader.
 func podKill() story {
-	return story{label: "pod-kill", hard: true, pick: leaderOf(0), fault: forceDelete, newPods: true, finally: observeFencing}
+	return story{Label: "pod-kill", Kind: scenario.Hard, Pick: leaderOf(0), Fault: forceDelete, NewPods: true, Finally: observeFencing}
 }
 
 var _ = Describe("A broker pod is force-deleted under load from in-cluster agents", Label("agents"), Serial, func() {
 	It("loses no acknowledged record of any agent, with the agents' measurements merged into one report", func(ctx SpecContext) {
 		const n = 3
-		o := runStory(ctx, suite, story{
-			label:   "agents-pod-kill",
-			hard:    true,
-			pick:    leaderOf(0),
-			fault:   forceDelete,
-			newPods: true,
-			agents:  n,
+		o := tell(ctx, suite, story{
+			Label:   "agents-pod-kill",
+			Kind:    scenario.Hard,
+			Pick:    leaderOf(0),
+			Fault:   forceDelete,
+			NewPods: true,
+			Agents:  n,
 		})
 		expectPassed(o)
 		By(fmt.Sprintf("checking that the report merges %d agents", n))
@@ -68,41 +69,40 @@ var _ = Describe("A broker pod is force-deleted under load from in-cluster agent
 })
 
 var _ = Describe("A broker pod is deleted gracefully", Label("pod-delete"), Serial, func() {
-	It("loses no acknowledged record, and the broker comes back with its ID and its volume", func(ctx SpecContext) {
-		expectPassed(runStory(ctx, suite, podDelete()))
-	}, SpecTimeout(storyTimeout))
+	storySpec("loses no acknowledged record, and the broker comes back with its ID and its volume", Label(),
+		func(SpecContext, *env) story { return podDelete() })
 })
 
 // podDelete deletes namedBroker's pod with its grace period.
 func podDelete() story {
 	return story{
-		label:    "pod-delete",
-		graceful: true,
-		pick:     broker(namedBroker),
-		fault: func(e *env, v []brokers.Broker) chaos.Fault {
-			return &chaos.PodDelete{Target: e.faultTarget(), Pod: v[0].Pod}
+		Label: "pod-delete",
+		Kind:  scenario.Graceful,
+		Pick:  broker(namedBroker),
+		Fault: func(e *env, v []brokers.Broker) chaos.Fault {
+			return &chaos.PodDelete{Target: e.FaultTarget(), Pod: v[0].Pod}
 		},
-		newPods: true,
+		NewPods: true,
 	}
 }
 
 var _ = Describe("The active controller's pod is force-deleted", Label("controller-kill"), Serial, func() {
-	It("elects a new controller (the KRaft quorum's leader, or in ZooKeeper mode the controller broker), loses no acknowledged record, and the controller rejoins", func(ctx SpecContext) {
-		expectPassed(runStory(ctx, suite, story{
-			label:   "controller-kill",
-			hard:    true,
-			pick:    activeController,
-			fault:   forceDelete,
-			newPods: true,
-			finally: observeFencing,
-		}))
-	}, SpecTimeout(storyTimeout))
+	storySpec("elects a new controller (the KRaft quorum's leader, or in ZooKeeper mode the controller broker), loses no acknowledged record, and the controller rejoins", Label(),
+		func(SpecContext, *env) story {
+			return story{
+				Label:   "controller-kill",
+				Kind:    scenario.Hard,
+				Pick:    activeController,
+				Fault:   forceDelete,
+				NewPods: true,
+				Finally: observeFencing,
+			}
+		})
 })
 
 var _ = Describe("The node of a broker is cordoned and drained", Label("node-drain"), gate(), Serial, func() {
-	It("respects the PodDisruptionBudget, keeps the broker off the node, and the broker returns with its volume after uncordon", func(ctx SpecContext) {
-		expectPassed(runStory(ctx, suite, nodeDrain()))
-	}, SpecTimeout(storyTimeout))
+	storySpec("respects the PodDisruptionBudget, keeps the broker off the node, and the broker returns with its volume after uncordon", Label(),
+		func(SpecContext, *env) story { return nodeDrain() })
 })
 
 // nodeDrain cordons and drains the node of drainedBroker, and checks that
@@ -110,14 +110,14 @@ var _ = Describe("The node of a broker is cordoned and drained", Label("node-dra
 func nodeDrain() story {
 	var drained string
 	return story{
-		label:    "node-drain",
-		graceful: true,
-		pick:     broker(drainedBroker),
-		fault: func(e *env, v []brokers.Broker) chaos.Fault {
+		Label: "node-drain",
+		Kind:  scenario.Graceful,
+		Pick:  broker(drainedBroker),
+		Fault: func(e *env, v []brokers.Broker) chaos.Fault {
 			drained = v[0].Node
-			return &chaos.NodeDrain{Target: e.faultTarget(), Node: drained}
+			return &chaos.NodeDrain{Target: e.FaultTarget(), Node: drained}
 		},
-		during: func(ctx context.Context, e *env, _ []brokers.Broker) error {
+		During: func(ctx context.Context, e *env, _ []brokers.Broker) error {
 			By(fmt.Sprintf("holding the drain for %s: no broker pod may run on %s", e.cfg.Timing.Hold.Duration, drained))
 			looks, missed, err := podsKeptOff(ctx, e, drained, e.cfg.Timing.Hold.Duration)
 			if missed > 0 {
@@ -125,45 +125,50 @@ func nodeDrain() story {
 			}
 			return err
 		},
-		newPods: true,
+		NewPods: true,
 	}
 }
 
 var _ = Describe("The brokers' StatefulSet is restarted", Label("rolling-restart"), gate(), Serial, func() {
-	It("rolls the brokers one by one with no acknowledged record lost, each back with its ID and volume", func(ctx SpecContext) {
-		st := story{
-			label:    "rolling-restart",
-			graceful: true,
-			pick:     statefulSetPods,
-			fault: func(e *env, _ []brokers.Broker) chaos.Fault {
-				return &chaos.RollingRestart{Target: e.faultTarget(), StatefulSet: e.cfg.Target.StatefulSet}
-			},
-			during:  waitRollout,
-			newPods: true,
-		}
-		if suite.flavor == brokers.FlavorStrimzi {
-			// The operator owns the pods: ask it to roll them.
-			st.pick = brokerPods
-			st.fault = func(e *env, v []brokers.Broker) chaos.Fault {
-				var pods []string
-				for _, b := range v {
-					pods = append(pods, b.Pod)
-				}
-				return &chaos.ManualRollingUpdate{Target: e.faultTarget(), Pods: pods}
-			}
-			st.during = func(ctx context.Context, e *env, v []brokers.Broker) error {
-				By("waiting until the Strimzi operator has rolled every broker")
-				return waitPodsBack(ctx, e, v, true)
-			}
-		}
-		expectPassed(runStory(ctx, suite, st))
-	}, SpecTimeout(storyTimeout))
+	storySpec("rolls the brokers one by one with no acknowledged record lost, each back with its ID and volume", Label(),
+		func(_ SpecContext, e *env) story { return rollingRestart(e) })
 })
+
+// rollingRestart rolls the brokers' StatefulSet, or on Strimzi asks the
+// operator to roll every broker pod.
+func rollingRestart(e *env) story {
+	st := story{
+		Label: "rolling-restart",
+		Kind:  scenario.Graceful,
+		Pick:  statefulSetPods,
+		Fault: func(e *env, _ []brokers.Broker) chaos.Fault {
+			return &chaos.RollingRestart{Target: e.FaultTarget(), StatefulSet: e.cfg.Target.StatefulSet}
+		},
+		During:  waitRollout,
+		NewPods: true,
+	}
+	if e.Flavor == brokers.FlavorStrimzi {
+		// The operator owns the pods: ask it to roll them.
+		st.Pick = brokerPods
+		st.Fault = func(e *env, v []brokers.Broker) chaos.Fault {
+			var pods []string
+			for _, b := range v {
+				pods = append(pods, b.Pod)
+			}
+			return &chaos.ManualRollingUpdate{Target: e.FaultTarget(), Pods: pods}
+		}
+		st.During = func(ctx context.Context, e *env, v []brokers.Broker) error {
+			By("waiting until the Strimzi operator has rolled every broker")
+			return e.WaitPodsBack(ctx, v, true)
+		}
+	}
+	return st
+}
 
 var _ = Describe("A broker config change is rolled out", Label("rolling-restart", "config-change"), Serial, func() {
 	It("rolls a flipped "+configKey+" through the brokers, then rolls it back, with no acknowledged record lost", func(ctx SpecContext) {
 		skipWithoutCluster(suite, "config-change")
-		snap, err := suite.snapshot(ctx)
+		snap, err := suite.Snapshot(ctx)
 		Expect(err).NotTo(HaveOccurred())
 		pods, err := statefulSetPods(ctx, suite, "", snap)
 		Expect(err).NotTo(HaveOccurred())
@@ -178,28 +183,28 @@ var _ = Describe("A broker config change is rolled out", Label("rolling-restart"
 		Expect(err).NotTo(HaveOccurred())
 		flipped := map[string]string{"true": "false", "false": "true"}[was]
 		Expect(flipped).NotTo(BeEmpty(), "%s=%q is not a boolean", configKey, was)
-		expectPassed(runStory(ctx, suite, story{
-			label:    "config-change",
-			graceful: true,
-			pick:     statefulSetPods,
-			fault: func(e *env, _ []brokers.Broker) chaos.Fault {
-				return &chaos.ConfigChange{Target: e.faultTarget(), StatefulSet: e.cfg.Target.StatefulSet, Env: configEnv, Value: flipped}
+		expectPassed(tell(ctx, suite, story{
+			Label: "config-change",
+			Kind:  scenario.Graceful,
+			Pick:  statefulSetPods,
+			Fault: func(e *env, _ []brokers.Broker) chaos.Fault {
+				return &chaos.ConfigChange{Target: e.FaultTarget(), StatefulSet: e.cfg.Target.StatefulSet, Env: configEnv, Value: flipped}
 			},
-			during: func(ctx context.Context, e *env, v []brokers.Broker) error {
+			During: func(ctx context.Context, e *env, v []brokers.Broker) error {
 				if err := waitRollout(ctx, e, v); err != nil {
 					return err
 				}
 				By("checking that every rolled broker runs with " + configKey + "=" + flipped)
 				return brokerConfigIs(ctx, e, v, configKey, flipped)
 			},
-			settle: func(ctx context.Context, e *env, v []brokers.Broker) error {
+			Settle: func(ctx context.Context, e *env, v []brokers.Broker) error {
 				if err := waitRollout(ctx, e, v); err != nil {
 					return err
 				}
 				By("checking that every broker runs with " + configKey + "=" + was + " again")
 				return brokerConfigIs(ctx, e, v, configKey, was)
 			},
-			newPods: true,
+			NewPods: true,
 		}))
 	}, SpecTimeout(2*storyTimeout))
 })
@@ -207,19 +212,19 @@ var _ = Describe("A broker config change is rolled out", Label("rolling-restart"
 var _ = Describe("Game day: every broker is force-deleted in turn", gameday(), Label("pod-kill"), Serial, func() {
 	It("survives each broker's loss with nothing lost and every broker back with its ID and its volume", func(ctx SpecContext) {
 		skipWithoutCluster(suite, "gameday")
-		snap, err := suite.snapshot(ctx)
+		snap, err := suite.Snapshot(ctx)
 		Expect(err).NotTo(HaveOccurred())
-		ids := brokerIDs(snap)
-		Expect(ids).NotTo(BeEmpty(), "no brokers in %s", suite.namespace)
+		ids := scenario.BrokerIDs(snap)
+		Expect(ids).NotTo(BeEmpty(), "no brokers in %s", suite.Namespace)
 		for round, id := range ids {
 			By(fmt.Sprintf("round %d of %d: broker %d", round+1, len(ids), id))
-			expectPassed(runStory(ctx, suite, story{
-				label:   fmt.Sprintf("gameday-%d", round+1),
-				hard:    true,
-				round:   fmt.Sprintf("round %d: broker %d", round+1, id),
-				pick:    broker(id),
-				fault:   forceDelete,
-				newPods: true,
+			expectPassed(tell(ctx, suite, story{
+				Label:   fmt.Sprintf("gameday-%d", round+1),
+				Kind:    scenario.Hard,
+				Round:   fmt.Sprintf("round %d: broker %d", round+1, id),
+				Pick:    broker(id),
+				Fault:   forceDelete,
+				NewPods: true,
 			}))
 		}
 	}, SpecTimeout(3*storyTimeout))
@@ -227,7 +232,7 @@ var _ = Describe("Game day: every broker is force-deleted in turn", gameday(), L
 
 // forceDelete deletes the first victim's pod with grace period 0.
 func forceDelete(e *env, v []brokers.Broker) chaos.Fault {
-	return &chaos.PodDelete{Target: e.faultTarget(), Pod: v[0].Pod, Force: true}
+	return &chaos.PodDelete{Target: e.FaultTarget(), Pod: v[0].Pod, Force: true}
 }
 
 // broker picks the broker with ID id.
@@ -235,7 +240,7 @@ func broker(id int32) func(context.Context, *env, string, []brokers.Broker) ([]b
 	return func(_ context.Context, _ *env, _ string, snap []brokers.Broker) ([]brokers.Broker, error) {
 		b, ok := brokers.ByID(snap, id)
 		if !ok {
-			return nil, fmt.Errorf("no broker %d among %v", id, brokerIDs(snap))
+			return nil, fmt.Errorf("no broker %d among %v", id, scenario.BrokerIDs(snap))
 		}
 		return []brokers.Broker{b}, nil
 	}
@@ -245,7 +250,7 @@ func broker(id int32) func(context.Context, *env, string, []brokers.Broker) ([]b
 func leaderOf(p int32) func(context.Context, *env, string, []brokers.Broker) ([]brokers.Broker, error) {
 	return func(ctx context.Context, e *env, topic string, snap []brokers.Broker) ([]brokers.Broker, error) {
 		var id int32
-		err := e.withKafka(func(cl *kafkaadmin.Client) (err error) {
+		err := e.WithKafka(func(cl *kafkaadmin.Client) (err error) {
 			id, err = cl.PartitionLeader(ctx, topic, p)
 			return err
 		})
@@ -260,7 +265,7 @@ func leaderOf(p int32) func(context.Context, *env, string, []brokers.Broker) ([]
 // activeController picks the KRaft quorum's leader, or in ZooKeeper mode
 // the controller broker.
 func activeController(ctx context.Context, e *env, topic string, snap []brokers.Broker) ([]brokers.Broker, error) {
-	id, what, err := controllerNow(ctx, e)
+	id, what, err := e.Controller(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -303,7 +308,7 @@ func waitRolledOut(ctx context.Context, e *env, name string) error {
 	By("waiting until StatefulSet " + name + " has rolled every pod, one by one")
 	return InterceptGomegaFailure(func() {
 		Eventually(ctx, func(ctx context.Context) error {
-			seen, done, err := chaos.RolloutDone(ctx, e.cs, e.namespace, name)
+			seen, done, err := chaos.RolloutDone(ctx, e.Kube, e.Namespace, name)
 			if err != nil || done {
 				return err
 			}
@@ -351,7 +356,7 @@ func podsKeptOff(ctx context.Context, e *env, node string, d time.Duration) (loo
 // node, naming the pods; nil when there are none.
 
 func podsOnNode(ctx context.Context, e *env, node string) error {
-	pods, err := e.cs.CoreV1().Pods(e.namespace).List(ctx, metav1.ListOptions{FieldSelector: "spec.nodeName=" + node})
+	pods, err := e.Kube.CoreV1().Pods(e.Namespace).List(ctx, metav1.ListOptions{FieldSelector: "spec.nodeName=" + node})
 	if err != nil {
 		return err
 	}
@@ -370,7 +375,7 @@ func podsOnNode(ctx context.Context, e *env, node string) error {
 // configOf reads one broker config of broker id.
 func configOf(ctx context.Context, e *env, id int32, key string) (string, error) {
 	var v string
-	err := e.withKafka(func(cl *kafkaadmin.Client) (err error) {
+	err := e.WithKafka(func(cl *kafkaadmin.Client) (err error) {
 		v, err = cl.BrokerConfig(ctx, id, key)
 		return err
 	})
@@ -380,7 +385,7 @@ func configOf(ctx context.Context, e *env, id int32, key string) (string, error)
 // brokerConfigIs checks a broker config's value on each victim.
 func brokerConfigIs(ctx context.Context, e *env, victims []brokers.Broker, key, want string) error {
 	var wrong []string
-	err := e.withKafka(func(cl *kafkaadmin.Client) error {
+	err := e.WithKafka(func(cl *kafkaadmin.Client) error {
 		for _, v := range victims {
 			got, err := cl.BrokerConfig(ctx, v.ID, key)
 			if err != nil {

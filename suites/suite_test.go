@@ -14,7 +14,6 @@ import (
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
-	"github.com/twmb/franz-go/pkg/kgo"
 	authenticationv1 "k8s.io/api/authentication/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -26,9 +25,10 @@ import (
 	"github.com/kafkachaos/kafkachaos/brokers"
 	"github.com/kafkachaos/kafkachaos/chaos"
 	"github.com/kafkachaos/kafkachaos/internal/kube"
-	"github.com/kafkachaos/kafkachaos/kafkaadmin"
+	"github.com/kafkachaos/kafkachaos/kafkasec"
 	"github.com/kafkachaos/kafkachaos/localcluster"
 	"github.com/kafkachaos/kafkachaos/manifests"
+	"github.com/kafkachaos/kafkachaos/scenario"
 )
 
 // Suite-level timeouts and polls.
@@ -36,8 +36,8 @@ const (
 	clusterUpTimeout   = 10 * time.Minute // includes go build of the agent binary
 	clusterDownTimeout = 3 * time.Minute
 	kafkaReadyTimeout  = 5 * time.Minute
-	healthTimeout      = 4 * time.Minute
-	healthPoll         = time.Second
+	healthTimeout      = scenario.HealthTimeout
+	healthPoll         = scenario.HealthPoll
 	cleanupTimeout     = 5 * time.Minute
 	logLinesOnFailure  = 60
 )
@@ -46,33 +46,52 @@ const (
 // testing package parses the command line.
 var flagsIn = registerFlags(flag.CommandLine)
 
-// env is what every spec runs against. BeforeSuite sets it once; specs
-// only read it.
+// env is what every spec runs against: the story engine's environment
+// (scenario.Env: clients, namespace, Kafka, timing, and the Ginkgo side
+// of narration and cleanup) and what only the suite needs. BeforeSuite
+// sets it once; specs only read it, or aim a clone elsewhere.
 type env struct {
+	*scenario.Env
 	cfg Config
-	// cs is the identity the specs act with. On the local cluster it is
-	// the ServiceAccount of manifests/rbac (least privilege), so a call
-	// the RBAC manifest does not allow fails the spec; on an existing
-	// cluster it is the kubeconfig's user.
-	cs       kubernetes.Interface
-	csConfig *rest.Config // cs's REST config
-	exec     chaos.Exec   // pods/exec as cs
-	// admin (and rest) set the cluster up: deploy Kafka, grant RBAC,
-	// delete namespaces, dump a failed spec's namespace.
-	admin     kubernetes.Interface
-	rest      *rest.Config
-	namespace string
-	flavor    brokers.Flavor
-	bootstrap []string
-	kgoOpts   []kgo.Opt // how the suite's clients reach the brokers
-	runID     string
-	local     *localcluster.Cluster // nil on an existing cluster
+	// rest is the admin's REST config (Env.Admin's): it sets the cluster
+	// up: deploy Kafka, grant RBAC. Env.Kube is the identity the specs
+	// act with: on the local cluster the ServiceAccount of manifests/rbac
+	// (least privilege), so a call the RBAC manifest does not allow fails
+	// the spec; on an existing cluster the kubeconfig's user.
+	rest  *rest.Config
+	local *localcluster.Cluster // nil on an existing cluster
 	// own marks a Kafka a spec deployed for itself (ownKafka): nobody's
 	// data is on it, so losing it is the spec's to decide.
 	own bool
-	// zkConnect is the brokers' zookeeper.connect in ZooKeeper mode; ""
-	// in KRaft mode.
-	zkConnect string
+}
+
+// clone is a copy of e, its Env too, that a spec may aim elsewhere
+// without touching e.
+func (e *env) clone() *env {
+	c := *e
+	se := *e.Env
+	c.Env = &se
+	return &c
+}
+
+// newEnv is the env of cfg before any cluster is known.
+func newEnv(cfg Config) *env {
+	runID := cfg.RunID
+	if runID == "" {
+		runID = newRunID()
+	}
+	var noAgents string
+	switch {
+	case cfg.Target.InCluster:
+		noAgents = "in-cluster agents: manifests/rbac's ServiceAccount may not create workloads; run the suite from outside the cluster"
+	case cfg.Target.Security != (kafkasec.Settings{}):
+		noAgents = "in-cluster agents reach PLAINTEXT brokers only, for now"
+	}
+	return &env{cfg: cfg, Env: &scenario.Env{
+		Namespace: cfg.Target.Namespace, Selector: cfg.Target.Selector, RunID: runID, DryRun: cfg.DryRun, NoAgents: noAgents,
+		Timing: cfg.Timing.TimingConfig, Bounds: cfg.Bounds, SteadyState: cfg.SteadyState,
+		Narrator: ginkgoCaller{}, Cleanups: ginkgoCaller{}, Recorder: ginkgoCaller{},
+	}}
 }
 
 var suite *env
@@ -88,12 +107,9 @@ func TestSuites(t *testing.T) {
 var _ = BeforeSuite(func(ctx SpecContext) {
 	cfg, err := flagsIn.load()
 	Expect(err).NotTo(HaveOccurred())
-	e := &env{cfg: cfg, namespace: cfg.Target.Namespace, runID: cfg.RunID}
-	if e.runID == "" {
-		e.runID = newRunID()
-	}
+	e := newEnv(cfg)
 	suite = e
-	By(fmt.Sprintf("run %s: namespace %s, %d records/s", e.runID, e.namespace, cfg.SteadyState.Rate))
+	By(fmt.Sprintf("run %s: namespace %s, %d records/s", e.RunID, e.Namespace, cfg.SteadyState.Rate))
 	switch {
 	case cfg.DryRun && cfg.Local() && cfg.Target.StateDir == "":
 		By("dry-run: would bring up the embedded local cluster and deploy manifests/kafka (" + cfg.Target.Layout + ")")
@@ -106,23 +122,23 @@ var _ = BeforeSuite(func(ctx SpecContext) {
 		rc, err := existingCluster(cfg.Target)
 		Expect(err).NotTo(HaveOccurred())
 		e.rest = rc
-		e.cs, err = kubernetes.NewForConfig(rc)
+		e.Kube, err = kubernetes.NewForConfig(rc)
 		Expect(err).NotTo(HaveOccurred())
-		e.admin, e.csConfig = e.cs, rc
-		e.bootstrap = cfg.Target.Bootstrap
+		e.Admin, e.KubeConfig = e.Kube, rc
+		e.Bootstrap = cfg.Target.Bootstrap
 		sec, err := cfg.Target.Security.Resolve()
 		Expect(err).NotTo(HaveOccurred())
-		e.kgoOpts = sec.Opts()
+		e.KafkaOpts = sec.Opts()
 	}
 
-	e.exec, err = chaos.NewExec(e.csConfig)
+	e.Exec, err = chaos.NewExec(e.KubeConfig)
 	Expect(err).NotTo(HaveOccurred())
 
-	By("checking that namespace " + e.namespace + " opts in to disruption")
-	Expect(chaos.CheckNamespace(ctx, e.cs, e.namespace)).To(Succeed())
+	By("checking that namespace " + e.Namespace + " opts in to disruption")
+	Expect(chaos.CheckNamespace(ctx, e.Kube, e.Namespace)).To(Succeed())
 
 	By("checking that no earlier run left a fault behind (ledger annotations)")
-	left, err := chaos.RecoverAll(ctx, e.cs, e.access(), []string{e.namespace}, "", true)
+	left, err := chaos.RecoverAll(ctx, e.Kube, e.Access(), []string{e.Namespace}, "", true)
 	Expect(err).NotTo(HaveOccurred())
 	Expect(left).To(BeEmpty(), "an earlier run left faults in place: run kafkachaos recover --kubeconfig ... first")
 
@@ -131,18 +147,18 @@ var _ = BeforeSuite(func(ctx SpecContext) {
 	if flavor == "" {
 		flavor = detectFlavor(ctx, e)
 	}
-	e.flavor = flavor
+	e.Flavor = flavor
 
 	expectReachable(ctx, e)
 
-	snap, err := e.snapshot(ctx)
+	snap, err := e.Snapshot(ctx)
 	Expect(err).NotTo(HaveOccurred())
 	if connect, ok := zooKeeperMode(snap); ok {
-		e.zkConnect = connect
+		e.ZooKeeperConnect = connect
 		By("the brokers run in ZooKeeper mode (zookeeper.connect " + connect + "): health asks for a controller broker and a whole ensemble instead of a KRaft quorum")
 	}
-	By("waiting until Kafka is healthy: every broker registered, every ISR full, " + e.metadataHealth())
-	if err := waitHealthy(ctx, e, brokerIDs(snap)); err != nil {
+	By("waiting until Kafka is healthy: every broker registered, every ISR full, " + e.MetadataHealth())
+	if err := e.WaitHealthy(ctx, scenario.BrokerIDs(snap)); err != nil {
 		Fail(fmt.Sprintf("%v\n%s", err, brokerDiagnosis(ctx, e, snap)))
 	}
 	expectSafe(ctx, e, snap)
@@ -151,7 +167,7 @@ var _ = BeforeSuite(func(ctx SpecContext) {
 	if e.cfg.Target.StatefulSet == "" {
 		// What the rolling-restart, config-change and scale specs change:
 		// the brokers' own StatefulSet, unless the config names one.
-		sts, err := brokers.BrokerStatefulSet(ctx, e.cs, e.namespace, snap)
+		sts, err := brokers.BrokerStatefulSet(ctx, e.Kube, e.Namespace, snap)
 		switch {
 		case err == nil:
 			e.cfg.Target.StatefulSet = sts
@@ -167,7 +183,7 @@ var _ = BeforeSuite(func(ctx SpecContext) {
 	// run's ledger still holds at the end is recovered here, and is a bug.
 	DeferCleanup(func(ctx SpecContext) {
 		By("recovering anything this run's ledger still holds")
-		left, err := chaos.RecoverAll(ctx, e.cs, e.access(), []string{e.namespace}, e.runID, e.cfg.DryRun)
+		left, err := chaos.RecoverAll(ctx, e.Kube, e.Access(), []string{e.Namespace}, e.RunID, e.cfg.DryRun)
 		Expect(err).NotTo(HaveOccurred())
 		Expect(left).To(BeEmpty(), "faults the specs did not recover themselves")
 	}, NodeTimeout(cleanupTimeout))
@@ -176,7 +192,7 @@ var _ = BeforeSuite(func(ctx SpecContext) {
 // grantRBAC applies manifests/rbac for the suite's ServiceAccount (in the
 // suite's namespace) over namespaces.
 func grantRBAC(ctx context.Context, e *env, namespaces ...string) error {
-	raw, err := manifests.RBAC(e.namespace, namespaces...)
+	raw, err := manifests.RBAC(e.Namespace, namespaces...)
 	if err != nil {
 		return err
 	}
@@ -207,22 +223,22 @@ func serviceAccountConfig(ctx context.Context, admin kubernetes.Interface, admin
 // target.selector), else the pods' shape.
 func detectFlavor(ctx context.Context, e *env) brokers.Flavor {
 	By("detecting the Kafka flavor: operator resources first, then the pods")
-	dyn, err := dynamic.NewForConfig(e.csConfig)
+	dyn, err := dynamic.NewForConfig(e.KubeConfig)
 	Expect(err).NotTo(HaveOccurred())
-	ds, err := brokers.DetectOperator(ctx, dyn, e.namespace)
+	ds, err := brokers.DetectOperator(ctx, dyn, e.Namespace)
 	Expect(err).NotTo(HaveOccurred())
 	switch {
-	case len(ds) > 1 && e.cfg.Target.Selector == "":
-		Fail(fmt.Sprintf("namespace %s holds %d operator-managed Kafka clusters (%v): set target.flavor and target.selector", e.namespace, len(ds), ds))
+	case len(ds) > 1 && e.Selector == "":
+		Fail(fmt.Sprintf("namespace %s holds %d operator-managed Kafka clusters (%v): set target.flavor and target.selector", e.Namespace, len(ds), ds))
 	case len(ds) == 1:
 		d := ds[0]
 		By(fmt.Sprintf("found %s: brokers %v, controllers %v", d, d.Brokers, d.Controllers))
-		if e.cfg.Target.Selector == "" {
-			e.cfg.Target.Selector = d.Selector
+		if e.Selector == "" {
+			e.cfg.Target.Selector, e.Selector = d.Selector, d.Selector
 		}
 		return d.Flavor
 	}
-	flavor, err := brokers.DetectFlavor(ctx, e.cs, e.namespace, e.cfg.Target.Selector)
+	flavor, err := brokers.DetectFlavor(ctx, e.Kube, e.Namespace, e.Selector)
 	Expect(err).NotTo(HaveOccurred())
 	return flavor
 }
@@ -246,109 +262,13 @@ func newRunID() string {
 	return time.Now().UTC().Format("20060102T150405Z") + "-" + hex.EncodeToString(b)
 }
 
-// client returns a Kafka client of the suite's own for e's brokers, with
-// opts; closing it is the caller's job.
-func (e *env) client(opts ...kgo.Opt) (*kgo.Client, error) {
-	return kgo.NewClient(append(append([]kgo.Opt{kgo.SeedBrokers(e.bootstrap...)}, e.kgoOpts...), opts...)...)
-}
-
-// withKafka runs fn with a Kafka client of the suite's own, for admin
-// requests, and closes it after.
-func (e *env) withKafka(fn func(*kafkaadmin.Client) error) error {
-	cl, err := e.client()
-	if err != nil {
-		return err
-	}
-	defer cl.Close()
-	return fn(kafkaadmin.New(cl))
-}
-
-// access is what recovering a fault needs besides the API: pods/exec, and
-// Kafka to move partitions back.
-func (e *env) access() chaos.Access {
-	return chaos.Access{Exec: e.exec, Kafka: mover{e}}
-}
-
-// mover moves partitions through a client of the suite's own per call, as
-// its other Kafka calls do.
-type mover struct{ e *env }
-
-func (m mover) Assignments(ctx context.Context, topics ...string) (a kafkaadmin.Assignments, err error) {
-	err = m.e.withKafka(func(cl *kafkaadmin.Client) error {
-		a, err = cl.Assignments(ctx, topics...)
-		return err
-	})
-	return a, err
-}
-
-func (m mover) Reassign(ctx context.Context, to kafkaadmin.Assignments, throttle int64) error {
-	return m.e.withKafka(func(cl *kafkaadmin.Client) error { return cl.Reassign(ctx, to, throttle) })
-}
-
-// snapshot returns every broker's identity on Kubernetes.
-func (e *env) snapshot(ctx context.Context) ([]brokers.Broker, error) {
-	return brokers.Snapshot(ctx, e.cs, e.namespace, e.cfg.Target.Selector, e.flavor)
-}
-
-// faultTarget is what every fault of this run aims at.
-func (e *env) faultTarget() chaos.Target {
-	return chaos.Target{Client: e.cs, Namespace: e.namespace, RunID: e.runID, DryRun: e.cfg.DryRun, Out: GinkgoWriter}
-}
-
-// brokerIDs lists the IDs of the snapshot's brokers (not controllers-only).
-func brokerIDs(bs []brokers.Broker) []int32 {
-	var ids []int32
-	for _, b := range bs {
-		if b.BrokerRole {
-			ids = append(ids, b.ID)
-		}
-	}
-	return ids
-}
-
-// healthError returns nil when the cluster is healthy with every broker in
-// ids registered, or an error listing what is wrong.
-func healthError(ctx context.Context, e *env, ids []int32) error {
-	return e.withKafka(func(cl *kafkaadmin.Client) error {
-		opts := []kafkaadmin.HealthOption{kafkaadmin.WithBrokers(ids...)}
-		if e.zkConnect != "" {
-			opts = append(opts, kafkaadmin.WithZooKeeperMode())
-		}
-		h, err := cl.CheckHealth(ctx, opts...)
-		if err != nil {
-			return err
-		}
-		if p := append(h.Problems(), ensembleProblems(ctx, e)...); len(p) > 0 {
-			return fmt.Errorf("%s", strings.Join(p, "; "))
-		}
-		return nil
-	})
-}
-
-// metadataHealth says what health asks of the metadata's keepers.
-func (e *env) metadataHealth() string {
-	if e.zkConnect != "" {
-		return "a controller broker, the ZooKeeper ensemble led and in sync"
-	}
-	return "the quorum caught up"
-}
-
-// waitHealthy waits for health and returns, instead of failing, what was
-// last observed when it never came.
-func waitHealthy(ctx context.Context, e *env, ids []int32) error {
-	return InterceptGomegaFailure(func() {
-		Eventually(ctx, func(ctx context.Context) error { return healthError(ctx, e, ids) }).
-			WithTimeout(healthTimeout).WithPolling(healthPoll).Should(Succeed(), "Kafka health")
-	})
-}
-
 // On failure, put what a person needs into the report: pods, events and
 // the brokers' logs.
 var _ = JustAfterEach(func(ctx SpecContext) {
-	if !CurrentSpecReport().Failed() || suite == nil || suite.admin == nil {
+	if !CurrentSpecReport().Failed() || suite == nil || suite.Admin == nil {
 		return
 	}
-	AddReportEntry("namespace dump", dumpNamespace(ctx, suite.admin, suite.namespace), ReportEntryVisibilityFailureOrVerbose)
+	AddReportEntry("namespace dump", dumpNamespace(ctx, suite.Admin, suite.Namespace), ReportEntryVisibilityFailureOrVerbose)
 }, NodeTimeout(time.Minute))
 
 // dumpNamespace describes ns's pods and events and tails every pod's log.

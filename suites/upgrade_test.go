@@ -17,6 +17,7 @@ import (
 	"github.com/kafkachaos/kafkachaos/internal/kafkadist"
 	"github.com/kafkachaos/kafkachaos/kafkaadmin"
 	"github.com/kafkachaos/kafkachaos/manifests"
+	"github.com/kafkachaos/kafkachaos/scenario"
 )
 
 // featuresTimeout bounds the wait for every broker to learn a raised
@@ -28,11 +29,11 @@ const (
 
 var _ = Describe("Kafka is upgraded under load", Label("upgrade"), Serial, func() {
 	It("rolls every node to the new version one by one, then raises metadata.version, with no acknowledged record lost", func(ctx SpecContext) {
-		expectPassed(runStory(ctx, upgradeKafka(ctx), upgradeStory(true)))
+		expectPassed(tell(ctx, upgradeKafka(ctx), upgradeStory(true)))
 	}, SpecTimeout(storyTimeout))
 
 	It("rolls every node to the new version and back again before metadata.version is raised, with no acknowledged record lost", Label("upgrade-rollback"), func(ctx SpecContext) {
-		expectPassed(runStory(ctx, upgradeKafka(ctx), upgradeStory(false)))
+		expectPassed(tell(ctx, upgradeKafka(ctx), upgradeStory(false)))
 	}, SpecTimeout(storyTimeout))
 })
 
@@ -71,9 +72,9 @@ func upgradeStory(keep bool) story {
 	var ups []*chaos.Upgrade
 	var observed []string
 	st := story{
-		label:    "upgrade",
-		graceful: true,
-		pick: func(ctx context.Context, e *env, topic string, snap []brokers.Broker) ([]brokers.Broker, error) {
+		Label: "upgrade",
+		Kind:  scenario.Graceful,
+		Pick: func(ctx context.Context, e *env, topic string, snap []brokers.Broker) ([]brokers.Broker, error) {
 			By("reading what every node runs before the upgrade: the version its log names, the feature levels it answers with")
 			var err error
 			if before, err = nodeVersions(ctx, e); err != nil {
@@ -84,11 +85,11 @@ func upgradeStory(keep bool) story {
 			}
 			return statefulSetPods(ctx, e, topic, snap)
 		},
-		fault: func(e *env, _ []brokers.Broker) chaos.Fault {
-			ups = []*chaos.Upgrade{{Target: e.faultTarget(), StatefulSet: e.cfg.Target.StatefulSet, Image: image}}
+		Fault: func(e *env, _ []brokers.Broker) chaos.Fault {
+			ups = []*chaos.Upgrade{{Target: e.FaultTarget(), StatefulSet: e.cfg.Target.StatefulSet, Image: image}}
 			return ups[0]
 		},
-		during: func(ctx context.Context, e *env, v []brokers.Broker) error {
+		During: func(ctx context.Context, e *env, v []brokers.Broker) error {
 			if err := waitRollout(ctx, e, v); err != nil {
 				return err
 			}
@@ -117,8 +118,8 @@ func upgradeStory(keep bool) story {
 			observed = append(observed, ob)
 			return err
 		},
-		newPods: true,
-		finally: func(_ context.Context, _ *env, _ []brokers.Broker, o *outcome) {
+		NewPods: true,
+		Finally: func(_ context.Context, _ *env, _ []brokers.Broker, o *outcome) {
 			what := "every node rolled to " + image + " one by one, under load"
 			if !keep {
 				what += ", then back to " + from + " before metadata.version was raised"
@@ -128,8 +129,8 @@ func upgradeStory(keep bool) story {
 		},
 	}
 	if !keep {
-		st.label = "upgrade-rollback"
-		st.settle = func(ctx context.Context, e *env, v []brokers.Broker) error {
+		st.Label = "upgrade-rollback"
+		st.Settle = func(ctx context.Context, e *env, v []brokers.Broker) error {
 			// Recover began the brokers' roll back: one StatefulSet at a
 			// time, so the controllers go back once it is done.
 			if err := waitRollout(ctx, e, v); err != nil {
@@ -191,12 +192,12 @@ type nodeVersion struct {
 
 // nodeVersions reads what every node of e's Kafka runs, by node ID.
 func nodeVersions(ctx context.Context, e *env) (map[int32]nodeVersion, error) {
-	snap, err := e.snapshot(ctx)
+	snap, err := e.Snapshot(ctx)
 	if err != nil {
 		return nil, err
 	}
 	var fs map[int32]kafkaadmin.Features
-	if err := e.withKafka(func(cl *kafkaadmin.Client) (err error) {
+	if err := e.WithKafka(func(cl *kafkaadmin.Client) (err error) {
 		fs, err = cl.Features(ctx)
 		return err
 	}); err != nil {
@@ -204,11 +205,11 @@ func nodeVersions(ctx context.Context, e *env) (map[int32]nodeVersion, error) {
 	}
 	out := map[int32]nodeVersion{}
 	for _, b := range snap {
-		pod, err := e.cs.CoreV1().Pods(e.namespace).Get(ctx, b.Pod, metav1.GetOptions{})
+		pod, err := e.Kube.CoreV1().Pods(e.Namespace).Get(ctx, b.Pod, metav1.GetOptions{})
 		if err != nil {
 			return nil, err
 		}
-		v, err := brokers.RunningVersion(ctx, e.cs, e.namespace, b.Pod, "")
+		v, err := brokers.RunningVersion(ctx, e.Kube, e.Namespace, b.Pod, "")
 		if err != nil {
 			return nil, err
 		}
@@ -271,13 +272,13 @@ func raiseMetadataVersion(ctx context.Context, e *env, nodes map[int32]nodeVersi
 	}
 	By(fmt.Sprintf("raising metadata.version from level %d to %d, the highest every broker supports", was, level))
 	start := time.Now()
-	if err := e.withKafka(func(cl *kafkaadmin.Client) error { return cl.UpgradeMetadataVersion(ctx, level) }); err != nil {
+	if err := e.WithKafka(func(cl *kafkaadmin.Client) error { return cl.UpgradeMetadataVersion(ctx, level) }); err != nil {
 		return "", err
 	}
 	var seen map[int32]kafkaadmin.Features
 	err := InterceptGomegaFailure(func() {
 		Eventually(ctx, func(ctx context.Context) error {
-			return e.withKafka(func(cl *kafkaadmin.Client) (err error) {
+			return e.WithKafka(func(cl *kafkaadmin.Client) (err error) {
 				if seen, err = cl.Features(ctx); err != nil {
 					return err
 				}
@@ -302,7 +303,7 @@ func raiseMetadataVersion(ctx context.Context, e *env, nodes map[int32]nodeVersi
 // each rolled out before the next, and appends their faults to ups; each
 // is recovered at the end of the spec unless committed.
 func upgradeOthers(ctx context.Context, e *env, image string, ups *[]*chaos.Upgrade) error {
-	list, err := e.cs.AppsV1().StatefulSets(e.namespace).List(ctx, metav1.ListOptions{})
+	list, err := e.Kube.AppsV1().StatefulSets(e.Namespace).List(ctx, metav1.ListOptions{})
 	if err != nil {
 		return err
 	}
@@ -310,7 +311,7 @@ func upgradeOthers(ctx context.Context, e *env, image string, ups *[]*chaos.Upgr
 		if s.Name == e.cfg.Target.StatefulSet || !runsKafka(s.Spec.Template.Spec.Containers) {
 			continue
 		}
-		up := &chaos.Upgrade{Target: e.faultTarget(), StatefulSet: s.Name, Image: image}
+		up := &chaos.Upgrade{Target: e.FaultTarget(), StatefulSet: s.Name, Image: image}
 		By("upgrading StatefulSet " + s.Name + " too: " + up.Name())
 		err := up.Inject(ctx)
 		DeferCleanup(up.Recover, NodeTimeout(faultRecoverTime))

@@ -9,7 +9,6 @@ import (
 	"slices"
 	"strings"
 	"testing"
-	"time"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
@@ -18,14 +17,8 @@ import (
 
 	"github.com/kafkachaos/kafkachaos/brokers"
 	"github.com/kafkachaos/kafkachaos/chaos"
-	"github.com/kafkachaos/kafkachaos/kafkaadmin"
 	"github.com/kafkachaos/kafkachaos/manifests"
-	"github.com/kafkachaos/kafkachaos/zookeeper"
 )
-
-// ensembleTimeout bounds one look at the ZooKeeper ensemble: a dead pod's
-// IP may never refuse the connection.
-const ensembleTimeout = 3 * time.Second
 
 // zooKeeperMode reports whether the brokers keep their metadata in
 // ZooKeeper (their env names a zookeeper.connect), and the connect string.
@@ -38,43 +31,10 @@ func zooKeeperMode(snap []brokers.Broker) (string, bool) {
 	return "", false
 }
 
-// ensemble looks at the ZooKeeper ensemble that e's brokers connect to,
-// from the host: only on the local cluster, whose pods the host reaches;
-// false elsewhere.
-func ensemble(ctx context.Context, e *env) (zookeeper.Ensemble, bool) {
-	if e.zkConnect == "" || e.local == nil {
-		return zookeeper.Ensemble{}, false
-	}
-	var servers []zookeeper.Server
-	for _, addr := range brokers.ZooKeeperServers(e.zkConnect) {
-		servers = append(servers, zookeeper.Server{Addr: addr})
-	}
-	ctx, cancel := context.WithTimeout(ctx, ensembleTimeout)
-	defer cancel()
-	// The cluster's names resolve through its hosts file only: a name
-	// missing there (a pod being replaced) is a server that does not
-	// answer, never a question to the host's DNS.
-	return zookeeper.Check(ctx, servers, zookeeper.WithDialer(e.local.Resolver().DialContext)), true
-}
-
-// ensembleProblems are the ensemble's problems, each prefixed, for the
-// health check of a cluster in ZooKeeper mode.
-func ensembleProblems(ctx context.Context, e *env) []string {
-	ens, ok := ensemble(ctx, e)
-	if !ok {
-		return nil
-	}
-	var out []string
-	for _, p := range ens.Problems() {
-		out = append(out, "ZooKeeper: "+p)
-	}
-	return out
-}
-
 // zooKeeperLeaderPod returns the pod of the ensemble's leader: the pod
 // in e's namespace whose IP the leader's address has.
 func zooKeeperLeaderPod(ctx context.Context, e *env) (*corev1.Pod, error) {
-	ens, ok := ensemble(ctx, e)
+	ens, ok := e.Ensemble(ctx)
 	if !ok {
 		return nil, fmt.Errorf("no ZooKeeper ensemble to look at (ZooKeeper mode on the local cluster only)")
 	}
@@ -90,7 +50,7 @@ func zooKeeperLeaderPod(ctx context.Context, e *env) (*corev1.Pod, error) {
 	if err != nil {
 		return nil, err
 	}
-	pods, err := e.cs.CoreV1().Pods(e.namespace).List(ctx, metav1.ListOptions{})
+	pods, err := e.Kube.CoreV1().Pods(e.Namespace).List(ctx, metav1.ListOptions{})
 	if err != nil {
 		return nil, err
 	}
@@ -99,32 +59,17 @@ func zooKeeperLeaderPod(ctx context.Context, e *env) (*corev1.Pod, error) {
 			return p, nil
 		}
 	}
-	return nil, fmt.Errorf("no pod in %s has the ZooKeeper leader's IP %s", e.namespace, ip)
-}
-
-// controllerNow is the controller a controller fault aims at: the KRaft
-// quorum's leader, or in ZooKeeper mode the controller broker.
-func controllerNow(ctx context.Context, e *env) (id int32, what string, err error) {
-	err = e.withKafka(func(cl *kafkaadmin.Client) error {
-		if e.zkConnect != "" {
-			id, what = -1, "the controller broker (ZooKeeper mode)"
-			id, err = cl.ControllerBroker(ctx)
-			return err
-		}
-		what = "the active controller"
-		id, err = cl.ActiveController(ctx)
-		return err
-	})
-	return id, what, err
+	return nil, fmt.Errorf("no pod in %s has the ZooKeeper leader's IP %s", e.Namespace, ip)
 }
 
 var _ = Describe("The ZooKeeper leader's pod is force-deleted", Label("zookeeper-kill"), Serial, func() {
-	It("elects a new ZooKeeper leader, loses no acknowledged record, and the ensemble is whole again", func(ctx SpecContext) {
-		if suite.cs != nil && suite.zkConnect == "" {
-			Skip("the brokers run in KRaft mode: no ZooKeeper ensemble (run with -kafkachaos.layout=zookeeper)")
-		}
-		expectPassed(runStory(ctx, suite, zooKeeperKill()))
-	}, SpecTimeout(storyTimeout))
+	storySpec("elects a new ZooKeeper leader, loses no acknowledged record, and the ensemble is whole again", Label(),
+		func(_ SpecContext, e *env) story {
+			if e.Kube != nil && e.ZooKeeperConnect == "" {
+				Skip("the brokers run in KRaft mode: no ZooKeeper ensemble (run with -kafkachaos.layout=zookeeper)")
+			}
+			return zooKeeperKill()
+		})
 })
 
 // The make test check of ZooKeeper mode, whatever layout the suite runs:
@@ -141,14 +86,14 @@ var _ = Describe("Kafka 3.9 in ZooKeeper mode, on a cluster of the spec's own", 
 		objs, err := l.Objects()
 		Expect(err).NotTo(HaveOccurred())
 		e := ownKafka(ctx, l, objs, "ZooKeeper mode runs on a Kafka of the spec's own, of the zookeeper layout")
-		Expect(e.zkConnect).NotTo(BeEmpty(), "the zookeeper layout's brokers name no zookeeper.connect")
+		Expect(e.ZooKeeperConnect).NotTo(BeEmpty(), "the zookeeper layout's brokers name no zookeeper.connect")
 
 		pk := podKill()
-		pk.round = "broker pod-kill"
-		expectPassed(runStory(ctx, e, pk))
+		pk.Round = "broker pod-kill"
+		expectPassed(tell(ctx, e, pk))
 		zk := zooKeeperKill()
-		zk.round = "ZooKeeper leader kill"
-		expectPassed(runStory(ctx, e, zk))
+		zk.Round = "ZooKeeper leader kill"
+		expectPassed(tell(ctx, e, zk))
 	}, SpecTimeout(2*storyTimeout))
 })
 
@@ -158,11 +103,11 @@ var _ = Describe("Kafka 3.9 in ZooKeeper mode, on a cluster of the spec's own", 
 func zooKeeperKill() story {
 	var victim *corev1.Pod
 	return story{
-		label:          "zookeeper-kill",
-		maxUnavailable: GracefulMaxUnavailable,
-		maxUnavailableWhy: "the ZooKeeper leader's kill: the ensemble elects another within seconds and the brokers' sessions move to it, " +
+		Label:          "zookeeper-kill",
+		MaxUnavailable: GracefulMaxUnavailable,
+		MaxUnavailableWhy: "the ZooKeeper leader's kill: the ensemble elects another within seconds and the brokers' sessions move to it, " +
 			"so the producers should hardly notice (measured 0 s); a window as long as the session timeout means the brokers' sessions expired",
-		pick: func(ctx context.Context, e *env, _ string, _ []brokers.Broker) ([]brokers.Broker, error) {
+		Pick: func(ctx context.Context, e *env, _ string, _ []brokers.Broker) ([]brokers.Broker, error) {
 			p, err := zooKeeperLeaderPod(ctx, e)
 			if err != nil {
 				return nil, err
@@ -171,16 +116,16 @@ func zooKeeperKill() story {
 			By(fmt.Sprintf("pod %s (%s) leads the ZooKeeper ensemble", p.Name, p.Status.PodIP))
 			return nil, nil
 		},
-		fault: func(e *env, _ []brokers.Broker) chaos.Fault {
+		Fault: func(e *env, _ []brokers.Broker) chaos.Fault {
 			pod := "<the ZooKeeper leader>" // a dry run picks nothing
 			if victim != nil {
 				pod = victim.Name
 			}
-			return &chaos.PodDelete{Target: e.faultTarget(), Pod: pod, Force: true}
+			return &chaos.PodDelete{Target: e.FaultTarget(), Pod: pod, Force: true}
 		},
-		podsBack: func(ctx context.Context, e *env) error { return zooKeeperPodBack(ctx, e, victim) },
-		finally: func(ctx context.Context, e *env, _ []brokers.Broker, o *outcome) {
-			if ens, ok := ensemble(ctx, e); ok {
+		PodsBack: func(ctx context.Context, e *env) error { return zooKeeperPodBack(ctx, e, victim) },
+		Finally: func(ctx context.Context, e *env, _ []brokers.Broker, o *outcome) {
+			if ens, ok := e.Ensemble(ctx); ok {
 				o.Observations = append(o.Observations, "ZooKeeper after the kill: "+ens.String())
 			}
 		},
@@ -193,7 +138,7 @@ func zooKeeperPodBack(ctx context.Context, e *env, old *corev1.Pod) error {
 	if old == nil {
 		return errors.New("no ZooKeeper pod was killed")
 	}
-	return waitPodsBack(ctx, e, []brokers.Broker{{Pod: old.Name, PodUID: old.UID}}, true)
+	return e.WaitPodsBack(ctx, []brokers.Broker{{Pod: old.Name, PodUID: old.UID}}, true)
 }
 
 // configByStartScript says why a config change by env cannot reach the
@@ -201,7 +146,7 @@ func zooKeeperPodBack(ctx context.Context, e *env, old *corev1.Pod) error {
 // kafka-server-start.sh (the zookeeper layout's brokers) takes its config
 // from the file and --override arguments, not from KAFKA_* env.
 func configByStartScript(ctx context.Context, e *env, name string) (string, error) {
-	s, err := e.cs.AppsV1().StatefulSets(e.namespace).Get(ctx, name, metav1.GetOptions{})
+	s, err := e.Kube.AppsV1().StatefulSets(e.Namespace).Get(ctx, name, metav1.GetOptions{})
 	if err != nil {
 		return "", err
 	}
