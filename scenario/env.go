@@ -86,7 +86,8 @@ type Env struct {
 	Bounds      BoundsConfig
 	SteadyState SteadyStateConfig
 	// Narrator, Cleanups and Recorder connect a story to its caller; a nil
-	// Narrator or Recorder discards, a nil Cleanups runs nothing.
+	// Narrator or Recorder discards. Run refuses a nil Cleanups: the
+	// fault's Recover must have somewhere to go.
 	Narrator Narrator
 	Cleanups Cleanups
 	Recorder Recorder
@@ -106,7 +107,8 @@ func (e *Env) Logf(format string, a ...any) {
 	}
 }
 
-// Defer registers fn with e's Cleanups (see Cleanups.Defer).
+// Defer registers fn with e's Cleanups (see Cleanups.Defer); without
+// Cleanups fn is never called.
 func (e *Env) Defer(fn func(ctx context.Context) error, timeout time.Duration) {
 	if e.Cleanups != nil {
 		e.Cleanups.Defer(fn, timeout)

@@ -78,6 +78,9 @@ func (r *run[E]) prepare(ctx context.Context) error {
 	if err := env.NeedCluster(st.Label); err != nil {
 		return err
 	}
+	if env.Cleanups == nil {
+		return errors.New("scenario: no Cleanups: a fault's Recover and the workloads' ends would have nowhere to go")
+	}
 	env.By("recording every broker's identity: ID, pod, node, claims and volumes")
 	before, err := env.Snapshot(ctx)
 	if err != nil {

@@ -190,6 +190,18 @@ func TestRunWithoutCluster(t *testing.T) {
 	}
 }
 
+// Without Cleanups a story refuses to begin: its fault's Recover would
+// have nowhere to go.
+func TestRunNeedsCleanups(t *testing.T) {
+	env, _ := testEnv(t)
+	env.Cleanups = nil
+	f := &fakeFault{}
+	st := Story[*testing.T]{Label: "fake", Pick: pickBroker1, Fault: func(*testing.T, []brokers.Broker) chaos.Fault { return f }}
+	if _, err := Run(t.Context(), env, t, st); err == nil || f.injected != 0 {
+		t.Errorf("Run: %v, injected %d times", err, f.injected)
+	}
+}
+
 // A story whose agents cannot run here skips, naming why, before it
 // deploys anything.
 func TestRunAgentsRefused(t *testing.T) {

@@ -115,6 +115,7 @@ var ErrSkipped = errors.New("scenario: skipped")
 // caller's spec with ("dry-run: force-delete pod kafka-1").
 type SkipError struct{ Reason string }
 
+// Error says that the story was skipped, and why.
 func (e *SkipError) Error() string { return "scenario: skipped: " + e.Reason }
 
 // Is makes a *SkipError match ErrSkipped.
