@@ -72,7 +72,8 @@ zk-vs-kraft: prereqs setup
 # plane, Chromium rendering the HTML report) one package at a time, so a
 # 2-core machine is not oversubscribed, then the suite's gate, negative,
 # rbac, agents, 5 s pause, 10 s peers-only partition, broker disk-loss,
-# upgrade and ZooKeeper-mode specs end to end on the local cluster (acting as
+# upgrade, ZooKeeper-mode and consumer group (a rolling restart under a
+# group of 3 on KIP-848's protocol) specs end to end on the local cluster (acting as
 # manifests/rbac's ServiceAccount).
 REAL_PKGS := ./internal/localkafka/ ./steadystate/javaclients/ ./localcluster/... ./suites/interrupt/ ./suites/yourkafka/ ./report/
 test: prereqs-test lint setup
@@ -83,7 +84,7 @@ test: prereqs-test lint setup
 	$(GO) test -count=1 -p 1 -timeout 60m $(GOTESTFLAGS) $(REAL_PKGS)
 	@rm -f $(REPORTS)/test/report.json
 	KAFKACHAOS_REPORT_DIR=$(REPORTS)/test $(GO) test -count=1 -timeout 60m $(GOTESTFLAGS) ./suites/ \
-	  -ginkgo.label-filter='gate || negative || rbac || agents || pause-short || peers-only || disk-loss-broker || (upgrade && !upgrade-rollback) || zookeeper-mode' -ginkgo.v -ginkgo.timeout=50m \
+	  -ginkgo.label-filter='gate || negative || rbac || agents || pause-short || peers-only || disk-loss-broker || (upgrade && !upgrade-rollback) || zookeeper-mode || (consumer-group && group-protocol-consumer)' -ginkgo.v -ginkgo.timeout=50m \
 	  || $(call why_failed,$(REPORTS)/test)
 
 # The fuzz tests of what the suite reads from users and agents, each for

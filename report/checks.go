@@ -2,12 +2,12 @@ package report
 
 // CheckName names a check of a story, as report.json records it in
 // Check.Name. Every name is one of the constants below: the suite adds
-// them (suites' runStory) and asserts on them (the negative spec); the
+// them (scenario.Run) and asserts on them (the negative spec); the
 // report's tests and fixture name them so, so a renamed check is renamed
 // for all.
 type CheckName string
 
-// The checks of a story, in the order runStory makes them.
+// The checks of a story, in the order scenario.Run makes them.
 const (
 	// CheckAudit: the deployment is safe to disrupt (PVCs,
 	// PodDisruptionBudget, spread, replication settings, stable node IDs).
@@ -29,6 +29,10 @@ const (
 	CheckRecords CheckName = "records: none lost, duplicated or reordered"
 	// CheckBounds: the steady state's hypothesis held in every phase.
 	CheckBounds CheckName = "steady-state bounds in every phase"
+	// CheckGroup: an application's consumer group, where the story ran
+	// one, lost, skipped, went back on and committed nothing it should not
+	// have (steadystate/groupcheck).
+	CheckGroup CheckName = "consumer group: nothing lost, skipped or committed wrong"
 	// CheckPacing: a graceful operation took no Kafka pod down while a
 	// partition was under-replicated (from the event timeline).
 	CheckPacing CheckName = "paced: no broker taken down while under-replicated"
@@ -52,10 +56,10 @@ const (
 	CheckGoroutines CheckName = "suite goroutines back after each story"
 )
 
-// Checks returns every check name: those runStory makes, in its order,
+// Checks returns every check name: those scenario.Run makes, in its order,
 // then the soak's own.
 func Checks() []CheckName {
 	return []CheckName{CheckAudit, CheckFault, CheckRolledOut, CheckPodsBack, CheckHealth,
-		CheckRecords, CheckBounds, CheckPacing, CheckIdentity, CheckLogDirs, CheckCluster, CheckMetadata,
+		CheckRecords, CheckBounds, CheckGroup, CheckPacing, CheckIdentity, CheckLogDirs, CheckCluster, CheckMetadata,
 		CheckMemory, CheckGoroutines}
 }

@@ -2,7 +2,7 @@
 // saw, and how a run is read back, compared and shown.
 //
 // Run is a report: its schema version, the Environment of the run, and a
-// Spec per spec. The suite (suites' runStory) fills each Spec, naming its
+// Spec per spec. The suite (scenario.Run) fills each Spec, naming its
 // checks by the CheckName constants of checks.go and its recovery times by
 // Recovery's fields, so that the suite and the report agree on them; the
 // steady state's verdicts carry their bounds as numbers (steadystate's

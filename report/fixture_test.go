@@ -17,7 +17,7 @@ import (
 // fixturePath is the run report the HTML tests render.
 const fixturePath = "testdata/report.json"
 
-// The timeline of a fixture run, as runStory in suites/ tells it.
+// The timeline of a fixture run, as scenario.Run tells it.
 const (
 	fixtureRate       = 1000
 	fixturePartitions = 3
@@ -45,7 +45,7 @@ func TestWriteFixture(t *testing.T) {
 		All:    steadystate.Bounds{MaxUnavailable: 10 * time.Second, MaxP99Ack: 5 * time.Second},
 		Phases: map[steadystate.Phase]steadystate.Bounds{steadystate.PhaseAfter: {MinThroughputRatio: 0.9}},
 	}
-	// Throughput is back at the after phase's bound, as in runStory.
+	// Throughput is back at the after phase's bound, as in scenario.Run.
 	backRatio := h.Phases[steadystate.PhaseAfter].MinThroughputRatio
 
 	podKill := Spec{

@@ -9,7 +9,7 @@ import (
 	"github.com/kafkachaos/kafkachaos/steadystate"
 )
 
-// Recovery holds a spec's recovery times, as runStory measures them. A
+// Recovery holds a spec's recovery times, as scenario.Run measures them. A
 // time the spec did not get to measure (it ended first) is the zero
 // Duration and is left out of report.json.
 type Recovery struct {

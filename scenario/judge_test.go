@@ -20,6 +20,7 @@ func TestRecordProblems(t *testing.T) {
 		{"clean", steadystate.Records{Acked: 1000}, 1000, nil},
 		{"lost", steadystate.Records{Acked: 1000, Lost: 3}, 1000, []string{"3 acknowledged records lost"}},
 		{"duplicates and reordered", steadystate.Records{Acked: 1000, Duplicates: 2, Reordered: 1}, 1000, []string{"2 duplicates", "1 reordered"}},
+		{"inconsistent offsets", steadystate.Records{Acked: 1000, InconsistentOffsets: 2}, 1000, []string{"2 consumed at another offset than the one acknowledged"}},
 		{"barely ran", steadystate.Records{Acked: 499}, 1000, []string{"only 499 records acknowledged of about 1000"}},
 		{"half is enough", steadystate.Records{Acked: 500}, 1000, nil},
 		{"no schedule to expect a count from", steadystate.Records{}, 0, nil},

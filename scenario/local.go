@@ -39,7 +39,7 @@ type localLoad struct {
 
 // startLocal starts the steady state on topic in this process, warming up
 // until the story marks the baseline (not judged).
-func startLocal(ctx context.Context, env *Env, topic string) (*localLoad, error) {
+func startLocal(ctx context.Context, env *Env, topic string, group steadystate.GroupConfig) (*localLoad, error) {
 	ss := env.SteadyState
 	acks := &ackWatch{}
 	r, err := steadystate.New(steadystate.Config{
@@ -52,6 +52,7 @@ func startLocal(ctx context.Context, env *Env, topic string) (*localLoad, error)
 		Producers:      ss.Producers,
 		ClientOpts:     env.KafkaOpts,
 		RequestTimeout: ss.RequestTimeout.Duration,
+		Group:          group,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("scenario: steady state: %w", err)
@@ -61,6 +62,13 @@ func startLocal(ctx context.Context, env *Env, topic string) (*localLoad, error)
 	r.Mark(steadystate.PhaseWarmup)
 	go func() {
 		defer close(l.done)
+		defer func() {
+			// A panic in the load fails the story, as Ginkgo's
+			// GinkgoRecover would fail a spec, instead of the process.
+			if p := recover(); p != nil {
+				l.results <- localResult{nil, fmt.Errorf("scenario: the steady state panicked: %v", p)}
+			}
+		}()
 		rep, err := r.Run(ctx)
 		l.results <- localResult{rep, err}
 	}()

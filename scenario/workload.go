@@ -1,6 +1,7 @@
 package scenario
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"time"
@@ -50,6 +51,10 @@ type Shape struct {
 	// Round tells apart the agents' run IDs of several loads on one topic,
 	// so each load checks only its own records.
 	Round string
+	// Group, with members, runs an application's consumer group beside
+	// the verifying consumer (in this process only), checked by
+	// steadystate/groupcheck: report.CheckGroup.
+	Group steadystate.GroupConfig
 }
 
 // runner is the steady state's load: in this process, or in agent pods.
@@ -82,6 +87,9 @@ func SteadyStateOf(sh Shape) StartWorkload {
 			rate = "as fast as each agent can"
 		}
 		env.By(fmt.Sprintf("starting the steady state on %s: %s, acks=all, idempotent, RF 3, min ISR 2", topic, rate))
+		if g := sh.Group; g.Members > 0 {
+			env.By(fmt.Sprintf("with an application's consumer group beside it: %d members, group protocol %s, committing after processing", g.Members, cmp.Or(g.Protocol, steadystate.GroupProtocolClassic)))
+		}
 		return StartSteadyState(ctx, env, topic, sh)
 	}
 }
@@ -94,12 +102,14 @@ func StartSteadyState(ctx context.Context, env *Env, topic string, sh Shape) (*S
 	var r runner
 	var err error
 	switch {
+	case sh.Agents > 0 && sh.Group.Members > 0:
+		err = fmt.Errorf("scenario: an application's consumer group runs in this process only, not with agents")
 	case sh.Agents > 0:
 		r, err = startAgents(ctx, env, topic, sh)
 	case sh.Unlimited:
 		err = fmt.Errorf("scenario: throughput mode needs agents")
 	default:
-		r, err = startLocal(ctx, env, topic)
+		r, err = startLocal(ctx, env, topic, sh.Group)
 	}
 	if err != nil {
 		return nil, err
@@ -144,14 +154,18 @@ func (s *SteadyState) Checks() []report.Check {
 	for _, v := range s.rep.Violations {
 		bounds = append(bounds, fmt.Sprint(v))
 	}
-	return []report.Check{
+	checks := []report.Check{
 		{Name: report.CheckRecords, Problems: RecordProblems(s.rep, expected)},
 		{Name: report.CheckBounds, Problems: bounds},
 	}
+	if g := s.rep.Group; g != nil {
+		checks = append(checks, report.Check{Name: report.CheckGroup, Problems: g.Problems()})
+	}
+	return checks
 }
 
-// RecordProblems reads the verifier's verdict: records lost, duplicated
-// or reordered, fewer acked than half of expected, a drain cut short.
+// RecordProblems reads the verifier's verdict: records lost, duplicated,
+// reordered or consumed at another offset than acknowledged, fewer acked than half of expected, a drain cut short.
 func RecordProblems(rep *steadystate.Report, expected float64) []string {
 	var p []string
 	if n := rep.Records.Lost; n > 0 {
@@ -162,6 +176,9 @@ func RecordProblems(rep *steadystate.Report, expected float64) []string {
 	}
 	if n := rep.Records.Reordered; n > 0 {
 		p = append(p, fmt.Sprintf("%d reordered, e.g. %+v", n, rep.Records.ReorderExamples))
+	}
+	if n := rep.Records.InconsistentOffsets; n > 0 {
+		p = append(p, fmt.Sprintf("%d consumed at another offset than the one acknowledged (inconsistent offsets), e.g. %v", n, rep.Records.InconsistentOffsetExamples))
 	}
 	if float64(rep.Records.Acked) < minAckedOfExpected*expected {
 		p = append(p, fmt.Sprintf("only %d records acknowledged of about %.0f sent on schedule: the load barely ran", rep.Records.Acked, expected))

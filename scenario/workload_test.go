@@ -9,6 +9,7 @@ import (
 
 	"github.com/kafkachaos/kafkachaos/report"
 	"github.com/kafkachaos/kafkachaos/steadystate"
+	"github.com/kafkachaos/kafkachaos/steadystate/groupcheck"
 )
 
 // stubRunner is a steady state's load that returns rep.
@@ -53,11 +54,33 @@ func TestSteadyStateChecks(t *testing.T) {
 	}
 }
 
+// With an application's consumer group, its verdict is a check of its own,
+// after the bounds; clean, it has no problems.
+func TestSteadyStateGroupCheck(t *testing.T) {
+	for _, tt := range []struct {
+		counts map[groupcheck.Check]uint64
+		want   int // problems
+	}{{map[groupcheck.Check]uint64{}, 0}, {map[groupcheck.Check]uint64{groupcheck.CheckPollSkip: 3, groupcheck.CheckCommitBackward: 1}, 2}} {
+		rep := &steadystate.Report{Records: steadystate.Records{Acked: 2000}, Group: &groupcheck.Result{Counts: tt.counts}}
+		s := &SteadyState{r: stubRunner{rep}, rate: 1000, started: time.Now().Add(-2 * time.Second)}
+		if err := s.Finish(t.Context(), steadystate.Hypothesis{}); err != nil {
+			t.Fatal(err)
+		}
+		cs := s.Checks()
+		if len(cs) != 3 || cs[2].Name != report.CheckGroup || len(cs[2].Problems) != tt.want {
+			t.Errorf("counts %v: checks %+v, want the group's third with %d problems", tt.counts, cs, tt.want)
+		}
+	}
+}
+
 // Throughput mode needs agents; agents need an environment that allows
 // them.
 func TestStartSteadyStateRefuses(t *testing.T) {
 	if _, err := StartSteadyState(t.Context(), &Env{}, "t", Shape{Unlimited: true}); err == nil || !strings.HasPrefix(err.Error(), "scenario: throughput mode needs agents") {
 		t.Errorf("unlimited without agents: %v", err)
+	}
+	if _, err := StartSteadyState(t.Context(), &Env{}, "t", Shape{Agents: 2, Group: steadystate.GroupConfig{Members: 3}}); err == nil || !strings.Contains(err.Error(), "in this process only") {
+		t.Errorf("a consumer group with agents: %v", err)
 	}
 	_, err := StartSteadyState(t.Context(), &Env{NoAgents: "not here"}, "t", Shape{Agents: 2})
 	if skip, ok := err.(*SkipError); !ok || skip.Reason != "not here" {

@@ -82,8 +82,9 @@ type TargetConfig struct {
 	// it is not running, and left running at the end. Empty: a temporary
 	// cluster, taken down at the end.
 	StateDir string `json:"stateDir,omitempty"`
-	// Binary is the kafkachaos program the local cluster's node agent
-	// runs. Default: built from ./cmd/kafkachaos with go build.
+	// Binary is the kafkachaos-node program the local cluster's node agent
+	// runs. Default: the one next to the suite's executable (make dist),
+	// else built from ./cmd/kafkachaos-node with go build.
 	Binary string `json:"binary,omitempty"`
 	// AllowDataLoss opts in to the faults that destroy data and cannot be
 	// undone (disk loss). They also need the namespace's opt-in.

@@ -56,7 +56,7 @@ var _ = Describe("Disk loss", Label("disk-loss"), Serial, func() {
 		expectPassed(tell(ctx, e, voterDiskLossStory("disk-loss-voter", s)))
 	}, SpecTimeout(storyTimeout))
 
-	// A finding (README) when committed metadata is lost: the KAFKA-14077
+	// A finding (docs/findings/static-quorum-disk-loss.md) when committed metadata is lost: the KAFKA-14077
 	// shape, forced. The third voter is frozen while a topic is created,
 	// so the topic is committed on the leader and the victim alone; then
 	// the victim's disk goes and the leader freezes before the victim has

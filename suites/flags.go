@@ -21,11 +21,11 @@ type flagValues struct {
 // registerFlags registers the suite's flags on fs.
 func registerFlags(fs *flag.FlagSet) *flagValues {
 	f := &flagValues{}
-	fs.StringVar(&f.config, "kafkachaos.config", "", "YAML config file of the suite (see suites/README.md)")
+	fs.StringVar(&f.config, "kafkachaos.config", "", "YAML config file of the suite (see docs/configuration.md)")
 	fs.StringVar(&f.kubeconfig, "kafkachaos.kubeconfig", "", "kubeconfig of an existing cluster; empty brings up the embedded local cluster")
 	fs.StringVar(&f.context, "kafkachaos.context", "", "kubeconfig context")
 	fs.BoolVar(&f.inCluster, "kafkachaos.in-cluster", false, "use the pod's ServiceAccount (the suite running in a pod) instead of a kubeconfig")
-	fs.StringVar(&f.layout, "kafkachaos.layout", "", "manifests/kafka layout on the local cluster: combined, separate-controllers, zookeeper (Kafka 3.9 in ZooKeeper mode), or none (your own Kafka in -kafkachaos.namespace on the cluster of -kafkachaos.state-dir; the default there for a namespace no layout uses)")
+	fs.StringVar(&f.layout, "kafkachaos.layout", "", "manifests/kafka layout on the local cluster: combined, separate-controllers, dynamic-quorum (KIP-853), zookeeper (Kafka 3.9 in ZooKeeper mode), or none (your own Kafka in -kafkachaos.namespace on the cluster of -kafkachaos.state-dir; the default there for a namespace no layout uses)")
 	fs.StringVar(&f.kafkaVersion, "kafkachaos.kafka-version", "", "Kafka version the local cluster's layout runs (its apache/kafka tag; make kafka-dist KAFKA_VERSION=... first)")
 	fs.StringVar(&f.upgradeFrom, "kafkachaos.upgrade-from", "", "Kafka version the upgrade spec starts from (default "+DefaultUpgradeFrom+")")
 	fs.StringVar(&f.namespace, "kafkachaos.namespace", "", "Kafka's namespace (must carry kafkachaos.io/allow-disruption=true)")
@@ -34,7 +34,7 @@ func registerFlags(fs *flag.FlagSet) *flagValues {
 	fs.StringVar(&f.statefulSet, "kafkachaos.statefulset", "", "StatefulSet the rolling-restart, config-change and scale specs change (default: the layout's, else the one owning the broker pods)")
 	fs.StringVar(&f.bootstrap, "kafkachaos.bootstrap", "", "comma-separated bootstrap brokers the suite's clients dial")
 	fs.StringVar(&f.stateDir, "kafkachaos.state-dir", "", "state dir of a local cluster to use and leave running (e.g. ~/.kafkachaos/local after kafkachaos cluster up)")
-	fs.StringVar(&f.binary, "kafkachaos.binary", "", "kafkachaos binary for the local cluster's node agent")
+	fs.StringVar(&f.binary, "kafkachaos.binary", "", "the kafkachaos-node binary the local cluster's node agent runs (default: the one next to this suite's executable, else built from ../cmd)")
 	fs.StringVar(&f.commandConfig, "kafkachaos.command-config", "", "Kafka client properties file for the suite's clients (security.protocol, sasl.*, ssl.* as PEM)")
 	fs.StringVar(&f.runID, "kafkachaos.run-id", "", "run ID written into ledger annotations")
 	fs.IntVar(&f.rate, "kafkachaos.rate", 0, "steady-state records/s")

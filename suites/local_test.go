@@ -63,13 +63,14 @@ func startLocal(ctx context.Context, e *env) *localcluster.Cluster {
 		DeferCleanup(os.RemoveAll, state)
 	}
 	bin := e.cfg.Target.Binary
-	if bin == "" {
+	if bin == "" && !nodeBinaryBesideSuite() {
 		// In the state dir, so a cluster left running keeps its agent's
-		// program; a kept cluster's existing one is reused as it is.
-		bin = filepath.Join(state, "kafkachaos")
+		// program; a kept cluster's existing one is reused as it is. The
+		// agent runs kafkachaos, beside it, for the load agents' pods.
+		bin = filepath.Join(state, localcluster.AgentBinaryName)
 		if _, err := os.Stat(bin); err != nil || !keep {
-			By("building the kafkachaos binary the node agent runs")
-			out, err := exec.CommandContext(ctx, "go", "build", "-o", bin, "../cmd/kafkachaos").CombinedOutput()
+			By("building kafkachaos-node, which the node agent runs, and kafkachaos, which its agent pods run, into " + state)
+			out, err := exec.CommandContext(ctx, "go", "build", "-o", state+string(filepath.Separator), "../cmd/kafkachaos-node", "../cmd/kafkachaos").CombinedOutput()
 			Expect(err).NotTo(HaveOccurred(), "go build: %s", out)
 		}
 	}
@@ -149,4 +150,16 @@ func expectKafkaJars(version string) {
 	Expect(cache).NotTo(BeEmpty(), "apache/kafka:%s pods need the Kafka jars: run %s", version, kafkadist.FetchCommand(version))
 	_, err := kafkadist.InCache(cache, version)
 	Expect(err).NotTo(HaveOccurred())
+}
+
+// nodeBinaryBesideSuite says whether kafkachaos-node lies next to the suite's
+// own executable, as make dist lays out bin/: the compiled suite then runs
+// the local cluster with it (localcluster looks there) and needs no Go.
+func nodeBinaryBesideSuite() bool {
+	self, err := os.Executable()
+	if err != nil {
+		return false
+	}
+	_, err = os.Stat(filepath.Join(filepath.Dir(self), localcluster.AgentBinaryName))
+	return err == nil
 }

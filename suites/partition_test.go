@@ -43,7 +43,7 @@ var _ = Describe("The leader of partition 0 is partitioned", Label("partition"),
 		func(SpecContext, *env) story {
 			return partitionStory("partition-peers-only-10s", leaderOf(0), chaos.PartitionPeersOnly, 10*time.Second)
 		})
-	// A finding (README): the partitions the victim leads stay unwritable
+	// A finding (docs/findings/peers-only-partition.md): the partitions the victim leads stay unwritable
 	// for the whole cut, and the rest stall past the 30 s bound.
 	storySpec("from the other brokers' replication only (peers-only), for 45s: no acknowledged record is lost", Label(),
 		func(SpecContext, *env) story {

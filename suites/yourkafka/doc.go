@@ -1,4 +1,4 @@
-// Package yourkafka runs the README's path for testing your own Kafka, as a
+// Package yourkafka runs the path for testing your own Kafka (docs/targets.md), as a
 // user runs it, end to end: kafkachaos cluster up --manifest applies a Kafka
 // that is not manifests/kafka (other names, labels, ports and node IDs),
 // then the suite, given only the kept state dir and the namespace, finds
