@@ -41,7 +41,7 @@ func TestYourOwnKafkaOnTheLocalCluster(t *testing.T) {
 		t.Fatal(err)
 	}
 	state := t.TempDir()
-	ctx, cancel := context.WithTimeout(t.Context(), buildTimeout+2*(upTimeout+suiteTimeout))
+	ctx, cancel := context.WithTimeout(t.Context(), 2*buildTimeout+3*(upTimeout+suiteTimeout))
 	defer cancel()
 	// kafkachaos (cluster up), and the node binary the local cluster
 	// runs, which kafkachaos finds next to it, as make build lays them out.
@@ -107,6 +107,19 @@ func TestYourOwnKafkaOnTheLocalCluster(t *testing.T) {
 		}
 		if len(adv) != 3 {
 			t.Errorf("through the cluster IP, metadata names %v, want 3 brokers", adv)
+		}
+	})
+
+	// A team's own scenario, in a module of its own that imports the
+	// engine (examples/pause-leader), against the same Kafka.
+	t.Run("a scenario of one's own, in its own module, on your Kafka", func(t *testing.T) {
+		out := mustRun(ctx, t, filepath.Join(root, "examples", "pause-leader"),
+			append(os.Environ(), "KAFKACHAOS_STATE_DIR="+state, "KAFKACHAOS_NAMESPACE=events"),
+			"go", "test", "-count=1", "-v", "-run", "TestPauseLeader", "./")
+		for _, want := range []string{"STEP: injecting the fault: pause pod events/", "--- PASS: TestPauseLeader"} {
+			if !strings.Contains(out, want) {
+				t.Errorf("the example's output lacks %q", want)
+			}
 		}
 	})
 
