@@ -61,8 +61,9 @@ func TestCheckNamespace(t *testing.T) {
 	}
 }
 
-// k8sFaults builds one of each Kubernetes fault against target t.
-func k8sFaults(t Target) map[string]Planner {
+// k8sFaults builds one of each Kubernetes fault against target t, those
+// that exec with exec. In cluster(allowedNS("kafka")) each injects.
+func k8sFaults(t Target, exec Exec) map[string]Planner {
 	return map[string]Planner{
 		"pod delete":       &PodDelete{Target: t, Pod: "kafka-0"},
 		"pod force delete": &PodDelete{Target: t, Pod: "kafka-0", Force: true},
@@ -71,11 +72,11 @@ func k8sFaults(t Target) map[string]Planner {
 		"config change":    &ConfigChange{Target: t, StatefulSet: "kafka", Env: "KAFKA_X", Value: "true"},
 		"scale":            &Scale{Target: t, StatefulSet: "kafka", Replicas: 4},
 		"strimzi roll":     &ManualRollingUpdate{Target: t, Pods: []string{"kafka-0", "kafka-1"}},
-		"pause":            &Pause{Target: t, Exec: refuseExec, Pod: "kafka-0"},
+		"pause":            &Pause{Target: t, Exec: exec, Pod: "kafka-0"},
 		"partition":        &Partition{Target: t, Mode: PartitionIsolate, Pod: "kafka-0", KafkaPods: []string{"kafka-0", "kafka-1"}},
 		"upgrade":          &Upgrade{Target: t, StatefulSet: "kafka", Image: "apache/kafka:4.4.0"},
-		"disk loss":        &DiskLoss{Target: t, Exec: refuseExec, Pod: "kafka-1", Mode: DiskLossClaim, AllowDataLoss: true},
-		"disk wipe":        &DiskLoss{Target: t, Exec: refuseExec, Pod: "kafka-1", Mode: DiskLossWipe, AllowDataLoss: true},
+		"disk loss":        &DiskLoss{Target: t, Exec: exec, Pod: "kafka-1", Mode: DiskLossClaim, AllowDataLoss: true},
+		"disk wipe":        &DiskLoss{Target: t, Exec: exec, Pod: "kafka-1", Mode: DiskLossWipe, AllowDataLoss: true},
 	}
 }
 
@@ -115,7 +116,7 @@ func TestEveryFaultIsTested(t *testing.T) {
 		}
 	}
 	var tested []string
-	for _, f := range k8sFaults(Target{}) {
+	for _, f := range k8sFaults(Target{}, nil) {
 		tested = append(tested, reflect.TypeOf(f).Elem().Name())
 	}
 	if len(injectors) < 10 {
@@ -138,10 +139,10 @@ func cluster(ns *corev1.Namespace) []runtime.Object {
 }
 
 func TestInjectRefusesNamespaceWithoutOptIn(t *testing.T) {
-	for name := range k8sFaults(Target{}) {
+	for name := range k8sFaults(Target{}, nil) {
 		t.Run(name, func(t *testing.T) {
 			cs := newClient(cluster(plainNS("kafka", nil))...)
-			f := k8sFaults(Target{Client: cs, Namespace: "kafka"})[name]
+			f := k8sFaults(Target{Client: cs, Namespace: "kafka"}, refuseExec)[name]
 			err := f.Inject(t.Context())
 			if !errors.Is(err, ErrNotAllowed) {
 				t.Errorf("Inject = %v, want ErrNotAllowed", err)
@@ -154,11 +155,11 @@ func TestInjectRefusesNamespaceWithoutOptIn(t *testing.T) {
 }
 
 func TestDryRunMakesNoChange(t *testing.T) {
-	for name := range k8sFaults(Target{}) {
+	for name := range k8sFaults(Target{}, nil) {
 		t.Run(name, func(t *testing.T) {
 			cs := newClient(cluster(allowedNS("kafka"))...)
 			var out bytes.Buffer
-			f := k8sFaults(Target{Client: cs, Namespace: "kafka", RunID: "r1", DryRun: true, Out: &out})[name]
+			f := k8sFaults(Target{Client: cs, Namespace: "kafka", RunID: "r1", DryRun: true, Out: &out}, refuseExec)[name]
 			if err := f.Inject(t.Context()); err != nil {
 				t.Fatal(err)
 			}
@@ -187,7 +188,7 @@ func TestDryRunRecoverMakesNoChange(t *testing.T) {
 		withLedger(t, testNode("node-1", true), entry(KindNodeDrain, "r1")),
 		withLedger(t, testSTS("kafka", "kafka", corev1.EnvVar{Name: "KAFKA_X", Value: "true"}), cc, entry(KindRollingRestart, "r1")))
 	target := Target{Client: cs, Namespace: "kafka", DryRun: true}
-	for name, f := range k8sFaults(target) {
+	for name, f := range k8sFaults(target, refuseExec) {
 		if err := f.Recover(t.Context()); err != nil {
 			t.Errorf("%s: Recover: %v", name, err)
 		}

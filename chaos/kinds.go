@@ -116,7 +116,12 @@ const (
 const managedBySelector = managedByLabel + "=kafkachaos"
 
 // resource is o's API resource: "nodes", "pods", ...
-func (o objectKind) resource() string { return strings.ToLower(string(o)) + "s" }
+func (o objectKind) resource() string {
+	if o == onNetworkPolicy {
+		return "networkpolicies"
+	}
+	return strings.ToLower(string(o)) + "s"
+}
 
 func (o objectKind) namespaced() bool { return o != onNode }
 
