@@ -2,6 +2,7 @@ package chaos
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"go/ast"
 	"go/parser"
@@ -77,6 +78,10 @@ func k8sFaults(t Target, exec Exec) map[string]Planner {
 		"upgrade":          &Upgrade{Target: t, StatefulSet: "kafka", Image: "apache/kafka:4.4.0"},
 		"disk loss":        &DiskLoss{Target: t, Exec: exec, Pod: "kafka-1", Mode: DiskLossClaim, AllowDataLoss: true},
 		"disk wipe":        &DiskLoss{Target: t, Exec: exec, Pod: "kafka-1", Mode: DiskLossWipe, AllowDataLoss: true},
+		"sequence": &Sequence{Target: t, What: "delete pod kafka-0, then wait", Steps: []Step{
+			{What: "delete pod kafka-0", Fault: func(context.Context) (Fault, error) { return &PodDelete{Target: t, Pod: "kafka-0"}, nil }},
+			{What: "wait", Do: func(context.Context) error { return nil }},
+		}},
 	}
 }
 
