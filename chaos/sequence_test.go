@@ -52,20 +52,67 @@ func doStep(what string, log *[]string, err error) Step {
 	}}
 }
 
+// sequenceCase is a Sequence's steps and what injecting and recovering
+// them must do.
+type sequenceCase struct {
+	name       string
+	dryRun     bool
+	notAllowed bool // the namespace has not opted in
+	steps      steps
+	wantErr    string // in Inject's error; "" for none
+	wantLog    []string
+	wantRecov  []string // logged by Recover
+	recoverErr string   // in Recover's error
+	wantSays   []string // among what Say was given
+}
+
+// run injects, then recovers, a Sequence of tt's steps in namespace kafka.
+func (tt sequenceCase) run(t *testing.T) {
+	ns := allowedNS("kafka")
+	if tt.notAllowed {
+		ns = plainNS("kafka", nil)
+	}
+	cs := newClient(ns)
+	var log, says []string
+	var out bytes.Buffer
+	s := &Sequence{Target: Target{Client: cs, Namespace: "kafka", DryRun: tt.dryRun, Out: &out},
+		What: "a story", Steps: tt.steps(&log), Say: func(m string) { says = append(says, m) }}
+	err := s.Inject(t.Context())
+	switch {
+	case tt.wantErr == "" && err != nil:
+		t.Fatalf("Inject: %v", err)
+	case tt.wantErr != "" && (err == nil || !strings.Contains(err.Error(), tt.wantErr)):
+		t.Fatalf("Inject = %v, want an error saying %q", err, tt.wantErr)
+	case err != nil && !strings.HasPrefix(err.Error(), "chaos: "):
+		t.Errorf("error %q lacks the package's prefix", err)
+	}
+	if !slices.Equal(log, tt.wantLog) {
+		t.Errorf("Inject did %q, want %q", log, tt.wantLog)
+	}
+	for _, want := range tt.wantSays {
+		if !slices.Contains(says, want) && !slices.ContainsFunc(says, func(s string) bool { return strings.HasPrefix(s, want) }) {
+			t.Errorf("Say was given %q, not %q", says, want)
+		}
+	}
+	if tt.dryRun && !strings.Contains(out.String(), "dry-run: "+s.Plan()) {
+		t.Errorf("output %q does not hold the plan", out.String())
+	}
+	if m := mutations(cs); len(m) > 0 {
+		t.Errorf("mutating calls %v", m)
+	}
+	log = nil
+	err = s.Recover(t.Context())
+	if (err != nil) != (tt.recoverErr != "") || (err != nil && !strings.Contains(err.Error(), tt.recoverErr)) {
+		t.Errorf("Recover = %v, want an error saying %q", err, tt.recoverErr)
+	}
+	if !slices.Equal(log, tt.wantRecov) {
+		t.Errorf("Recover did %q, want %q", log, tt.wantRecov)
+	}
+}
+
 func TestSequence(t *testing.T) {
 	boom := errors.New("boom")
-	dry := Target{DryRun: true}
-	tests := []struct {
-		name       string
-		dryRun     bool
-		notAllowed bool // the namespace has not opted in
-		steps      steps
-		wantErr    string // in Inject's error; "" for none
-		wantLog    []string
-		wantRecov  []string // logged by Recover
-		recoverErr string   // in Recover's error
-		wantSays   []string // among what Say was given
-	}{
+	for _, tt := range []sequenceCase{
 		{name: "faults and actions in order, recovered last first",
 			steps: func(log *[]string) []Step {
 				return []Step{
@@ -105,6 +152,17 @@ func TestSequence(t *testing.T) {
 			},
 			wantLog:   []string{"build a", "inject a", "build c", "inject c"},
 			wantRecov: []string{"recover c", "recover a"}, recoverErr: "boom"},
+	} {
+		t.Run(tt.name, tt.run)
+	}
+}
+
+// A dry run takes no action and injects only dry-run faults; a sequence
+// refused by the guard, or with a malformed step, takes no step.
+func TestSequenceDryRunAndRefusals(t *testing.T) {
+	boom := errors.New("boom")
+	dry := Target{DryRun: true}
+	for _, tt := range []sequenceCase{
 		{name: "dry run: no action, only dry-run faults injected", dryRun: true,
 			steps: func(log *[]string) []Step {
 				return []Step{
@@ -141,50 +199,8 @@ func TestSequence(t *testing.T) {
 			st.Do = doStep("b", log, nil).Do
 			return []Step{st, {What: "nothing"}}
 		}, wantErr: "step 1 (a): give it a Fault or a Do, and not both\nstep 2 (nothing): give it"},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			ns := allowedNS("kafka")
-			if tt.notAllowed {
-				ns = plainNS("kafka", nil)
-			}
-			cs := newClient(ns)
-			var log, says []string
-			var out bytes.Buffer
-			s := &Sequence{Target: Target{Client: cs, Namespace: "kafka", DryRun: tt.dryRun, Out: &out},
-				What: "a story", Steps: tt.steps(&log), Say: func(m string) { says = append(says, m) }}
-			err := s.Inject(t.Context())
-			switch {
-			case tt.wantErr == "" && err != nil:
-				t.Fatalf("Inject: %v", err)
-			case tt.wantErr != "" && (err == nil || !strings.Contains(err.Error(), tt.wantErr)):
-				t.Fatalf("Inject = %v, want an error saying %q", err, tt.wantErr)
-			case err != nil && !strings.HasPrefix(err.Error(), "chaos: "):
-				t.Errorf("error %q lacks the package's prefix", err)
-			}
-			if !slices.Equal(log, tt.wantLog) {
-				t.Errorf("Inject did %q, want %q", log, tt.wantLog)
-			}
-			for _, want := range tt.wantSays {
-				if !slices.Contains(says, want) && !slices.ContainsFunc(says, func(s string) bool { return strings.HasPrefix(s, want) }) {
-					t.Errorf("Say was given %q, not %q", says, want)
-				}
-			}
-			if tt.dryRun && !strings.Contains(out.String(), "dry-run: "+s.Plan()) {
-				t.Errorf("output %q does not hold the plan", out.String())
-			}
-			if m := mutations(cs); len(m) > 0 {
-				t.Errorf("mutating calls %v", m)
-			}
-			log = nil
-			err = s.Recover(t.Context())
-			if (err != nil) != (tt.recoverErr != "") || (err != nil && !strings.Contains(err.Error(), tt.recoverErr)) {
-				t.Errorf("Recover = %v, want an error saying %q", err, tt.recoverErr)
-			}
-			if !slices.Equal(log, tt.wantRecov) {
-				t.Errorf("Recover did %q, want %q", log, tt.wantRecov)
-			}
-		})
+	} {
+		t.Run(tt.name, tt.run)
 	}
 }
 
