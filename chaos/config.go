@@ -40,7 +40,7 @@ type ConfigChange struct {
 	Value     string
 }
 
-var _ Planner = (*ConfigChange)(nil)
+var _ Fault = (*ConfigChange)(nil)
 
 // Name implements Fault.
 func (f *ConfigChange) Name() string {

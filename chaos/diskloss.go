@@ -71,7 +71,7 @@ type DiskLoss struct {
 	statefulSet string // the pod's owner, once Inject found it
 }
 
-var _ Planner = (*DiskLoss)(nil)
+var _ Fault = (*DiskLoss)(nil)
 
 // Name implements Fault.
 func (f *DiskLoss) Name() string {

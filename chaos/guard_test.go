@@ -64,8 +64,8 @@ func TestCheckNamespace(t *testing.T) {
 
 // k8sFaults builds one of each Kubernetes fault against target t, those
 // that exec with exec. In cluster(allowedNS("kafka")) each injects.
-func k8sFaults(t Target, exec Exec) map[string]Planner {
-	return map[string]Planner{
+func k8sFaults(t Target, exec Exec) map[string]Fault {
+	return map[string]Fault{
 		"pod delete":       &PodDelete{Target: t, Pod: "kafka-0"},
 		"pod force delete": &PodDelete{Target: t, Pod: "kafka-0", Force: true},
 		"node drain":       &NodeDrain{Target: t, Node: "node-1"},

@@ -46,7 +46,7 @@ type NodeDrain struct {
 	retryEvery time.Duration // tests shorten it; zero means evictRetryInterval
 }
 
-var _ Planner = (*NodeDrain)(nil)
+var _ Fault = (*NodeDrain)(nil)
 
 // DrainError reports a drain that did not evict every pod.
 type DrainError struct {

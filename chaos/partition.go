@@ -106,7 +106,7 @@ type Partition struct {
 	Clients []string
 }
 
-var _ Planner = (*Partition)(nil)
+var _ Fault = (*Partition)(nil)
 
 // Name implements Fault.
 func (f *Partition) Name() string {

@@ -113,7 +113,7 @@ type Pause struct {
 	Container string
 }
 
-var _ Planner = (*Pause)(nil)
+var _ Fault = (*Pause)(nil)
 
 // Name implements Fault.
 func (f *Pause) Name() string {

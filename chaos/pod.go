@@ -17,7 +17,7 @@ type PodDelete struct {
 	Force bool
 }
 
-var _ Planner = (*PodDelete)(nil)
+var _ Fault = (*PodDelete)(nil)
 
 // Name implements Fault.
 func (f *PodDelete) Name() string {

@@ -20,7 +20,7 @@ type flaky struct {
 	calls int
 }
 
-var _ Planner = (*flaky)(nil)
+var _ Fault = (*flaky)(nil)
 
 func (f *flaky) Name() string                 { return "flaky" }
 func (f *flaky) Plan() string                 { return "nothing: a test fault" }

@@ -24,7 +24,7 @@ type RollingRestart struct {
 	StatefulSet string
 }
 
-var _ Planner = (*RollingRestart)(nil)
+var _ Fault = (*RollingRestart)(nil)
 
 // Name implements Fault.
 func (f *RollingRestart) Name() string {

@@ -56,7 +56,7 @@ type Scale struct {
 	Throttle int64
 }
 
-var _ Planner = (*Scale)(nil)
+var _ Fault = (*Scale)(nil)
 
 // Name implements Fault.
 func (f *Scale) Name() string {

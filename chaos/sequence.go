@@ -51,7 +51,7 @@ type Step struct {
 	Do func(ctx context.Context) error
 }
 
-var _ Planner = (*Sequence)(nil)
+var _ Fault = (*Sequence)(nil)
 
 // Name implements Fault.
 func (s *Sequence) Name() string { return s.What }

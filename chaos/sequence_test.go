@@ -18,7 +18,7 @@ type stepFault struct {
 	injectErr, recoverErr error
 }
 
-var _ Planner = (*stepFault)(nil)
+var _ Fault = (*stepFault)(nil)
 
 func (f *stepFault) Name() string { return f.name }
 func (f *stepFault) Plan() string { return "log " + f.name }

@@ -26,7 +26,7 @@ type ManualRollingUpdate struct {
 	Pods []string
 }
 
-var _ Planner = (*ManualRollingUpdate)(nil)
+var _ Fault = (*ManualRollingUpdate)(nil)
 
 // Name implements Fault.
 func (f *ManualRollingUpdate) Name() string {

@@ -37,7 +37,7 @@ type Upgrade struct {
 	Image     string
 }
 
-var _ Planner = (*Upgrade)(nil)
+var _ Fault = (*Upgrade)(nil)
 
 // Name implements Fault.
 func (f *Upgrade) Name() string {

@@ -146,6 +146,7 @@ type fakeFault struct {
 }
 
 func (f *fakeFault) Name() string { return "fake fault" }
+func (f *fakeFault) Plan() string { return "inject the fake fault" }
 
 func (f *fakeFault) Inject(context.Context) error {
 	f.injected++

@@ -59,16 +59,16 @@ func voterDiskLossStory(label string, s sentinel) story {
 		},
 		Fault: func(e *env, v []brokers.Broker) chaos.Fault {
 			var restarts int32
-			return &sequence{name: fmt.Sprintf("disk loss of voter %d (wiped in place), then a force-delete of the quorum leader as it comes back", v[0].ID), steps: []step{
-				{what: fmt.Sprintf("wipe voter %d's volume in place and restart its container", v[0].ID), fault: func(ctx context.Context) (chaos.Fault, error) {
+			return &chaos.Sequence{Target: e.FaultTarget(), Say: func(m string) { By(m) }, What: fmt.Sprintf("disk loss of voter %d (wiped in place), then a force-delete of the quorum leader as it comes back", v[0].ID), Steps: []chaos.Step{
+				{What: fmt.Sprintf("wipe voter %d's volume in place and restart its container", v[0].ID), Fault: func(ctx context.Context) (chaos.Fault, error) {
 					var err error
 					restarts, err = restartsOf(ctx, e, v[0].Pod)
 					return diskLoss(e, v[0].Pod, chaos.DiskLossWipe), err
 				}},
-				{what: fmt.Sprintf("waiting until voter %d's JVM runs again on the empty volume", v[0].ID), do: func(ctx context.Context) error {
+				{What: fmt.Sprintf("waiting until voter %d's JVM runs again on the empty volume", v[0].ID), Do: func(ctx context.Context) error {
 					return containerRestarted(ctx, e, v[0].Pod, restarts)
 				}},
-				{what: "force-deleting the quorum leader while the voter catches up", fault: func(ctx context.Context) (chaos.Fault, error) {
+				{What: "force-deleting the quorum leader while the voter catches up", Fault: func(ctx context.Context) (chaos.Fault, error) {
 					snap, err := e.Snapshot(ctx)
 					if err != nil {
 						return nil, err
@@ -163,13 +163,13 @@ func laggingVoterDiskLossStory(label string, mode chaos.DiskLossMode, waitForVic
 			}
 			var elected0, wiped time.Time
 			var restarts int32
-			wait := step{what: fmt.Sprintf("not waiting for voter %d to fetch the metadata log back", v[0].ID), do: func(context.Context) error { return nil }}
+			wait := chaos.Step{What: fmt.Sprintf("not waiting for voter %d to fetch the metadata log back", v[0].ID), Do: func(context.Context) error { return nil }}
 			name := fmt.Sprintf("voter %d frozen, a topic committed on %d and %d, voter %d's volume %s, leader %d frozen, voter %d resumed",
 				lagging, leader, v[0].ID, v[0].ID, lostHow(mode), leader, lagging)
 			if waitForVictim {
 				// The leader's view of the victim's log end is stale until
 				// the victim fetches again: first its JVM must be back.
-				wait = step{what: fmt.Sprintf("waiting until voter %d runs again, is Ready, and has fetched the metadata log back past the sentinel", v[0].ID), do: func(ctx context.Context) error {
+				wait = chaos.Step{What: fmt.Sprintf("waiting until voter %d runs again, is Ready, and has fetched the metadata log back past the sentinel", v[0].ID), Do: func(ctx context.Context) error {
 					if mode == chaos.DiskLossWipe {
 						if err := containerRestarted(ctx, e, v[0].Pod, restarts); err != nil {
 							return err
@@ -187,24 +187,24 @@ func laggingVoterDiskLossStory(label string, mode chaos.DiskLossMode, waitForVic
 				name = fmt.Sprintf("voter %d frozen, a topic committed on %d and %d, voter %d's volume %s and fetched back, leader %d frozen, voter %d resumed",
 					lagging, leader, v[0].ID, v[0].ID, lostHow(mode), leader, lagging)
 			}
-			return &sequence{name: name, steps: []step{
-				{what: "reading the quorum's epoch", do: func(ctx context.Context) (err error) {
+			return &chaos.Sequence{Target: e.FaultTarget(), Say: func(m string) { By(m) }, What: name, Steps: []chaos.Step{
+				{What: "reading the quorum's epoch", Do: func(ctx context.Context) (err error) {
 					old, err = quorumNow(ctx, e)
 					return err
 				}},
-				{what: fmt.Sprintf("freezing voter %d, so that it lags", lagging), fault: pause(lagging, &pauseLagging)},
+				{What: fmt.Sprintf("freezing voter %d, so that it lags", lagging), Fault: pause(lagging, &pauseLagging)},
 				// The frozen voter's last fetch may be answered with the next
 				// change, and the answer wait in its socket: a first topic
 				// takes that answer, so the sentinel is sure to be missing.
-				{what: fmt.Sprintf("committing topic %s, which the frozen voter's pending fetch may still take", primer.topic), do: func(ctx context.Context) error { return primer.plant(ctx, e, leader) }},
-				{what: fmt.Sprintf("committing topic %s on nodes %d and %d only", s.topic, leader, v[0].ID), do: func(ctx context.Context) (err error) {
+				{What: fmt.Sprintf("committing topic %s, which the frozen voter's pending fetch may still take", primer.topic), Do: func(ctx context.Context) error { return primer.plant(ctx, e, leader) }},
+				{What: fmt.Sprintf("committing topic %s on nodes %d and %d only", s.topic, leader, v[0].ID), Do: func(ctx context.Context) (err error) {
 					if err := s.plant(ctx, e, leader); err != nil {
 						return err
 					}
 					hw, err = quorumHighWatermark(ctx, e)
 					return err
 				}},
-				{what: fmt.Sprintf("voter %d's volume %s", v[0].ID, lostHow(mode)), fault: func(ctx context.Context) (chaos.Fault, error) {
+				{What: fmt.Sprintf("voter %d's volume %s", v[0].ID, lostHow(mode)), Fault: func(ctx context.Context) (chaos.Fault, error) {
 					var err error
 					restarts, err = restartsOf(ctx, e, v[0].Pod)
 					wiped = time.Now()
@@ -214,7 +214,7 @@ func laggingVoterDiskLossStory(label string, mode chaos.DiskLossMode, waitForVic
 				// Best effort, and quick: the victim is fetching back all the
 				// while. A question that lands on the frozen voter's broker
 				// gets no answer; then the shape is not checked.
-				{what: fmt.Sprintf("checking that voter %d lags: its log ends before the leader's high watermark", lagging), do: func(ctx context.Context) error {
+				{What: fmt.Sprintf("checking that voter %d lags: its log ends before the leader's high watermark", lagging), Do: func(ctx context.Context) error {
 					qctx, cancel := context.WithTimeout(ctx, leaderTimeout)
 					defer cancel()
 					q, err := quorumNow(qctx, e)
@@ -229,16 +229,16 @@ func laggingVoterDiskLossStory(label string, mode chaos.DiskLossMode, waitForVic
 					shape = fmt.Sprintf("voter %d's metadata log ended at %d, the leader's high watermark was %d", lagging, q.Voters[i].LogEndOffset, q.HighWatermark)
 					return nil
 				}},
-				{what: fmt.Sprintf("freezing the quorum leader %d", leader), fault: pause(leader, &pauseLeader)},
-				{what: fmt.Sprintf("resuming voter %d", lagging), do: func(ctx context.Context) error {
+				{What: fmt.Sprintf("freezing the quorum leader %d", leader), Fault: pause(leader, &pauseLeader)},
+				{What: fmt.Sprintf("resuming voter %d", lagging), Do: func(ctx context.Context) error {
 					elected0 = time.Now()
 					return pauseLagging.Recover(ctx)
 				}},
-				{what: "waiting for the quorum to elect a leader without node " + fmt.Sprint(leader), do: func(ctx context.Context) (err error) {
+				{What: "waiting for the quorum to elect a leader without node " + fmt.Sprint(leader), Do: func(ctx context.Context) (err error) {
 					now, elected, err = quorumLeaderAfter(ctx, e, old.LeaderEpoch, leader, elected0)
 					return err
 				}},
-				{what: fmt.Sprintf("resuming the old leader %d", leader), do: func(ctx context.Context) error { return pauseLeader.Recover(ctx) }},
+				{What: fmt.Sprintf("resuming the old leader %d", leader), Do: func(ctx context.Context) error { return pauseLeader.Recover(ctx) }},
 			}}
 		},
 		During: func(context.Context, *env, []brokers.Broker) error { return nil },
