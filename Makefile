@@ -5,6 +5,10 @@ KAFKA_VERSION ?= 4.4.0
 UPGRADE_FROM  ?= 4.3.2
 GO            ?= go
 GOTESTFLAGS   ?=
+# Builds keyed without the checkout's path, so a fresh clone (CI) reuses the
+# Go build cache's packages; the go builds inside the tests inherit it.
+GOFLAGS       ?= -trimpath
+export GOFLAGS
 BIN           := bin/kafkachaos
 
 .PHONY: all build dist chaos zk-vs-kraft test fuzz soak soak-interrupts unit lint bench bench-perf kafka-dist k8s-bin setup prereqs prereqs-test clean kind-up kind-chaos kind-down
