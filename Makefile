@@ -84,7 +84,7 @@ test: prereqs-test lint setup
 	$(GO) test -count=1 -short -timeout 20m $(GOTESTFLAGS) ./...
 	@$(MAKE) --no-print-directory fuzz
 	@$(MAKE) --no-print-directory dist
-	bin/kafkachaos-suite -test.run TestSuites -ginkgo.label-filter=gate -kafkachaos.dry-run
+	KAFKACHAOS_REPORT_DIR=$(REPORTS)/dist bin/kafkachaos-suite -test.run TestSuites -ginkgo.label-filter=gate -kafkachaos.dry-run
 	$(GO) test -count=1 -p 1 -timeout 60m $(GOTESTFLAGS) $(REAL_PKGS)
 	@rm -f $(REPORTS)/test/report.json
 	KAFKACHAOS_REPORT_DIR=$(REPORTS)/test $(GO) test -count=1 -timeout 60m $(GOTESTFLAGS) ./suites/ \

@@ -28,10 +28,12 @@ func (r *run[E]) inject(ctx context.Context) error {
 	env.By("injecting the fault: " + fault.Name())
 	r.mark(steadystate.PhaseFault)
 	r.faultAt = time.Now()
-	injectErr := fault.Inject(ctx)
-	// Registered whatever Inject returned: a drain whose evictions failed
-	// has still cordoned its node. Recover is idempotent.
+	// Registered before Inject, so that whatever Inject does (fails half
+	// way: a drain whose evictions failed has still cordoned its node; or
+	// panics) the fault is recovered. Recover is idempotent, and recovering
+	// a fault never injected does nothing.
 	env.Defer(func(ctx context.Context) error { return chaos.RecoverRetrying(ctx, fault, nil) }, FaultRecoverTime)
+	injectErr := fault.Inject(ctx)
 	if injectErr != nil {
 		return fmt.Errorf("scenario: injecting the fault: %w", injectErr)
 	}

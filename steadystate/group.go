@@ -118,8 +118,8 @@ func (g *appGroup) close() {
 }
 
 // drain waits until the group has processed every offset below end, or
-// timeout passes.
-func (g *appGroup) drain(end []int64, timeout time.Duration) error {
+// timeout passes, or ctx ends.
+func (g *appGroup) drain(ctx context.Context, end []int64, timeout time.Duration) error {
 	deadline := time.Now().Add(timeout)
 	for !g.chk.ProcessedThrough(end) {
 		if time.Now().After(deadline) {
@@ -128,6 +128,8 @@ func (g *appGroup) drain(end []int64, timeout time.Duration) error {
 		select {
 		case <-g.stop:
 			return errors.New("steadystate: the consumer group stopped before it drained")
+		case <-ctx.Done():
+			return fmt.Errorf("steadystate: the consumer group's drain: %w", ctx.Err())
 		case <-time.After(consumerPoll):
 		}
 	}

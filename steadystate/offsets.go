@@ -2,6 +2,7 @@ package steadystate
 
 import (
 	"fmt"
+	"slices"
 	"sync"
 )
 
@@ -20,8 +21,11 @@ import (
 //     copy of it was also read at another offset (a duplicate, counted by
 //     the verifier);
 //   - an acked record consumed only at another offset is inconsistent: once
-//     the consumer has moved past the acked offset, or read a later record
-//     of the stream, or the run ended;
+//     the consumer has read the stream at or past the acked offset, or the
+//     run ended;
+//   - a record written twice (a retry without idempotence) and read at both
+//     offsets is consistent when one of them is the acked one, whichever
+//     comes first;
 //   - a record never consumed is lost, and a record never acked was not
 //     promised: neither is judged here.
 type offsetMatcher struct {
@@ -39,8 +43,16 @@ type partMatcher struct {
 
 // streamMatch holds one stream's records seen by one side only, so far.
 type streamMatch struct {
-	acked    seqQueue // acked, not yet consumed at their offset
+	acked    seqQueue // acked, not yet consumed
 	consumed seqQueue // consumed, not yet acked
+	// waiting are acked records read only before their acked offset so
+	// far (seenAt): a copy may still come there.
+	waiting []seqOffset
+	// copies are records read again (a sequence at or below maxRead),
+	// kept for their acks.
+	copies  []seqOffset
+	maxRead uint64
+	anyRead bool
 }
 
 // seqOffset is one record of a stream at one offset. seenAt, for an acked
@@ -61,7 +73,6 @@ type seqQueue struct {
 func (q *seqQueue) len() int            { return len(q.buf) - q.head }
 func (q *seqQueue) front() *seqOffset   { return &q.buf[q.head] }
 func (q *seqQueue) push(e seqOffset)    { q.buf = append(q.buf, e) }
-func (q *seqQueue) items() []seqOffset  { return q.buf[q.head:] }
 func (q *seqQueue) at(i int) *seqOffset { return &q.buf[q.head+i] }
 
 func (q *seqQueue) pop() {
@@ -113,22 +124,43 @@ func (m *offsetMatcher) acked(p int32, prod int, seq uint64, offset int64) {
 	for s.consumed.len() > 0 && s.consumed.front().seq < seq {
 		s.consumed.pop() // consumed, never acked: not promised
 	}
+	s.copies = slices.DeleteFunc(s.copies, func(c seqOffset) bool { return c.seq < seq })
 	seenAt := int64(-1)
+	for _, c := range s.copies { // a copy read again before this ack
+		if c.seq == seq && c.offset == offset {
+			s.dropConsumed(seq)
+			return
+		}
+	}
 	for i := 0; i < s.consumed.len() && s.consumed.at(i).seq == seq; i++ {
 		c := s.consumed.at(i)
 		if c.offset == offset {
-			s.consumed.remove(i)
+			s.dropConsumed(seq)
 			return
 		}
 		seenAt = max(seenAt, c.offset)
 	}
-	if seenAt > offset {
-		// The consumer read it past its acked offset, so it has moved past
-		// that offset without reading it there.
+	switch {
+	case seenAt > offset:
+		// Read past its acked offset: the consumer moved past that offset
+		// without reading it there.
 		pm.found(p, prod, seq, offset, seenAt)
-		return
+		s.dropConsumed(seq)
+	case seenAt >= 0:
+		// Read only before its acked offset, so far: a copy may still come.
+		s.waiting = append(s.waiting, seqOffset{seq: seq, offset: offset, seenAt: seenAt})
+		s.dropConsumed(seq)
+	default:
+		s.acked.push(seqOffset{seq: seq, offset: offset, seenAt: -1})
 	}
-	s.acked.push(seqOffset{seq: seq, offset: offset, seenAt: seenAt})
+}
+
+// dropConsumed drops the reads of seq waiting at the front of the consumed
+// queue; the stream is locked.
+func (s *streamMatch) dropConsumed(seq uint64) {
+	for s.consumed.len() > 0 && s.consumed.front().seq <= seq {
+		s.consumed.pop()
+	}
 }
 
 // consumed records that the consumer read the producer of index prod's seq
@@ -140,27 +172,79 @@ func (m *offsetMatcher) consumed(p int32, prod int, seq uint64, offset int64) {
 		return
 	}
 	defer pm.mu.Unlock()
+	if s.settleWaiting(pm, p, prod, seq, offset) {
+		return
+	}
+	if s.anyRead && seq <= s.maxRead {
+		s.readAgain(pm, p, prod, seq, offset)
+		return
+	}
+	s.anyRead, s.maxRead = true, seq
 	for s.acked.len() > 0 && s.acked.front().seq < seq {
-		if a := s.acked.front(); a.seenAt >= 0 {
-			pm.found(p, prod, a.seq, a.offset, a.seenAt) // a later record came, never it at its offset
-		}
-		s.acked.pop() // otherwise acked, not consumed in order: lost or reordered, the verifier's to say
+		s.acked.pop() // acked, not consumed in order: lost or reordered, the verifier's to say
 	}
 	if s.acked.len() == 0 || s.acked.front().seq != seq {
 		s.consumed.push(seqOffset{seq: seq, offset: offset, seenAt: -1})
 		return
 	}
-	a := s.acked.front()
+	a := *s.acked.front()
+	s.acked.pop()
 	switch {
 	case a.offset == offset:
-		s.acked.pop()
 	case offset > a.offset:
 		pm.found(p, prod, seq, a.offset, offset)
-		s.acked.pop()
-	default:
-		a.seenAt = offset // a copy before its acked offset: it may still come there
+	default: // a copy before its acked offset: the acked one may still come
+		a.seenAt = offset
+		s.waiting = append(s.waiting, a)
 	}
 }
+
+// settleWaiting judges the records read elsewhere than their acked offset
+// against a read of seq at offset: the acked copy at last (consistent, and
+// the read is taken), or a read at or past an acked offset that was not it
+// (inconsistent). The stream is locked.
+func (s *streamMatch) settleWaiting(pm *partMatcher, p int32, prod int, seq uint64, offset int64) (taken bool) {
+	s.waiting = slices.DeleteFunc(s.waiting, func(w seqOffset) bool {
+		switch {
+		case w.seq == seq && w.offset == offset:
+			taken = true
+			return true
+		case offset >= w.offset:
+			pm.found(p, prod, w.seq, w.offset, w.seenAt)
+			return true
+		}
+		return false
+	})
+	return taken
+}
+
+// readAgain takes a read of a sequence at or below the highest read yet: a
+// copy of a record written twice (a producer's retry without idempotence),
+// which the verifier counts as a duplicate. At its acked offset it settles
+// the ack; elsewhere it is kept for an ack still to come. The stream is
+// locked.
+func (s *streamMatch) readAgain(pm *partMatcher, p int32, prod int, seq uint64, offset int64) {
+	for i := 0; i < s.acked.len(); i++ {
+		a := s.acked.at(i)
+		if a.seq != seq {
+			continue
+		}
+		if a.offset == offset {
+			s.acked.remove(i)
+		} else if offset > a.offset {
+			pm.found(p, prod, seq, a.offset, offset)
+			s.acked.remove(i)
+		}
+		return
+	}
+	if len(s.copies) < maxCopies {
+		s.copies = append(s.copies, seqOffset{seq: seq, offset: offset, seenAt: -1})
+	}
+}
+
+// maxCopies bounds the copies of records read again that a stream keeps
+// for acks still to come: duplicates are anomalies, and few.
+const maxCopies = 1024
 
 // found counts one inconsistent offset; pm is locked.
 func (pm *partMatcher) found(p int32, prod int, seq uint64, acked, consumed int64) {
@@ -183,12 +267,10 @@ func (m *offsetMatcher) verdict(base uint32) (uint64, []OffsetMismatch) {
 		pm := &m.parts[p]
 		pm.mu.Lock()
 		for prod := range pm.streams {
-			for _, a := range pm.streams[prod].acked.items() {
-				if a.seenAt >= 0 {
-					pm.found(int32(p), prod, a.seq, a.offset, a.seenAt)
-				}
+			for _, w := range pm.streams[prod].waiting {
+				pm.found(int32(p), prod, w.seq, w.offset, w.seenAt)
 			}
-			pm.streams[prod].acked = seqQueue{}
+			pm.streams[prod] = streamMatch{}
 		}
 		n += pm.n
 		for _, e := range pm.examples {

@@ -98,3 +98,15 @@ func TestRunMisreportedOffsetsShowAsInconsistent(t *testing.T) {
 		t.Error("a run whose broker misreported offsets passed")
 	}
 }
+
+// With acks=0 the broker names no offset (franz-go reports each record's
+// index in its batch): nothing may be judged inconsistent.
+func TestRunAcksNoneJudgesNoOffset(t *testing.T) {
+	c := newFake(t)
+	cfg := fakeConfig(c)
+	cfg.Acks, cfg.NoIdempotence = AcksNone, true
+	rep := runFake(t, cfg)
+	if n := rep.Records.InconsistentOffsets; n != 0 {
+		t.Errorf("acks=0: %d inconsistent offsets, e.g. %v", n, rep.Records.InconsistentOffsetExamples)
+	}
+}

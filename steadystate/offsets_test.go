@@ -35,6 +35,9 @@ func TestOffsetMatcher(t *testing.T) {
 		{"a record acked, never read (lost: the verifier's to say)", []ev{ack(0, 0), ack(1, 1), read(1, 1)}, 0, OffsetMismatch{}},
 		{"a duplicate copy read before its acked offset, then the acked one", []ev{ack(0, 4), read(0, 2), read(0, 4)}, 0, OffsetMismatch{}},
 		{"a duplicate copy read before the ack, and the acked one", []ev{read(0, 2), read(0, 4), ack(0, 4)}, 0, OffsetMismatch{}},
+		{"a batch written twice (a retry without idempotence), both copies read, then acked at the second", []ev{read(5, 100), read(6, 101), read(7, 102), read(8, 103), read(5, 104), read(6, 105), read(7, 106), read(8, 107), ack(5, 104), ack(6, 105), ack(7, 106), ack(8, 107)}, 0, OffsetMismatch{}},
+		{"a batch written twice, acked at the second copy first, then both copies read", []ev{ack(5, 104), ack(6, 105), ack(7, 106), ack(8, 107), read(5, 100), read(6, 101), read(7, 102), read(8, 103), read(5, 104), read(6, 105), read(7, 106), read(8, 107)}, 0, OffsetMismatch{}},
+		{"a batch written twice, acked at the first copy", []ev{ack(5, 100), ack(6, 101), read(5, 100), read(6, 101), read(5, 104), read(6, 105)}, 0, OffsetMismatch{}},
 		{"another partition's stream is its own", []ev{{ack: true, seq: 0, offset: 7, p: 1}, read(0, 3), ack(0, 3), {seq: 0, offset: 7, p: 1}}, 0, OffsetMismatch{}},
 		// Histories that must fail.
 		{"read past its acked offset", []ev{ack(0, 4), read(0, 5)}, 1, OffsetMismatch{Seq: 0, AckedOffset: 4, ConsumedOffset: 5}},
@@ -42,6 +45,7 @@ func TestOffsetMatcher(t *testing.T) {
 		{"read before its acked offset, and the stream moved on", []ev{ack(0, 4), ack(1, 6), read(0, 2), read(1, 6)}, 1, OffsetMismatch{Seq: 0, AckedOffset: 4, ConsumedOffset: 2}},
 		{"read before its acked offset, before the ack, then the stream moved on", []ev{read(0, 2), ack(0, 4), read(1, 6), ack(1, 6)}, 1, OffsetMismatch{Seq: 0, AckedOffset: 4, ConsumedOffset: 2}},
 		{"read before its acked offset, and the run ended", []ev{ack(0, 4), read(0, 2)}, 1, OffsetMismatch{Seq: 0, AckedOffset: 4, ConsumedOffset: 2}},
+		{"a batch written twice and acked at neither copy", []ev{ack(5, 110), read(5, 100), read(5, 104), read(6, 111)}, 1, OffsetMismatch{Seq: 5, AckedOffset: 110, ConsumedOffset: 100}},
 		{"two records swapped in the log", []ev{ack(0, 0), ack(1, 1), read(1, 0), read(0, 1)}, 1, OffsetMismatch{Seq: 1, AckedOffset: 1, ConsumedOffset: 0}},
 	}
 	for _, tt := range tests {

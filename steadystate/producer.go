@@ -171,9 +171,11 @@ func (p *producer) promise(rec *kgo.Record, err error) {
 		return // cannot happen: we wrote the value
 	}
 	p.acks.ack(rec.Partition, h.Seq, rec.Offset)
-	p.match.acked(rec.Partition, int(h.Producer-p.base), h.Seq, rec.Offset)
-	if p.group != nil {
-		p.group.Acked(rec.Partition, rec.Offset)
+	if rec.Offset >= 0 { // franz-go's -1: acknowledged at an offset it does not know
+		p.match.acked(rec.Partition, int(h.Producer-p.base), h.Seq, rec.Offset)
+		if p.group != nil {
+			p.group.Acked(rec.Partition, rec.Offset)
+		}
 	}
 	if int(rec.Partition) < len(p.partGaps) {
 		p.partGaps[rec.Partition].ack(now)

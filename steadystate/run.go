@@ -165,7 +165,12 @@ func (r *Runner) Run(ctx context.Context) (*Report, error) {
 	if err != nil {
 		return nil, err
 	}
-	match := newOffsetMatcher(int(partitions), c.Producers)
+	// With acks=0 the broker names no offset (franz-go reports each
+	// record's index in its batch): nothing to match.
+	var match *offsetMatcher
+	if c.Acks != AcksNone {
+		match = newOffsetMatcher(int(partitions), c.Producers)
+	}
 	cons.ver.match = match
 	var group *appGroup
 	if c.Group.Members > 0 {
@@ -197,7 +202,7 @@ func (r *Runner) Run(ctx context.Context) (*Report, error) {
 			return nil, err
 		}
 		p.match, p.base = match, c.ProducerBase
-		if group != nil {
+		if group != nil && c.Acks != AcksNone {
 			p.group = group.chk
 		}
 		prods[i] = p
@@ -263,7 +268,7 @@ func (r *Runner) Run(ctx context.Context) (*Report, error) {
 				drainErr = fmt.Errorf("steadystate: drain did not reach the end offsets within %s", c.DrainTimeout)
 			}
 			if group != nil && drainErr == nil {
-				drainErr = group.drain(target, c.DrainTimeout)
+				drainErr = group.drain(ctx, target, c.DrainTimeout)
 			}
 		}
 	} else {
@@ -310,9 +315,11 @@ func (r *Runner) Run(ctx context.Context) (*Report, error) {
 	m.Seconds = mergeSealed(recorders)
 	m.Records = cons.ver.verdict(acks)
 	if group != nil {
-		group.close()
+		// The verdict first: the members' leaving (revocations) is not
+		// part of the run.
 		res := group.chk.Result(end)
 		m.Group = &res
+		group.close()
 	}
 	r.obs.Lost(m.Records.Lost)
 	m.Records.DrainIncomplete = drainErr != nil

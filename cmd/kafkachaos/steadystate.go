@@ -107,6 +107,10 @@ Exit codes: 0 every bound held, 1 a bound was violated or the run failed,
 			if err := f.metrics.check(fl, f.agent.enabled); err != nil {
 				return err
 			}
+			if f.agent.enabled && f.groupMembers > 0 {
+				// A merge of several agents' reports keeps one group verdict.
+				return usageError{fmt.Errorf("--group-members runs in a standalone steady state, not with --agent")}
+			}
 			if f.agent.enabled && !fl.Changed("duration") {
 				cfg.Duration = 0 // until stopped, at most --max-duration
 			}

@@ -144,7 +144,7 @@ func (c *Checker) polled(e Event, pt *partition, mp *memberPart) {
 		} else {
 			c.dropped++
 		}
-	case mp.last < 0 && e.First < pt.committed:
+	case mp.last < 0 && e.First < pt.committed && !mp.reset:
 		// A member that starts a partition reads from the last commit on.
 		n := uint64(min(e.Last+1, pt.committed) - e.First)
 		c.found(CheckRedeliveredBeforeCommit, e, e.First, n, fmt.Sprintf("the last acknowledged commit was %d", pt.committed))

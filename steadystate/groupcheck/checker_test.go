@@ -41,6 +41,8 @@ func TestChecker(t *testing.T) {
 			history: []Event{assign(0, "a", 0), poll(1, "a", 0, 0, 9), reset(2, "a", 0, 5), poll(3, "a", 0, 5, 9)}},
 		{name: "the same member assigned again restarts from the commit", acked: seq(0, 9), redelivered: 5,
 			history: []Event{assign(0, "a", 0), poll(1, "a", 0, 0, 9), commit(2, "a", 0, 5), revoke(3, "a", 0), assign(4, "a", 0), poll(5, "a", 0, 5, 9)}},
+		{name: "a reported reset below the last commit after a rebalance", acked: seq(0, 9), redelivered: 8,
+			history: []Event{assign(0, "a", 0), poll(1, "a", 0, 0, 9), commit(2, "a", 0, 8), revoke(3, "a", 0), assign(4, "b", 0), reset(5, "b", 0, 2), poll(6, "b", 0, 2, 9)}},
 		// Histories that must fail.
 		{name: "lost: acknowledged, never polled", acked: seq(0, 9),
 			history: []Event{assign(0, "a", 0), poll(1, "a", 0, 0, 6)}, want: map[Check]uint64{CheckLost: 3}, wantWitness: "lost: partition 0 offset 7 (3)"},

@@ -83,10 +83,11 @@ func Parse(line []byte) (Event, error) {
 
 // GroupEvents turns one VerifiableConsumer event of member, for topic,
 // into the group events it says: an assignment or revocation per
-// partition, a poll per partition of a records_consumed (its offsets
-// min..max; the tool reports no gaps within), and a commit per partition
-// of a successful offsets_committed. Other events say nothing of the
-// group.
+// partition, a poll of one offset per record_data (the consumer runs with
+// --verbose; a records_consumed summary gives only a poll's lowest and
+// highest offsets, which would hide a record missing between them), and a
+// commit per partition of a successful offsets_committed. Other events say
+// nothing of the group.
 func (e Event) GroupEvents(member, topic string) []groupcheck.Event {
 	var out []groupcheck.Event
 	add := func(k groupcheck.Kind, p Partition, first, last int64) {
@@ -103,12 +104,8 @@ func (e Event) GroupEvents(member, topic string) []groupcheck.Event {
 		for _, p := range e.Partitions {
 			add(groupcheck.Revoked, p, 0, 0)
 		}
-	case RecordsConsumed:
-		for _, p := range e.Partitions {
-			if p.Count > 0 && p.MaxOffset >= p.MinOffset {
-				add(groupcheck.Polled, p, p.MinOffset, p.MaxOffset)
-			}
-		}
+	case RecordData:
+		add(groupcheck.Polled, Partition{Topic: e.Topic, Partition: e.Partition}, e.Offset, e.Offset)
 	case OffsetsCommitted:
 		if e.Success {
 			for _, p := range e.Offsets {

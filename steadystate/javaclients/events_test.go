@@ -25,9 +25,9 @@ func TestParse(t *testing.T) {
 		want groupcheck.Kind // the first group event's kind, "" for none
 		n    int             // group events
 	}{
-		{sendOK, "", 0}, {sendFailed, "", 0}, {record, "", 0}, {commitFail, "", 0},
+		{sendOK, "", 0}, {sendFailed, "", 0}, {consumed, "", 0}, {commitFail, "", 0},
 		{assigned, groupcheck.Assigned, 2}, {revoked, groupcheck.Revoked, 1},
-		{consumed, groupcheck.Polled, 2}, {committed, groupcheck.Committed, 1},
+		{record, groupcheck.Polled, 1}, {committed, groupcheck.Committed, 1},
 	}
 	for _, tt := range tests {
 		e, err := Parse([]byte(tt.line))
@@ -43,8 +43,8 @@ func TestParse(t *testing.T) {
 	if e.Partition != 2 || e.Offset != 1043 || e.Value == nil || *e.Value != "7.42" || e.Key != nil || e.At().UnixMilli() != 1765072800123 {
 		t.Errorf("send: %+v", e)
 	}
-	e, _ = Parse([]byte(consumed))
-	if g := e.GroupEvents("m0", "t"); g[0].First != 100 || g[0].Last != 109 || g[1].Partition != 2 {
+	e, _ = Parse([]byte(record))
+	if g := e.GroupEvents("m0", "t"); g[0].First != 1043 || g[0].Last != 1043 || g[0].Partition != 2 {
 		t.Errorf("poll events %+v", g)
 	}
 	for _, bad := range []string{"", "SLF4J: no binding", `{"name":"nope"}`, `[1,2]`, `{"name":3}`} {

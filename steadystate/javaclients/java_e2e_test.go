@@ -45,7 +45,10 @@ func startTool(t *testing.T, ctx context.Context, dist kafkadist.Dist, class str
 	if err != nil {
 		t.Fatal(err)
 	}
-	cmd.Stderr = &tailWriter{t: t, name: filepath.Ext(class)[1:]}
+	stderr := &tailWriter{t: t, name: filepath.Ext(class)[1:]}
+	cmd.Stderr = stderr
+	// The tool dies with the test, even when go test kills it on a timeout.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
 	if err := cmd.Start(); err != nil {
 		t.Fatalf("starting %s: %v", class, err)
 	}
@@ -54,7 +57,15 @@ func startTool(t *testing.T, ctx context.Context, dist kafkadist.Dist, class str
 		rerr := Read(out, fn)
 		tl.done <- errors.Join(rerr, cmd.Wait())
 	}()
-	t.Cleanup(func() { _ = cmd.Process.Kill(); <-tl.done })
+	t.Cleanup(func() {
+		_ = cmd.Process.Kill()
+		<-tl.done
+		if t.Failed() {
+			stderr.mu.Lock()
+			t.Logf("the last of %s's standard error:\n%s", stderr.name, stderr.last)
+			stderr.mu.Unlock()
+		}
+	})
 	return tl
 }
 
@@ -189,6 +200,12 @@ func TestJavaClientsVerified(t *testing.T) {
 		t.Fatalf("the group did not read up to %v: %v", target, err)
 	}
 	_ = c0.cmd.Process.Signal(syscall.SIGTERM)
+	select { // its last events (a commit, its partitions revoked) before the verdict
+	case err := <-c0.done:
+		c0.done <- err
+	case <-time.After(drainTimeout):
+		t.Error("consumer-0 did not stop after SIGTERM")
+	}
 	res := v.Result(time.Now())
 	t.Logf("java: %d acked, group: acked %d consumed %d redelivered %d, %d assignments %d revocations; problems %q",
 		acked.Load(), res.Group.Acked, res.Group.Consumed, res.Group.Redelivered, res.Group.Assignments, res.Group.Revocations, res.Problems())

@@ -39,6 +39,7 @@ func Read(r io.Reader, fn func(Event)) error {
 		fn(e)
 	}
 	if err := sc.Err(); err != nil {
+		_, _ = io.Copy(io.Discard, r) // the tool must not block on a full pipe
 		return fmt.Errorf("javaclients: reading a tool's events: %w", err)
 	}
 	return nil

@@ -2,6 +2,7 @@ package javaclients
 
 import (
 	"fmt"
+	"slices"
 	"sync"
 	"time"
 
@@ -12,15 +13,22 @@ import (
 // consumers of one group read: the group's history with groupcheck, and
 // each record's value at its offset (inconsistent offsets: the value
 // acknowledged at offset X must be the value read at X). The consumers
-// must run with --verbose, so that each record is reported. Its memory
-// holds only records seen on one side so far. It is safe for concurrent
-// use, one goroutine per tool.
+// must run with --verbose, so that each record is reported. The values
+// held are only those seen on one side so far; the group's events are
+// kept until Result, which hands them to groupcheck in the order of the
+// tools' clocks (several consumers' streams are read apart, so their
+// arrival order is not the order things happened). It is safe for
+// concurrent use, one goroutine per tool.
 type Verifier struct {
 	topic string
-	group *groupcheck.Checker
+	begin time.Time
+	start []int64
 
 	mu           sync.Mutex
 	acked, read  []map[int64]string // by partition: offset -> value, waiting for the other side
+	ackedOffsets [][]int64          // by partition, for the group's checker
+	events       []groupcheck.Event
+	processed    []int64 // by partition: the highest offset read
 	inconsistent uint64
 	witnesses    []string
 }
@@ -28,10 +36,11 @@ type Verifier struct {
 // NewVerifier returns a Verifier of topic, whose group starts at start
 // (each partition's committed offset).
 func NewVerifier(topic string, begin time.Time, start []int64) *Verifier {
-	v := &Verifier{topic: topic, group: groupcheck.New(begin, start)}
-	for range start {
+	v := &Verifier{topic: topic, begin: begin, start: start, ackedOffsets: make([][]int64, len(start))}
+	for _, o := range start {
 		v.acked = append(v.acked, map[int64]string{})
 		v.read = append(v.read, map[int64]string{})
+		v.processed = append(v.processed, o-1)
 	}
 	return v
 }
@@ -41,7 +50,6 @@ func (v *Verifier) Producer(e Event) {
 	if e.Name != ProducerSendOK || e.Topic != v.topic || e.Value == nil {
 		return
 	}
-	v.group.Acked(e.Partition, e.Offset)
 	v.meet(e.Partition, e.Offset, *e.Value, true)
 }
 
@@ -50,9 +58,15 @@ func (v *Verifier) Consumer(member string, e Event) {
 	if e.Name == RecordData && e.Topic == v.topic && e.Value != nil {
 		v.meet(e.Partition, e.Offset, *e.Value, false)
 	}
-	for _, g := range e.GroupEvents(member, v.topic) {
-		v.group.Observe(g)
+	gs := e.GroupEvents(member, v.topic)
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	for _, g := range gs {
+		if g.Kind == groupcheck.Polled && int(g.Partition) < len(v.processed) {
+			v.processed[g.Partition] = max(v.processed[g.Partition], g.Last)
+		}
 	}
+	v.events = append(v.events, gs...)
 }
 
 // meet files the value acknowledged (ack) or read at offset, or compares
@@ -66,6 +80,9 @@ func (v *Verifier) meet(p int32, offset int64, value string, ack bool) {
 	}
 	if p < 0 || int(p) >= len(mine) {
 		return
+	}
+	if ack {
+		v.ackedOffsets[p] = append(v.ackedOffsets[p], offset)
 	}
 	theirs, ok := other[p][offset]
 	if !ok {
@@ -107,13 +124,34 @@ func (r Result) Problems() []string {
 }
 
 // Result gives the verdict once every tool has stopped and the group has
-// drained.
+// drained: the group's events, in the order of the tools' clocks (a
+// stable sort: one tool's events stay in its order), go to groupcheck.
 func (v *Verifier) Result(end time.Time) Result {
 	v.mu.Lock()
 	defer v.mu.Unlock()
-	return Result{Group: v.group.Result(end), InconsistentOffsets: v.inconsistent, InconsistentOffsetExamples: v.witnesses}
+	chk := groupcheck.New(v.begin, v.start)
+	for p, offs := range v.ackedOffsets {
+		for _, o := range offs {
+			chk.Acked(int32(p), o)
+		}
+	}
+	events := slices.Clone(v.events)
+	slices.SortStableFunc(events, func(a, b groupcheck.Event) int { return a.At.Compare(b.At) })
+	for _, e := range events {
+		chk.Observe(e)
+	}
+	return Result{Group: chk.Result(end), InconsistentOffsets: v.inconsistent, InconsistentOffsetExamples: v.witnesses}
 }
 
 // ProcessedThrough reports whether the group has read every offset below
 // end in each partition.
-func (v *Verifier) ProcessedThrough(end []int64) bool { return v.group.ProcessedThrough(end) }
+func (v *Verifier) ProcessedThrough(end []int64) bool {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	for p, e := range end {
+		if p < len(v.processed) && v.processed[p] < e-1 {
+			return false
+		}
+	}
+	return true
+}

@@ -28,6 +28,7 @@ func TestVerifier(t *testing.T) {
 		{"acked then read, the same values", []Event{send(0, 0, "1.0"), send(0, 1, "1.1")}, []Event{assign, rec(0, 0, "1.0"), rec(0, 1, "1.1"), polled(0, 0, 1)}, true, ""},
 		{"read before the ack", nil, []Event{assign, rec(0, 0, "1.0"), rec(0, 1, "1.1"), polled(0, 0, 1)}, true, ""},
 		{"another value at an acked offset", []Event{send(0, 0, "1.0"), send(0, 1, "1.1")}, []Event{assign, rec(0, 0, "1.0"), rec(0, 1, "9.9"), polled(0, 0, 1)}, false, `offset 1: acknowledged "1.1", read "9.9"`},
+		{"a record missing inside one poll (its summary spans it)", []Event{send(0, 0, "1.0"), send(0, 1, "1.1"), send(0, 2, "1.2")}, []Event{assign, rec(0, 0, "1.0"), rec(0, 2, "1.2"), polled(0, 0, 2)}, false, "lost: 1"},
 		{"an acked record never read", []Event{send(0, 0, "1.0"), send(0, 1, "1.1")}, []Event{assign, rec(0, 0, "1.0"), polled(0, 0, 0)}, false, "lost: 1"},
 	}
 	for _, tt := range tests {
