@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"net"
+	"net/http"
 	"syscall"
 	"time"
 
@@ -134,7 +135,8 @@ func (e *PermissionError) Unwrap() error { return e.Err }
 // Transient reports whether err says the Kubernetes API could not be
 // reached or could not serve the request now, so that the same request may
 // succeed later: a refused, reset or timed-out connection, an EOF, or the
-// API's own timeout, throttling, unavailable and internal errors. A 401 or
+// API's own timeout, throttling, unavailable and internal errors, and a
+// load balancer's 502. A 401 or
 // 403 is never Transient by itself: APIWatch judges it by what came before.
 func Transient(err error) bool {
 	if err == nil {
@@ -146,8 +148,15 @@ func Transient(err error) bool {
 		errors.Is(err, syscall.ECONNREFUSED), errors.As(err, &ne) && ne.Timeout():
 		return true
 	case apierrors.IsServerTimeout(err), apierrors.IsTimeout(err), apierrors.IsTooManyRequests(err),
-		apierrors.IsServiceUnavailable(err), apierrors.IsInternalError(err):
+		apierrors.IsServiceUnavailable(err), apierrors.IsInternalError(err), badGateway(err):
 		return true
 	}
 	return false
+}
+
+// badGateway: a load balancer in front of the API servers found none to
+// serve (502).
+func badGateway(err error) bool {
+	var s apierrors.APIStatus
+	return errors.As(err, &s) && s.Status().Code == http.StatusBadGateway
 }

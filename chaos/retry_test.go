@@ -11,6 +11,7 @@ import (
 	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 )
 
@@ -82,6 +83,8 @@ func TestTransient(t *testing.T) {
 		{fmt.Errorf("x: %w", syscall.ECONNRESET), true},
 		{apierrors.NewTooManyRequests("slow down", 1), true},
 		{apierrors.NewInternalError(errors.New("etcd")), true},
+		{&apierrors.StatusError{ErrStatus: metav1.Status{Code: 502, Reason: metav1.StatusReasonUnknown}}, true},
+		{&apierrors.StatusError{ErrStatus: metav1.Status{Code: 403, Reason: metav1.StatusReasonForbidden}}, false},
 		{apierrors.NewNotFound(schema.GroupResource{Resource: "pods"}, "p"), false},
 		{apierrors.NewConflict(schema.GroupResource{Resource: "pods"}, "p", errors.New("changed")), false},
 		{errors.New("ledger annotation: invalid JSON"), false},
