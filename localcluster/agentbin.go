@@ -44,19 +44,9 @@ func (c *Cluster) AgentBinary() (string, error) {
 		// Absolute: the agent runs in the state dir.
 		return filepath.Abs(p)
 	}
-	var looked []string
-	if self, err := os.Executable(); err == nil {
-		dirs := []string{filepath.Dir(self)}
-		if real, err := filepath.EvalSymlinks(self); err == nil && filepath.Dir(real) != dirs[0] {
-			dirs = append(dirs, filepath.Dir(real))
-		}
-		for _, d := range dirs {
-			p := filepath.Join(d, AgentBinaryName)
-			if _, err := exec.LookPath(p); err == nil {
-				return p, nil
-			}
-			looked = append(looked, d)
-		}
+	p, looked := besideExecutable(AgentBinaryName)
+	if p != "" {
+		return p, nil
 	}
 	if p, err := exec.LookPath(AgentBinaryName); err == nil {
 		return filepath.Abs(p)
@@ -83,4 +73,32 @@ func (c *Cluster) purgeAgent(ctx context.Context) error {
 		return fmt.Errorf("localcluster: %s purge: %w: %s", bin, err, bytes.TrimSpace(out))
 	}
 	return nil
+}
+
+// BesideExecutable says whether the node binary lies next to this
+// program's executable (or the file it links to), as make build and make
+// dist lay out bin/: AgentBinary takes that one when none is given.
+func BesideExecutable() bool {
+	p, _ := besideExecutable(AgentBinaryName)
+	return p != ""
+}
+
+// besideExecutable returns the executable file name next to this program's
+// executable, or next to the file it links to, and the dirs it looked in.
+func besideExecutable(name string) (string, []string) {
+	self, err := os.Executable()
+	if err != nil {
+		return "", nil
+	}
+	dirs := []string{filepath.Dir(self)}
+	if real, err := filepath.EvalSymlinks(self); err == nil && filepath.Dir(real) != dirs[0] {
+		dirs = append(dirs, filepath.Dir(real))
+	}
+	for _, d := range dirs {
+		p := filepath.Join(d, name)
+		if _, err := exec.LookPath(p); err == nil {
+			return p, dirs
+		}
+	}
+	return "", dirs
 }

@@ -52,10 +52,7 @@ func firstGroup(ms []Measurements) *groupcheck.Result {
 // groupVerdict is the verdict on the consumer group's checks: none may
 // find anything.
 func groupVerdict(g groupcheck.Result) Verdict {
-	var n uint64
-	for _, c := range groupcheck.Checks() {
-		n += g.Counts[c]
-	}
+	n := g.Total()
 	observed := "0"
 	if p := g.Problems(); len(p) > 0 {
 		observed = strings.Join(p, "; ")

@@ -63,7 +63,7 @@ func startLocal(ctx context.Context, e *env) *localcluster.Cluster {
 		DeferCleanup(os.RemoveAll, state)
 	}
 	bin := e.cfg.Target.Binary
-	if bin == "" && !nodeBinaryBesideSuite() {
+	if bin == "" && !localcluster.BesideExecutable() {
 		// In the state dir, so a cluster left running keeps its agent's
 		// program; a kept cluster's existing one is reused as it is. The
 		// agent runs kafkachaos, beside it, for the load agents' pods.
@@ -150,16 +150,4 @@ func expectKafkaJars(version string) {
 	Expect(cache).NotTo(BeEmpty(), "apache/kafka:%s pods need the Kafka jars: run %s", version, kafkadist.FetchCommand(version))
 	_, err := kafkadist.InCache(cache, version)
 	Expect(err).NotTo(HaveOccurred())
-}
-
-// nodeBinaryBesideSuite says whether kafkachaos-node lies next to the suite's
-// own executable, as make dist lays out bin/: the compiled suite then runs
-// the local cluster with it (localcluster looks there) and needs no Go.
-func nodeBinaryBesideSuite() bool {
-	self, err := os.Executable()
-	if err != nil {
-		return false
-	}
-	_, err = os.Stat(filepath.Join(filepath.Dir(self), localcluster.AgentBinaryName))
-	return err == nil
 }

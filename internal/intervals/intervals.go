@@ -95,25 +95,16 @@ func (s *Set) Minus(o *Set, fn func(lo, hi uint64)) {
 	}
 }
 
-// Contains reports whether v is in the set.
-func (s *Set) Contains(v uint64) bool {
-	_, ok := s.FirstIn(v, v+1)
-	return ok
-}
-
-// FirstIn returns the least value of the set in [lo, hi), if any.
-func (s *Set) FirstIn(lo, hi uint64) (uint64, bool) {
+// In returns how many values of the set lie in [lo, hi), and the least of
+// them (0 when there are none).
+func (s *Set) In(lo, hi uint64) (first, n uint64) {
 	for _, sp := range s.r { // a set of in-order values is a few ranges
-		if sp.Hi <= lo {
-			continue
+		if a, b := max(sp.Lo, lo), min(sp.Hi, hi); a < b {
+			if n == 0 {
+				first = a
+			}
+			n += b - a
 		}
-		if sp.Lo >= hi {
-			return 0, false
-		}
-		return max(sp.Lo, lo), true
 	}
-	return 0, false
+	return first, n
 }
-
-// Ranges returns the set's ranges, in order. The caller must not change them.
-func (s *Set) Ranges() []Span { return s.r }

@@ -71,24 +71,20 @@ func TestIntervalSetMinus(t *testing.T) {
 	}
 }
 
-func TestFirstIn(t *testing.T) {
+func TestIn(t *testing.T) {
 	var s Set
 	for _, v := range []uint64{3, 4, 5, 9, 20} {
 		s.Add(v)
 	}
 	tests := []struct {
-		lo, hi uint64
-		want   uint64
-		ok     bool
+		lo, hi      uint64
+		first, want uint64
 	}{
-		{0, 3, 0, false}, {0, 4, 3, true}, {5, 9, 5, true}, {6, 9, 0, false}, {6, 10, 9, true}, {10, 20, 0, false}, {21, 100, 0, false},
+		{0, 3, 0, 0}, {0, 4, 3, 1}, {5, 9, 5, 1}, {6, 9, 0, 0}, {6, 10, 9, 1}, {10, 20, 0, 0}, {21, 100, 0, 0}, {0, 100, 3, 5}, {4, 21, 4, 4},
 	}
 	for _, tt := range tests {
-		if got, ok := s.FirstIn(tt.lo, tt.hi); got != tt.want || ok != tt.ok {
-			t.Errorf("FirstIn(%d, %d) = %d, %t; want %d, %t", tt.lo, tt.hi, got, ok, tt.want, tt.ok)
+		if first, n := s.In(tt.lo, tt.hi); first != tt.first || n != tt.want {
+			t.Errorf("In(%d, %d) = %d, %d; want %d, %d", tt.lo, tt.hi, first, n, tt.first, tt.want)
 		}
-	}
-	if !s.Contains(9) || s.Contains(8) {
-		t.Errorf("Contains: 9 %t, 8 %t", s.Contains(9), s.Contains(8))
 	}
 }

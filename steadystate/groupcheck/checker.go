@@ -181,15 +181,15 @@ func (c *Checker) witness(w Witness) {
 	}
 }
 
-// Result gives the verdict at end, once every producer and member has
-// stopped and the group has drained to the end offsets: the poll gaps are
-// judged against the acknowledged records, and what was acknowledged and
-// never polled is lost. Partitions unowned at the end are so until end.
+// Result gives the verdict at end, once (it adds the poll gaps it judges
+// to the counts), when every producer and member has stopped and the group
+// has drained to the end offsets: the poll gaps are judged against the
+// acknowledged records, and what was acknowledged and never polled is lost. Partitions unowned at the end are so until end.
 func (c *Checker) Result(end time.Time) Result {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	for _, g := range c.gaps {
-		first, n := countIn(&c.parts[g.partition].acked, uint64(g.from), uint64(g.to)+1)
+		first, n := c.parts[g.partition].acked.In(uint64(g.from), uint64(g.to)+1)
 		if n > 0 {
 			c.res.Counts[CheckPollSkip] += n
 			c.witness(Witness{Check: CheckPollSkip, At: g.at, Member: g.member, Partition: g.partition, Offset: int64(first), Count: n,
@@ -205,15 +205,18 @@ func (c *Checker) Result(end time.Time) Result {
 	res.Unowned = slices.Clone(c.res.Unowned)
 	for p := range c.parts {
 		pt := &c.parts[p]
-		res.Acked += pt.acked.Len()
+		acked, lost := pt.acked.Len(), uint64(0)
 		pt.acked.Minus(&pt.polled, func(lo, hi uint64) {
-			res.Counts[CheckLost] += hi - lo
+			lost += hi - lo
 			if countOf(res.Witnesses, CheckLost) < maxWitnesses {
 				res.Witnesses = append(res.Witnesses, Witness{Check: CheckLost, At: end, Partition: int32(p), Offset: int64(lo), Count: hi - lo,
 					Detail: "acknowledged, never polled by the group"})
 			}
 		})
-		res.Consumed += pt.acked.Len() - lostIn(pt)
+		res.Acked, res.Consumed = res.Acked+acked, res.Consumed+acked-lost
+		if lost > 0 {
+			res.Counts[CheckLost] += lost
+		}
 		if pt.owners == 0 {
 			res.Unowned = append(res.Unowned, Unowned{Partition: int32(p), From: pt.unownedSince, To: end})
 		}
@@ -229,28 +232,6 @@ func countOf(ws []Witness, c Check) int {
 		}
 	}
 	return n
-}
-
-// lostIn counts the partition's acknowledged offsets never polled.
-func lostIn(pt *partition) uint64 {
-	var n uint64
-	pt.acked.Minus(&pt.polled, func(lo, hi uint64) { n += hi - lo })
-	return n
-}
-
-// countIn returns the least value of s in [lo, hi) and how many values of
-// s lie there.
-func countIn(s *intervals.Set, lo, hi uint64) (first, n uint64) {
-	first, ok := s.FirstIn(lo, hi)
-	if !ok {
-		return 0, 0
-	}
-	for _, sp := range s.Ranges() {
-		if a, b := max(sp.Lo, lo), min(sp.Hi, hi); a < b {
-			n += b - a
-		}
-	}
-	return first, n
 }
 
 // ProcessedThrough reports whether the group has processed every offset

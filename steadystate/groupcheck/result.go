@@ -89,15 +89,17 @@ type Result struct {
 	Witnesses []Witness `json:"witnesses,omitempty"`
 }
 
-// Clean reports whether no check found anything.
-func (r Result) Clean() bool {
-	for _, n := range r.Counts {
-		if n > 0 {
-			return false
-		}
+// Total is what every check found, added up.
+func (r Result) Total() uint64 {
+	var n uint64
+	for _, c := range Checks() {
+		n += r.Counts[c]
 	}
-	return true
+	return n
 }
+
+// Clean reports whether no check found anything.
+func (r Result) Clean() bool { return r.Total() == 0 }
 
 // Problems returns one line per check that found something, with its
 // witnesses, in the order of Checks.

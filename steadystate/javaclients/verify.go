@@ -21,12 +21,10 @@ import (
 // concurrent use, one goroutine per tool.
 type Verifier struct {
 	topic string
-	begin time.Time
-	start []int64
+	group *groupcheck.Checker // told of acks as they come, of the group's events at Result
 
 	mu           sync.Mutex
 	acked, read  []map[int64]string // by partition: offset -> value, waiting for the other side
-	ackedOffsets [][]int64          // by partition, for the group's checker
 	events       []groupcheck.Event
 	processed    []int64 // by partition: the highest offset read
 	inconsistent uint64
@@ -36,7 +34,7 @@ type Verifier struct {
 // NewVerifier returns a Verifier of topic, whose group starts at start
 // (each partition's committed offset).
 func NewVerifier(topic string, begin time.Time, start []int64) *Verifier {
-	v := &Verifier{topic: topic, begin: begin, start: start, ackedOffsets: make([][]int64, len(start))}
+	v := &Verifier{topic: topic, group: groupcheck.New(begin, start)}
 	for _, o := range start {
 		v.acked = append(v.acked, map[int64]string{})
 		v.read = append(v.read, map[int64]string{})
@@ -50,6 +48,7 @@ func (v *Verifier) Producer(e Event) {
 	if e.Name != ProducerSendOK || e.Topic != v.topic || e.Value == nil {
 		return
 	}
+	v.group.Acked(e.Partition, e.Offset)
 	v.meet(e.Partition, e.Offset, *e.Value, true)
 }
 
@@ -80,9 +79,6 @@ func (v *Verifier) meet(p int32, offset int64, value string, ack bool) {
 	}
 	if p < 0 || int(p) >= len(mine) {
 		return
-	}
-	if ack {
-		v.ackedOffsets[p] = append(v.ackedOffsets[p], offset)
 	}
 	theirs, ok := other[p][offset]
 	if !ok {
@@ -123,24 +119,18 @@ func (r Result) Problems() []string {
 	return p
 }
 
-// Result gives the verdict once every tool has stopped and the group has
-// drained: the group's events, in the order of the tools' clocks (a
+// Result gives the verdict, once, when every tool has stopped and the
+// group has drained: the group's events, in the order of the tools' clocks (a
 // stable sort: one tool's events stay in its order), go to groupcheck.
 func (v *Verifier) Result(end time.Time) Result {
 	v.mu.Lock()
 	defer v.mu.Unlock()
-	chk := groupcheck.New(v.begin, v.start)
-	for p, offs := range v.ackedOffsets {
-		for _, o := range offs {
-			chk.Acked(int32(p), o)
-		}
+	slices.SortStableFunc(v.events, func(a, b groupcheck.Event) int { return a.At.Compare(b.At) })
+	for _, e := range v.events {
+		v.group.Observe(e)
 	}
-	events := slices.Clone(v.events)
-	slices.SortStableFunc(events, func(a, b groupcheck.Event) int { return a.At.Compare(b.At) })
-	for _, e := range events {
-		chk.Observe(e)
-	}
-	return Result{Group: chk.Result(end), InconsistentOffsets: v.inconsistent, InconsistentOffsetExamples: v.witnesses}
+	v.events = nil
+	return Result{Group: v.group.Result(end), InconsistentOffsets: v.inconsistent, InconsistentOffsetExamples: v.witnesses}
 }
 
 // ProcessedThrough reports whether the group has read every offset below
