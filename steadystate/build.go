@@ -248,6 +248,7 @@ func phaseStats(start, loadEnd time.Time, marks []Mark, series []Second, secs []
 		marks = append([]Mark{{PhaseBaseline, start}}, marks...)
 	}
 	var out []PhaseStats
+	var spans []Gap // the measured seconds of each phase of out
 	var ack, e2e histMerger
 	last := len(secs) - 1
 	lastFull := loadEnd.Sub(start.Add(time.Duration(last)*time.Second)) >= time.Second
@@ -267,6 +268,7 @@ func phaseStats(start, loadEnd time.Time, marks []Mark, series []Second, secs []
 		e2e.reset()
 		var worstAck, worstE2E int64 = -1, -1
 		var fullAcked int64
+		span := Gap{From: to, To: from} // empty until a second is in the phase
 		for s := range secs {
 			mid := start.Add(time.Duration(s)*time.Second + time.Second/2)
 			inPhase := !mid.Before(from) && mid.Before(to)
@@ -279,13 +281,14 @@ func phaseStats(start, loadEnd time.Time, marks []Mark, series []Second, secs []
 				continue
 			}
 			ps.Acked += secs[s].counts.Acked
+			secStart := start.Add(time.Duration(s) * time.Second)
+			span.From, span.To = minTime(span.From, secStart), maxTime(span.To, secStart.Add(time.Second))
 			if s != last || lastFull {
 				ps.Seconds++
 				fullAcked += secs[s].counts.Acked
 			}
 			ack.addAll(secs[s].hists[AckLatency])
 			e2e.addAll(secs[s].hists[EndToEnd])
-			secStart := start.Add(time.Duration(s) * time.Second)
 			if p := series[s].AckP99Us; p > worstAck {
 				worstAck, ps.WorstAckAt = p, secStart
 			}
@@ -299,8 +302,9 @@ func phaseStats(start, loadEnd time.Time, marks []Mark, series []Second, secs []
 			ps.Throughput = float64(fullAcked) / float64(ps.Seconds)
 		}
 		ps.Ack, ps.E2E = statsOf(ack.hist()), statsOf(e2e.hist())
-		out = append(out, ps)
+		out, spans = append(out, ps), append(spans, span)
 	}
+	stalledThrough(out, spans, gaps)
 	// A gap counts whole, in the phase that holds most of it: a stall from
 	// the fault into the recovery is one stall, not two halves that each
 	// pass the bound, and a stall that began with the last ack before the
@@ -318,6 +322,21 @@ func phaseStats(start, loadEnd time.Time, marks []Mark, series []Second, secs []
 		}
 	}
 	return out
+}
+
+// stalledThrough sets, on each phase of out with no ack, the length of the
+// gap that spans all its measured seconds (spans, parallel to out).
+func stalledThrough(out []PhaseStats, spans []Gap, gaps []Gap) {
+	for i := range out {
+		if out[i].Ack.Count > 0 || !spans[i].To.After(spans[i].From) {
+			continue
+		}
+		for _, g := range gaps {
+			if !g.From.After(spans[i].From) && !g.To.Before(spans[i].To) {
+				out[i].StalledThrough = g.To.Sub(g.From)
+			}
+		}
+	}
 }
 
 // mostOf returns the index of the phase of ps that holds the largest part

@@ -33,6 +33,24 @@ func acked(t int64, n int, lat time.Duration) MeasuredSecond {
 		Latency: map[Metric]SparseHistogram{AckLatency: histOf(repeat(lat, n)...)}}
 }
 
+// stalled returns 14 seconds with an ack of 1 ms in each, except in seconds
+// from to to (none) and in the second after to (the held-back records,
+// acked after wait).
+func stalled(from, to int64, wait time.Duration) []MeasuredSecond {
+	var out []MeasuredSecond
+	for s := int64(0); s < 14; s++ {
+		switch {
+		case s >= from && s <= to:
+			out = append(out, MeasuredSecond{T: s})
+		case s == to+1:
+			out = append(out, acked(s, 100, wait))
+		default:
+			out = append(out, acked(s, 10, time.Millisecond))
+		}
+	}
+	return out
+}
+
 // measured returns one producer's measurements of len(secs) seconds of load
 // from start, with no ack gap.
 func measured(base uint32, start time.Time, secs ...MeasuredSecond) Measurements {
@@ -254,6 +272,42 @@ func TestMerge(t *testing.T) {
 				}
 				if len(rep.Violations) != 1 || rep.Violations[0].Phase != PhaseRecovery || !rep.Violations[0].At.Equal(at(6*time.Second)) {
 					t.Errorf("violations %v, want the recovery's 6s stall from 6s", rep.Violations)
+				}
+			},
+		},
+		{
+			name: "a fault phase inside one stall is judged by the stall, and its records' latency where they were acked",
+			// No ack from 2.9 s to 10.1 s: the fault, marked from 3 s to
+			// 9.5 s, has none. Its records waited up to 7.2 s, acked in
+			// the recovery; the stall is within 8 s.
+			ms: []Measurements{withGaps(measured(0, t0, stalled(3, 8, 7*time.Second)...), at(14*time.Second),
+				Gap{at(2900 * time.Millisecond), at(10100 * time.Millisecond)})},
+			marks: []Mark{{PhaseBaseline, t0}, {PhaseFault, at(3 * time.Second)}, {PhaseRecovery, at(9500 * time.Millisecond)}},
+			h:     Hypothesis{All: Bounds{MaxUnavailable: 8 * time.Second, MaxP99Ack: 10 * time.Second}},
+			check: func(t *testing.T, rep *Report) {
+				if f := rep.Phases[1]; f.Phase != PhaseFault || f.Ack.Count != 0 || f.StalledThrough != 7200*time.Millisecond {
+					t.Errorf("fault phase %+v; want no ack, stalled through 7.2s", f)
+				}
+				if len(rep.Violations) != 0 {
+					t.Errorf("violations %v, want none", rep.Violations)
+				}
+			},
+		},
+		{
+			name: "a fault phase inside a stall longer than the unavailability bound fails its latency too",
+			ms: []Measurements{withGaps(measured(0, t0, stalled(3, 8, 7*time.Second)...), at(14*time.Second),
+				Gap{at(2900 * time.Millisecond), at(10100 * time.Millisecond)})},
+			marks: []Mark{{PhaseBaseline, t0}, {PhaseFault, at(3 * time.Second)}, {PhaseRecovery, at(9500 * time.Millisecond)}},
+			h:     Hypothesis{All: Bounds{MaxUnavailable: 5 * time.Second, MaxP99Ack: 10 * time.Second}},
+			check: func(t *testing.T, rep *Report) {
+				var kinds []BoundKind
+				for _, v := range rep.Violations {
+					if v.Phase == PhaseFault {
+						kinds = append(kinds, v.Kind)
+					}
+				}
+				if want := []BoundKind{BoundMaxP99Ack, BoundMaxUnavailability}; !reflect.DeepEqual(kinds, want) {
+					t.Errorf("the fault phase's violations %v, want %v", kinds, want)
 				}
 			},
 		},

@@ -111,6 +111,9 @@ type PhaseStats struct {
 	// later one. UnavailableFrom is when it began.
 	Unavailable     time.Duration `json:"unavailable"`
 	UnavailableFrom time.Time     `json:"unavailableFrom"`
+	// StalledThrough, in a phase with no ack, is the length of the one
+	// stall that spans all its measured seconds (0: none did).
+	StalledThrough time.Duration `json:"stalledThrough,omitempty"`
 }
 
 // Duration of the phase interval.
