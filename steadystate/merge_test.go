@@ -96,6 +96,11 @@ func TestMerge(t *testing.T) {
 		}
 	}
 
+	// No ack from 2.9 s to 10.1 s: the fault, marked from 3 s to 9.5 s,
+	// has none.
+	stallMs := []Measurements{withGaps(measured(0, t0, stalled(3, 8, 7*time.Second)...), at(14*time.Second),
+		Gap{at(2900 * time.Millisecond), at(10100 * time.Millisecond)})}
+	stallMarks := []Mark{{PhaseBaseline, t0}, {PhaseFault, at(3 * time.Second)}, {PhaseRecovery, at(9500 * time.Millisecond)}}
 	tests := []struct {
 		name  string
 		ms    []Measurements
@@ -277,12 +282,9 @@ func TestMerge(t *testing.T) {
 		},
 		{
 			name: "a fault phase inside one stall is judged by the stall, and its records' latency where they were acked",
-			// No ack from 2.9 s to 10.1 s: the fault, marked from 3 s to
-			// 9.5 s, has none. Its records waited up to 7.2 s, acked in
-			// the recovery; the stall is within 8 s.
-			ms: []Measurements{withGaps(measured(0, t0, stalled(3, 8, 7*time.Second)...), at(14*time.Second),
-				Gap{at(2900 * time.Millisecond), at(10100 * time.Millisecond)})},
-			marks: []Mark{{PhaseBaseline, t0}, {PhaseFault, at(3 * time.Second)}, {PhaseRecovery, at(9500 * time.Millisecond)}},
+			// Its records waited up to 7 s, acked in the recovery; the
+			// stall is within 8 s.
+			ms: stallMs, marks: stallMarks,
 			h:     Hypothesis{All: Bounds{MaxUnavailable: 8 * time.Second, MaxP99Ack: 10 * time.Second}},
 			check: func(t *testing.T, rep *Report) {
 				if f := rep.Phases[1]; f.Phase != PhaseFault || f.Ack.Count != 0 || f.StalledThrough != 7200*time.Millisecond {
@@ -295,9 +297,7 @@ func TestMerge(t *testing.T) {
 		},
 		{
 			name: "a fault phase inside a stall longer than the unavailability bound fails its latency too",
-			ms: []Measurements{withGaps(measured(0, t0, stalled(3, 8, 7*time.Second)...), at(14*time.Second),
-				Gap{at(2900 * time.Millisecond), at(10100 * time.Millisecond)})},
-			marks: []Mark{{PhaseBaseline, t0}, {PhaseFault, at(3 * time.Second)}, {PhaseRecovery, at(9500 * time.Millisecond)}},
+			ms: stallMs, marks: stallMarks,
 			h:     Hypothesis{All: Bounds{MaxUnavailable: 5 * time.Second, MaxP99Ack: 10 * time.Second}},
 			check: func(t *testing.T, rep *Report) {
 				var kinds []BoundKind
