@@ -285,7 +285,7 @@ func TestMerge(t *testing.T) {
 			// Its records waited up to 7 s, acked in the recovery; the
 			// stall is within 8 s.
 			ms: stallMs, marks: stallMarks,
-			h:     Hypothesis{All: Bounds{MaxUnavailable: 8 * time.Second, MaxP99Ack: 10 * time.Second}},
+			h: Hypothesis{All: Bounds{MaxUnavailable: 8 * time.Second, MaxP99Ack: 10 * time.Second}},
 			check: func(t *testing.T, rep *Report) {
 				if f := rep.Phases[1]; f.Phase != PhaseFault || f.Ack.Count != 0 || f.StalledThrough != 7200*time.Millisecond {
 					t.Errorf("fault phase %+v; want no ack, stalled through 7.2s", f)
@@ -297,8 +297,8 @@ func TestMerge(t *testing.T) {
 		},
 		{
 			name: "a fault phase inside a stall longer than the unavailability bound fails its latency too",
-			ms: stallMs, marks: stallMarks,
-			h:     Hypothesis{All: Bounds{MaxUnavailable: 5 * time.Second, MaxP99Ack: 10 * time.Second}},
+			ms:   stallMs, marks: stallMarks,
+			h: Hypothesis{All: Bounds{MaxUnavailable: 5 * time.Second, MaxP99Ack: 10 * time.Second}},
 			check: func(t *testing.T, rep *Report) {
 				var kinds []BoundKind
 				for _, v := range rep.Violations {
