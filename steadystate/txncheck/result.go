@@ -1,0 +1,126 @@
+package txncheck
+
+import (
+	"fmt"
+	"time"
+)
+
+// Check names one of the checks.
+type Check string
+
+// The checks. Each counts transactions (or records), with witnesses.
+const (
+	// CheckAbortedRead: a read_committed reader saw a record of an
+	// aborted transaction (Adya's G1a).
+	CheckAbortedRead Check = "aborted-read"
+	// CheckTorn: after the drain, some but not all of a transaction's
+	// records are visible to a read_committed reader.
+	CheckTorn Check = "torn-transaction"
+	// CheckLostCommit: a transaction whose commit was acknowledged has
+	// no record visible after the drain.
+	CheckLostCommit Check = "lost-commit"
+	// CheckDuplicate: a read_committed reader saw one record at two
+	// offsets.
+	CheckDuplicate Check = "duplicate"
+	// CheckPrecommittedRead: a read_committed reader saw a record before
+	// the client sent the EndTxn that committed it.
+	CheckPrecommittedRead Check = "precommitted-read"
+	// CheckStuckLSO: a committed transaction became visible later after
+	// its commit was acknowledged than Kafka's own timing allows (a
+	// producer's transaction timeout and the coordinator's abort
+	// interval): the last stable offset stuck.
+	CheckStuckLSO Check = "stuck-lso"
+)
+
+// Checks lists every check, in the order a report shows them.
+func Checks() []Check {
+	return []Check{CheckAbortedRead, CheckTorn, CheckLostCommit, CheckDuplicate, CheckPrecommittedRead, CheckStuckLSO}
+}
+
+// maxWitnesses is how many witnesses a check keeps.
+const maxWitnesses = 10
+
+// Witness is one instance of an anomaly.
+type Witness struct {
+	Check     Check     `json:"check"`
+	Txn       Txn       `json:"txn"`
+	Partition int32     `json:"partition"`
+	Offset    int64     `json:"offset"`
+	At        time.Time `json:"at"`
+	// Detail says what was expected instead.
+	Detail string `json:"detail,omitempty"`
+}
+
+func (w Witness) String() string {
+	return fmt.Sprintf("%s: %s partition %d offset %d at %s: %s", w.Check, w.Txn, w.Partition, w.Offset, w.At.Format("15:04:05.000"), w.Detail)
+}
+
+// Result is the verdict on the transactions of a run.
+type Result struct {
+	// Begun counts the transactions begun. Committed those whose commit
+	// was acknowledged; Aborted those the client aborted, or that could
+	// not commit (no EndTxn commit was sent); Unknown those whose commit
+	// was sent but not confirmed (either outcome is allowed, but all or
+	// nothing).
+	Begun     uint64 `json:"begun"`
+	Committed uint64 `json:"committed"`
+	Aborted   uint64 `json:"aborted"`
+	// AbortedUnasked counts the aborts the client did not choose (a
+	// produce or the commit failed).
+	AbortedUnasked uint64 `json:"abortedUnasked"`
+	Unknown        uint64 `json:"unknown"`
+	// ControlAbortedReads counts the records of aborted transactions the
+	// read_uncommitted reader saw. With none, the run cannot show an
+	// aborted read: Inconclusive says so.
+	ControlAbortedReads uint64 `json:"controlAbortedReads"`
+	Inconclusive        bool   `json:"inconclusive,omitempty"`
+	// CommitP99 and CommitMax time the EndTxn commits, from send to
+	// answer.
+	CommitP99 time.Duration `json:"commitP99"`
+	CommitMax time.Duration `json:"commitMax"`
+	// VisibilitySkew is the longest time between the first and the last
+	// record of one committed transaction becoming visible: Kafka writes
+	// its markers partition by partition, so this is a figure, not an
+	// anomaly. CommitToVisible is the longest from an acknowledged commit
+	// to all its records visible.
+	VisibilitySkew  time.Duration `json:"visibilitySkew"`
+	CommitToVisible time.Duration `json:"commitToVisible"`
+	// Counts holds each check's count (transactions, or records for
+	// aborted and precommitted reads and duplicates); Witnesses up to
+	// maxWitnesses of each.
+	Counts    map[Check]uint64 `json:"counts"`
+	Witnesses []Witness        `json:"witnesses,omitempty"`
+	// DrainIncomplete: the readers did not reach the end of the run's
+	// records, so what was not visible is unverified.
+	DrainIncomplete bool `json:"drainIncomplete,omitempty"`
+}
+
+// Total counts every anomaly.
+func (r Result) Total() uint64 {
+	var n uint64
+	for _, c := range r.Counts {
+		n += c
+	}
+	return n
+}
+
+// Clean reports no anomaly, and a run that could have shown one.
+func (r Result) Clean() bool { return r.Total() == 0 && !r.Inconclusive && !r.DrainIncomplete }
+
+// Problems describes each check that found anything, and why a run
+// proved less than it should.
+func (r Result) Problems() []string {
+	var out []string
+	for _, c := range Checks() {
+		if n := r.Counts[c]; n > 0 {
+			out = append(out, fmt.Sprintf("%s: %d", c, n))
+		}
+	}
+	if r.Inconclusive {
+		out = append(out, "inconclusive: the read_uncommitted reader saw no aborted record, so an aborted read could not have shown")
+	}
+	if r.DrainIncomplete {
+		out = append(out, "the readers did not reach the end of the run's transactions")
+	}
+	return out
+}
