@@ -1,0 +1,168 @@
+package txn
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kgo"
+
+	"github.com/kafkachaos/kafkachaos/steadystate/txncheck"
+)
+
+// Config is a running workload's: the user's Settings, and where it runs.
+type Config struct {
+	Settings
+	// Topic the transactions write, with Partitions partitions, read by
+	// the readers from StartOffsets (one per partition).
+	Topic        string
+	Partitions   int32
+	StartOffsets []int64
+	// RunID marks the records; records of other runs are not judged.
+	RunID uint64
+	// Opts are every client's options (seeds, TLS, SASL).
+	Opts []kgo.Opt
+}
+
+// opTimeout bounds one transactional call (begin, produce, end): franz-go
+// asks not to cancel an EndTxn, so it gets a context of its own.
+const opTimeout = 2 * time.Minute
+
+// Workload is the running transactional workload.
+type Workload struct {
+	cfg     Config
+	chk     *txncheck.Checker
+	stop    chan struct{}
+	once    sync.Once
+	prods   sync.WaitGroup
+	readers []*reader
+	cancel  context.CancelFunc
+	errs    chan error
+}
+
+// Start starts the readers, then the producers. ctx ends everything.
+func Start(ctx context.Context, cfg Config) (*Workload, error) {
+	if int(cfg.Partitions) != len(cfg.StartOffsets) {
+		return nil, fmt.Errorf("txn: %d start offsets for %d partitions", len(cfg.StartOffsets), cfg.Partitions)
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	w := &Workload{cfg: cfg, chk: txncheck.New(txncheck.Config{StuckAfter: cfg.StuckAfter()}), stop: make(chan struct{}),
+		cancel: cancel, errs: make(chan error, cfg.Producers)}
+	for _, level := range []txncheck.Level{txncheck.ReadCommitted, txncheck.ReadUncommitted} {
+		rd, err := newReader(cfg, level, w.chk)
+		if err != nil {
+			w.Close()
+			return nil, err
+		}
+		w.readers = append(w.readers, rd)
+		go rd.run(ctx)
+	}
+	for i := range cfg.Producers {
+		p := &producer{cfg: cfg, id: uint32(i), chk: w.chk}
+		w.prods.Go(func() {
+			if err := p.run(ctx, w.stop); err != nil {
+				w.errs <- err
+			}
+		})
+	}
+	return w, nil
+}
+
+// transactionalID names producer id of run.
+func transactionalID(run uint64, id uint32) string {
+	if id == endProducer {
+		return fmt.Sprintf("kafkachaos-%016x-txn-end", run)
+	}
+	return fmt.Sprintf("kafkachaos-%016x-txn-%d", run, id)
+}
+
+// Stop asks the producers to stop after their transaction in progress, and
+// waits for them.
+func (w *Workload) Stop() {
+	w.once.Do(func() { close(w.stop) })
+	w.prods.Wait()
+}
+
+// Drain stops the producers, commits the end marker, and waits until both
+// readers have read it on every partition, within timeout. It returns
+// whether they did.
+func (w *Workload) Drain(ctx context.Context, timeout time.Duration) error {
+	w.Stop()
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	if err := writeEnd(ctx, w.cfg); err != nil {
+		return fmt.Errorf("txn: the end marker: %w", err)
+	}
+	for _, rd := range w.readers {
+		select {
+		case <-rd.done:
+		case <-ctx.Done():
+			return fmt.Errorf("txn: the %s reader did not reach the end marker within %s", rd, timeout)
+		}
+	}
+	return nil
+}
+
+// Result is the checker's verdict; drained is Drain's success.
+func (w *Workload) Result(drained bool) txncheck.Result { return w.chk.Result(drained) }
+
+// Err is the first error that ended a producer, if any.
+func (w *Workload) Err() error {
+	select {
+	case err := <-w.errs:
+		return err
+	default:
+		return nil
+	}
+}
+
+// Close ends the readers and producers and closes their clients.
+func (w *Workload) Close() {
+	w.cancel()
+	w.once.Do(func() { close(w.stop) })
+	w.prods.Wait()
+	for _, rd := range w.readers {
+		<-rd.exited
+		rd.cl.Close()
+	}
+}
+
+// writeEnd commits the end marker, one record on each partition, retrying
+// a failed transaction with a fresh client until ctx ends.
+func writeEnd(ctx context.Context, cfg Config) error {
+	var last error
+	for ctx.Err() == nil {
+		if last = endOnce(ctx, cfg); last == nil {
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+		case <-time.After(time.Second):
+		}
+	}
+	return errors.Join(ctx.Err(), last)
+}
+
+func endOnce(ctx context.Context, cfg Config) error {
+	cl, err := kgo.NewClient(append(cfg.Opts, kgo.TransactionalID(transactionalID(cfg.RunID, endProducer)),
+		kgo.TransactionTimeout(cfg.Timeout), kgo.RecordPartitioner(kgo.ManualPartitioner()))...)
+	if err != nil {
+		return err
+	}
+	defer cl.Close()
+	if err := cl.BeginTransaction(); err != nil {
+		return err
+	}
+	t := txncheck.Txn{Producer: endProducer}
+	recs := make([]*kgo.Record, cfg.Partitions)
+	for p := range recs {
+		recs[p] = &kgo.Record{Topic: cfg.Topic, Partition: int32(p), Value: encode(ident{run: cfg.RunID, txn: t, index: p, count: len(recs)})}
+	}
+	if err := cl.ProduceSync(ctx, recs...).FirstErr(); err != nil {
+		_ = cl.EndTransaction(ctx, kgo.TryAbort)
+		return err
+	}
+	return cl.EndTransaction(ctx, kgo.TryCommit)
+}
