@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/kafkachaos/kafkachaos/steadystate/groupcheck"
+	"github.com/kafkachaos/kafkachaos/steadystate/txncheck"
 )
 
 // buildReport merges ms, which checkMergeable accepted, into a report with
@@ -28,8 +29,14 @@ func buildReport(ms []Measurements, marks []Mark, h Hypothesis) *Report {
 	r.SummaryLine = r.Summary.Line()
 	r.Verdicts, r.Violations = h.evaluate(r.Phases, r.Partitions, r.Records, r.Idempotent, r.End)
 	r.Violations = append(r.Violations, drainViolations(ms)...)
+	var extra []Verdict
 	if r.Group != nil {
-		v := groupVerdict(*r.Group)
+		extra = append(extra, groupVerdict(*r.Group))
+	}
+	if r.Transactions != nil {
+		extra = append(extra, txnVerdict(*r.Transactions))
+	}
+	for _, v := range extra {
 		r.Verdicts = append(r.Verdicts, v)
 		if !v.Passed {
 			r.Violations = append(r.Violations, v.violation(r.End))
@@ -47,6 +54,27 @@ func firstGroup(ms []Measurements) *groupcheck.Result {
 		}
 	}
 	return nil
+}
+
+// firstTxn is the transactional verdict of ms: one runner's (agents run
+// no transactional workload).
+func firstTxn(ms []Measurements) *txncheck.Result {
+	for _, m := range ms {
+		if m.Transactions != nil {
+			return m.Transactions
+		}
+	}
+	return nil
+}
+
+// txnVerdict is the verdict on the transactional checks: none may find
+// anything, and the run must have been able to.
+func txnVerdict(t txncheck.Result) Verdict {
+	observed := "0"
+	if p := t.Problems(); len(p) > 0 {
+		observed = strings.Join(p, "; ")
+	}
+	return newVerdict("", BoundTransactionAnomalies, number(0, "0"), number(float64(t.Total()), observed), t.Clean())
 }
 
 // groupVerdict is the verdict on the consumer group's checks: none may
@@ -80,19 +108,20 @@ func newReport(ms []Measurements, marks []Mark) *Report {
 		records.add(m.Records)
 	}
 	return &Report{
-		RunID:      f.RunID,
-		Topic:      f.Topic,
-		Start:      start,
-		LoadEnd:    loadEnd,
-		End:        end,
-		Rate:       rate,
-		Record:     f.RecordSize,
-		Producers:  producers,
-		Acks:       f.Acks,
-		Idempotent: f.Idempotent,
-		Records:    records,
-		Group:      firstGroup(ms),
-		Marks:      marks,
+		RunID:        f.RunID,
+		Topic:        f.Topic,
+		Start:        start,
+		LoadEnd:      loadEnd,
+		End:          end,
+		Rate:         rate,
+		Record:       f.RecordSize,
+		Producers:    producers,
+		Acks:         f.Acks,
+		Idempotent:   f.Idempotent,
+		Records:      records,
+		Group:        firstGroup(ms),
+		Transactions: firstTxn(ms),
+		Marks:        marks,
 	}
 }
 

@@ -12,6 +12,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/kafkachaos/kafkachaos/kafkasec"
+	"github.com/kafkachaos/kafkachaos/steadystate/txn"
 )
 
 // ErrInvalidConfig is wrapped by every error about a bad Config. The CLI
@@ -108,6 +109,10 @@ type Config struct {
 	// Group, when it has members, runs an application's consumer group
 	// on the topic beside the verifying consumer, and checks its history.
 	Group GroupConfig
+	// Transactions, when it has producers, runs a transactional workload
+	// on the topic Topic+TxnTopicSuffix beside the load, and checks its
+	// history (package txn).
+	Transactions txn.Settings
 }
 
 // SASL carries SASL settings, with Kafka's mechanism names (PLAIN,
@@ -166,6 +171,7 @@ func (c Config) withDefaults() Config {
 	if c.Group.Members > 0 && c.Group.Protocol == "" {
 		c.Group.Protocol = GroupProtocolClassic
 	}
+	c.Transactions = c.Transactions.WithDefaults()
 	if c.Hypothesis == nil {
 		h := DefaultHypothesis()
 		c.Hypothesis = &h
@@ -217,6 +223,8 @@ func (c Config) Validate() error {
 		return bad("min.insync.replicas %d must be between 1 and the replication factor %d", c.MinInsyncReplicas, c.ReplicationFactor)
 	case c.Group.validate() != nil:
 		return bad("%w", c.Group.validate())
+	case c.Transactions.Validate() != nil:
+		return bad("%w", c.Transactions.Validate())
 	case c.Producers < 1 || c.Producers > 1024:
 		return bad("producers %d: need 1 to 1024", c.Producers)
 	case uint64(c.ProducerBase)+uint64(c.Producers) > 1<<32:

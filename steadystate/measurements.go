@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/kafkachaos/kafkachaos/steadystate/groupcheck"
+	"github.com/kafkachaos/kafkachaos/steadystate/txncheck"
 )
 
 // Measurements are what one runner measured in a run, before they are
@@ -54,6 +55,9 @@ type Measurements struct {
 	// Group is the verdict on the application's consumer group, when the
 	// run had one (Config.Group).
 	Group *groupcheck.Result `json:"group,omitempty"`
+	// Transactions is the verdict on the transactional workload, when the
+	// run had one (Config.Transactions).
+	Transactions *txncheck.Result `json:"transactions,omitempty"`
 }
 
 // MeasuredSecond is one second of a runner's measurements, summed over its

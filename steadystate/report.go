@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/kafkachaos/kafkachaos/steadystate/groupcheck"
+	"github.com/kafkachaos/kafkachaos/steadystate/txncheck"
 )
 
 // Report is the outcome of one run. It is JSON-serialisable.
@@ -28,8 +29,11 @@ type Report struct {
 	Records     Records                 `json:"records"`
 	// Group is the verdict on the application's consumer group, when the
 	// run had one.
-	Group  *groupcheck.Result `json:"group,omitempty"`
-	Errors map[string]int64   `json:"errors,omitempty"`
+	Group *groupcheck.Result `json:"group,omitempty"`
+	// Transactions is the verdict on the transactional workload, when the
+	// run had one.
+	Transactions *txncheck.Result `json:"transactions,omitempty"`
+	Errors       map[string]int64 `json:"errors,omitempty"`
 
 	// Unavailable is the longest time with no successful ack, from
 	// UnavailableFrom.

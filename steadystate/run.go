@@ -13,6 +13,8 @@ import (
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/kafkachaos/kafkachaos/kafkasec"
+	"github.com/kafkachaos/kafkachaos/steadystate/txn"
+	"github.com/kafkachaos/kafkachaos/steadystate/txncheck"
 )
 
 const (
@@ -133,7 +135,7 @@ func (r *Runner) Run(ctx context.Context) (*Report, error) {
 	defer admCl.Close()
 	adm := kadm.NewClient(admCl)
 
-	partitions, err := r.ensureTopic(ctx, adm)
+	partitions, err := r.ensureTopic(ctx, adm, c.Topic)
 	if err != nil {
 		return nil, err
 	}
@@ -180,6 +182,14 @@ func (r *Runner) Run(ctx context.Context) (*Report, error) {
 		}
 		defer group.close()
 	}
+	var txns *txn.Workload
+	if c.Transactions.Producers > 0 {
+		if txns, err = r.startTransactions(ctx, adm); err != nil {
+			cons.cl.Close()
+			return nil, err
+		}
+		defer txns.Close()
+	}
 	drainCtx, cancelDrain := context.WithCancel(ctx)
 	defer cancelDrain()
 	consDone := make(chan struct{})
@@ -218,6 +228,9 @@ func (r *Runner) Run(ctx context.Context) (*Report, error) {
 	}
 	wg.Wait()
 	loadEnd := time.Now()
+	if txns != nil {
+		txns.Stop()
+	}
 	for _, p := range prods {
 		p.rec.finish(loadEnd)
 	}
@@ -279,6 +292,10 @@ func (r *Runner) Run(ctx context.Context) (*Report, error) {
 	cons.cl.Close()
 	cons.rec.finish(end)
 
+	var txnRes *txncheck.Result
+	if txns != nil {
+		txnRes = drainTransactions(ctx, txns, c.DrainTimeout)
+	}
 	m := Measurements{
 		RunID:        fmtRunID(c.RunID),
 		Topic:        c.Topic,
@@ -294,6 +311,8 @@ func (r *Runner) Run(ctx context.Context) (*Report, error) {
 		Start:   start.Round(0),
 		LoadEnd: loadEnd.Round(0),
 		End:     end.Round(0),
+
+		Transactions: txnRes,
 	}
 	r.mu.Lock()
 	for _, mk := range r.marks {

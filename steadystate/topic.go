@@ -18,26 +18,27 @@ const (
 	offsetsTimeout    = 60 * time.Second
 )
 
-// ensureTopic creates the workload topic if it is missing, waits until its
-// metadata is known, and returns its partition count.
-func (r *Runner) ensureTopic(ctx context.Context, adm *kadm.Client) (int32, error) {
+// ensureTopic creates topic, with the workload topic's settings, if it is
+// missing, waits until its metadata is known, and returns its partition
+// count.
+func (r *Runner) ensureTopic(ctx context.Context, adm *kadm.Client, topic string) (int32, error) {
 	c := r.cfg
 	minISR := fmt.Sprint(c.MinInsyncReplicas)
-	resp, err := adm.CreateTopic(ctx, c.Partitions, c.ReplicationFactor, map[string]*string{"min.insync.replicas": &minISR}, c.Topic)
+	resp, err := adm.CreateTopic(ctx, c.Partitions, c.ReplicationFactor, map[string]*string{"min.insync.replicas": &minISR}, topic)
 	if err == nil {
 		err = resp.Err
 	}
 	if err != nil && !errors.Is(err, kerr.TopicAlreadyExists) {
-		return 0, fmt.Errorf("steadystate: create topic %s: %w", c.Topic, err)
+		return 0, fmt.Errorf("steadystate: create topic %s: %w", topic, err)
 	}
 	var partitions int32
 	var last error // why the topic was not ready when last listed
 	err = wait.PollUntilContextTimeout(ctx, topicPollInterval, topicReadyTimeout, true, func(ctx context.Context) (bool, error) {
-		partitions, last = topicReady(ctx, adm, c.Topic)
+		partitions, last = topicReady(ctx, adm, topic)
 		return last == nil, nil
 	})
 	if err != nil {
-		return 0, pollError(fmt.Sprintf("topic %s not ready", c.Topic), topicReadyTimeout, err, last)
+		return 0, pollError(fmt.Sprintf("topic %s not ready", topic), topicReadyTimeout, err, last)
 	}
 	return partitions, nil
 }

@@ -37,6 +37,10 @@ const (
 	// BoundGroupAnomalies: what the application's consumer group's checks
 	// found (groupcheck.Checks), at most (0).
 	BoundGroupAnomalies BoundKind = "group-anomalies"
+	// BoundTransactionAnomalies: what the transactional workload's checks
+	// found (txncheck.Checks), at most (0); an inconclusive run (the
+	// read_uncommitted control saw no aborted record) fails it too.
+	BoundTransactionAnomalies BoundKind = "transaction-anomalies"
 	// BoundFinalDrain: acknowledged records the final drain left unread,
 	// at most (0); how many is not known, so nothing is observed.
 	BoundFinalDrain BoundKind = "final-drain"
@@ -91,6 +95,8 @@ func (k BoundKind) describe() (Unit, bool, string) {
 		return UnitRecords, false, "inconsistent offsets"
 	case BoundGroupAnomalies:
 		return UnitRecords, false, "consumer group anomalies"
+	case BoundTransactionAnomalies:
+		return UnitRecords, false, "transaction anomalies"
 	case BoundFinalDrain:
 		return UnitRecords, false, "final drain"
 	}
