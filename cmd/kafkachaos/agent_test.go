@@ -291,6 +291,7 @@ func TestAgentBadFlagsExitTwo(t *testing.T) {
 		{"bad load flags", []string{"--agent", "--run-id", "a", "--rate", "0"}, "", "rate 0"},
 		{"metrics address with agent", []string{"--agent", "--run-id", "a", "--metrics-addr", "127.0.0.1:0"}, "", "serves /metrics on --listen"},
 		{"a consumer group with agent", []string{"--agent", "--run-id", "a", "--group-members", "3"}, "", "not with --agent"},
+		{"transactions with agent", []string{"--agent", "--run-id", "a", "--txn-producers", "3"}, "", "not with --agent"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -42,6 +42,8 @@ func TestSteadyStateBadInputExitsTwo(t *testing.T) {
 		{"unknown group protocol", []string{"--bootstrap", "127.0.0.1:1", "--group-members", "3", "--group-protocol", "eager"}, "--group-protocol \"eager\""},
 		{"negative group members", []string{"--bootstrap", "127.0.0.1:1", "--group-members", "-1"}, "--group-members -1"},
 		{"too many group members", []string{"--bootstrap", "127.0.0.1:1", "--group-members", "65"}, "group members 65"},
+		{"every transaction aborted", []string{"--bootstrap", "127.0.0.1:1", "--txn-producers", "2", "--txn-abort-every", "1"}, "abort every 1"},
+		{"negative transactional producers", []string{"--bootstrap", "127.0.0.1:1", "--txn-producers", "-2"}, "transactional producers -2"},
 		{"positional argument", []string{"--bootstrap", "127.0.0.1:1", "extra"}, "takes no arguments"},
 		{"metrics address without port", []string{"--bootstrap", "127.0.0.1:1", "--metrics-addr", "localhost"}, "--metrics-addr"},
 		{"linger without metrics", []string{"--bootstrap", "127.0.0.1:1", "--metrics-linger", "1s"}, "--metrics-linger needs --metrics-addr"},

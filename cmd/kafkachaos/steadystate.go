@@ -18,6 +18,7 @@ import (
 	"github.com/kafkachaos/kafkachaos/loadagent"
 	"github.com/kafkachaos/kafkachaos/steadystate"
 	"github.com/kafkachaos/kafkachaos/steadystate/metrics"
+	"github.com/kafkachaos/kafkachaos/steadystate/txn"
 )
 
 // progressEvery is how often the live progress view refreshes.
@@ -34,6 +35,7 @@ type steadyFlags struct {
 	rate           int
 	groupMembers   int
 	groupProtocol  string
+	txn            txn.Settings
 	recordSize     int
 	numRecords     int64
 	duration       time.Duration
@@ -86,6 +88,14 @@ the agent exits once the run has ended. Otherwise it keeps serving /raw after
 the run until SIGTERM, and exits 0. An agent's exit code does not reflect its
 verdict: the merged run is judged.
 
+With --txn-producers N it also runs a transactional workload on the topic
+named after --topic with "-txn": N transactional IDs, each transaction over
+--txn-records partitions, every --txn-abort-every-th aborted on purpose, read
+by a read_committed reader and by a read_uncommitted control. Aborted reads,
+torn transactions, lost commits, duplicates, reads before the commit was sent
+and a stuck last stable offset fail the bound "transaction anomalies"; so does
+a run whose control saw no aborted record (inconclusive).
+
 With --metrics-addr HOST:PORT a standalone run serves its live Prometheus
 metrics on http://HOST:PORT/metrics (records sent, acked, failed, consumed,
 lost, duplicated, reordered; ack and end-to-end latency histograms; the
@@ -107,9 +117,9 @@ Exit codes: 0 every bound held, 1 a bound was violated or the run failed,
 			if err := f.metrics.check(fl, f.agent.enabled); err != nil {
 				return err
 			}
-			if f.agent.enabled && f.groupMembers > 0 {
+			if f.agent.enabled && (f.groupMembers > 0 || f.txn.Producers > 0) {
 				// A merge of several agents' reports keeps one group verdict.
-				return usageError{fmt.Errorf("--group-members runs in a standalone steady state, not with --agent")}
+				return usageError{fmt.Errorf("--group-members and --txn-producers run in a standalone steady state, not with --agent")}
 			}
 			if f.agent.enabled && !fl.Changed("duration") {
 				cfg.Duration = 0 // until stopped, at most --max-duration
@@ -158,6 +168,11 @@ Exit codes: 0 every bound held, 1 a bound was violated or the run failed,
 	fl.DurationVar(&f.requestTimeout, "request-timeout", 0, "how long a producer waits for a broker's answer before it drops the connection and retries (request.timeout.ms; 0: franz-go's 10s+10s)")
 	fl.IntVar(&f.groupMembers, "group-members", 0, "also run an application's consumer group of this many members on the topic, polling and committing after processing, and check its history (0: none)")
 	fl.StringVar(&f.groupProtocol, "group-protocol", steadystate.GroupProtocolClassic, "the group's protocol: classic, or consumer (KIP-848; Kafka 4.0+, advised from 4.3)")
+	fl.IntVar(&f.txn.Producers, "txn-producers", 0, "also run a transactional workload of this many transactional IDs on the topic's -txn sibling, read at read_committed and read_uncommitted, and check its history (0: none)")
+	fl.IntVar(&f.txn.Rate, "txn-rate", txn.DefaultRate, "transactions/s across the transactional producers")
+	fl.IntVar(&f.txn.Records, "txn-records", txn.DefaultRecords, "records per transaction, one per partition from a random one")
+	fl.IntVar(&f.txn.AbortEvery, "txn-abort-every", txn.DefaultAbortEvery, "abort every Nth transaction of each producer on purpose (at least 2)")
+	fl.DurationVar(&f.txn.Timeout, "txn-timeout", txn.DefaultTimeout, "the producers' transaction timeout (transaction.timeout.ms)")
 	fl.StringVar(&f.report, "report", "", "write the JSON run report to this file")
 	fl.StringVar(&f.runID, "run-id", "", "the run ID in hex, as reports print it (default: random; required with --agent)")
 	fl.DurationVar(&f.maxP99Ack, "max-p99-ack", 0, "bound: p99 send->ack latency in every phase (0: off)")
@@ -226,6 +241,12 @@ func (f *steadyFlags) config(durationGiven bool) (steadystate.Config, error) {
 		RequestTimeout:    f.requestTimeout,
 		Hypothesis:        &h,
 		Group:             steadystate.GroupConfig{Members: f.groupMembers, Protocol: f.groupProtocol},
+	}
+	if f.txn.Producers != 0 {
+		if err := f.txn.Validate(); err != nil {
+			return steadystate.Config{}, usageError{fmt.Errorf("--txn-*: %w", err)}
+		}
+		cfg.Transactions = f.txn
 	}
 	if f.runID != "" {
 		if cfg.RunID, err = parseRunID(f.runID); err != nil {
@@ -357,6 +378,16 @@ func printReport(w io.Writer, rep *steadystate.Report) {
 			g.Acked, g.Consumed, g.Redelivered, g.Resets, g.Assignments, g.Revocations)
 		for _, p := range g.Problems() {
 			fmt.Fprintf(w, "  %s\n", p)
+		}
+	}
+	if t := rep.Transactions; t != nil {
+		fmt.Fprintf(w, "transactions: begun %d, committed %d, aborted %d (%d not asked for), unknown %d; commit p99 %s; control read %d aborted records\n",
+			t.Begun, t.Committed, t.Aborted, t.AbortedUnasked, t.Unknown, t.CommitP99.Round(time.Millisecond), t.ControlAbortedReads)
+		for _, p := range t.Problems() {
+			fmt.Fprintf(w, "  %s\n", p)
+		}
+		for _, x := range t.Witnesses {
+			fmt.Fprintf(w, "  %s\n", x)
 		}
 	}
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
