@@ -33,6 +33,11 @@ const (
 	// one, lost, skipped, went back on and committed nothing it should not
 	// have (steadystate/groupcheck).
 	CheckGroup CheckName = "consumer group: nothing lost, skipped or committed wrong"
+	// CheckTransactions: the transactional workload, where the story ran
+	// one, found no aborted read, torn transaction, lost commit,
+	// duplicate, early read or stuck last stable offset, and could have
+	// (steadystate/txncheck).
+	CheckTransactions CheckName = "transactions: all or nothing, committed only, exactly once"
 	// CheckPacing: a graceful operation took no Kafka pod down while a
 	// partition was under-replicated (from the event timeline).
 	CheckPacing CheckName = "paced: no broker taken down while under-replicated"
@@ -60,6 +65,6 @@ const (
 // then the soak's own.
 func Checks() []CheckName {
 	return []CheckName{CheckAudit, CheckFault, CheckRolledOut, CheckPodsBack, CheckHealth,
-		CheckRecords, CheckBounds, CheckGroup, CheckPacing, CheckIdentity, CheckLogDirs, CheckCluster, CheckMetadata,
+		CheckRecords, CheckBounds, CheckGroup, CheckTransactions, CheckPacing, CheckIdentity, CheckLogDirs, CheckCluster, CheckMetadata,
 		CheckMemory, CheckGoroutines}
 }

@@ -39,7 +39,7 @@ type localLoad struct {
 
 // startLocal starts the steady state on topic in this process, warming up
 // until the story marks the baseline (not judged).
-func startLocal(ctx context.Context, env *Env, topic string, group steadystate.GroupConfig) (*localLoad, error) {
+func startLocal(ctx context.Context, env *Env, topic string, sh Shape) (*localLoad, error) {
 	ss := env.SteadyState
 	acks := &ackWatch{}
 	r, err := steadystate.New(steadystate.Config{
@@ -52,7 +52,8 @@ func startLocal(ctx context.Context, env *Env, topic string, group steadystate.G
 		Producers:      ss.Producers,
 		ClientOpts:     env.KafkaOpts,
 		RequestTimeout: ss.RequestTimeout.Duration,
-		Group:          group,
+		Group:          sh.Group,
+		Transactions:   sh.Transactions,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("scenario: steady state: %w", err)

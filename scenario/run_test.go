@@ -45,7 +45,7 @@ func pickBroker1(_ context.Context, _ *testing.T, _ string, snap []brokers.Broke
 func TestRunFillsChecksInOrder(t *testing.T) {
 	env, caller := testEnv(t)
 	steady := &fakeWorkload{rep: &steadystate.Report{SummaryLine: "the fake steady state"}, checks: []report.Check{
-		{Name: report.CheckRecords}, {Name: report.CheckBounds, Problems: []string{"p99 ack too high"}}, {Name: report.CheckGroup},
+		{Name: report.CheckRecords}, {Name: report.CheckBounds, Problems: []string{"p99 ack too high"}}, {Name: report.CheckGroup}, {Name: report.CheckTransactions},
 	}}
 	const echoes report.CheckName = "fake workload: every request echoed"
 	second := &fakeWorkload{checks: []report.Check{{Name: echoes, Problems: []string{"request 7 unanswered"}}}}

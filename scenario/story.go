@@ -125,11 +125,12 @@ func (e *SkipError) Is(target error) bool { return target == ErrSkipped }
 // report.Checks()'s order. A story adds report.CheckFault only with a
 // During step, report.CheckRolledOut only with a Settle step,
 // report.CheckPacing only for a Graceful fault; the steady state adds
-// report.CheckRecords and report.CheckBounds, and report.CheckGroup with
-// an application's consumer group (Shape.Group); another workload adds its
-// own checks in their place.
+// report.CheckRecords and report.CheckBounds, report.CheckGroup with an
+// application's consumer group (Shape.Group) and report.CheckTransactions
+// with transactions (Shape.Transactions); another workload adds its own
+// checks in their place.
 func Checks() []report.CheckName {
 	return []report.CheckName{report.CheckAudit, report.CheckFault, report.CheckRolledOut, report.CheckPodsBack,
-		report.CheckHealth, report.CheckRecords, report.CheckBounds, report.CheckGroup, report.CheckPacing, report.CheckIdentity,
+		report.CheckHealth, report.CheckRecords, report.CheckBounds, report.CheckGroup, report.CheckTransactions, report.CheckPacing, report.CheckIdentity,
 		report.CheckLogDirs, report.CheckCluster}
 }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/kafkachaos/kafkachaos/report"
 	"github.com/kafkachaos/kafkachaos/steadystate"
+	"github.com/kafkachaos/kafkachaos/steadystate/txn"
 )
 
 // Workload is what a story runs on Kafka while it is told, judged at its
@@ -55,6 +56,10 @@ type Shape struct {
 	// the verifying consumer (in this process only), checked by
 	// steadystate/groupcheck: report.CheckGroup.
 	Group steadystate.GroupConfig
+	// Transactions, with producers, runs the transactional workload beside
+	// the load (in this process only), checked by steadystate/txncheck:
+	// report.CheckTransactions.
+	Transactions txn.Settings
 }
 
 // runner is the steady state's load: in this process, or in agent pods.
@@ -90,6 +95,10 @@ func SteadyStateOf(sh Shape) StartWorkload {
 		if g := sh.Group; g.Members > 0 {
 			env.By(fmt.Sprintf("with an application's consumer group beside it: %d members, group protocol %s, committing after processing", g.Members, cmp.Or(g.Protocol, steadystate.GroupProtocolClassic)))
 		}
+		if t := sh.Transactions.WithDefaults(); t.Producers > 0 {
+			env.By(fmt.Sprintf("with transactions beside it on %s%s: %d transactional IDs, %d/s, %d partitions each, every %dth aborted, read at read_committed and read_uncommitted",
+				topic, steadystate.TxnTopicSuffix, t.Producers, t.Rate, t.Records, t.AbortEvery))
+		}
 		return StartSteadyState(ctx, env, topic, sh)
 	}
 }
@@ -102,14 +111,14 @@ func StartSteadyState(ctx context.Context, env *Env, topic string, sh Shape) (*S
 	var r runner
 	var err error
 	switch {
-	case sh.Agents > 0 && sh.Group.Members > 0:
-		err = fmt.Errorf("scenario: an application's consumer group runs in this process only, not with agents")
+	case sh.Agents > 0 && (sh.Group.Members > 0 || sh.Transactions.Producers > 0):
+		err = fmt.Errorf("scenario: an application's consumer group and transactions run in this process only, not with agents")
 	case sh.Agents > 0:
 		r, err = startAgents(ctx, env, topic, sh)
 	case sh.Unlimited:
 		err = fmt.Errorf("scenario: throughput mode needs agents")
 	default:
-		r, err = startLocal(ctx, env, topic, sh.Group)
+		r, err = startLocal(ctx, env, topic, sh)
 	}
 	if err != nil {
 		return nil, err
@@ -160,6 +169,13 @@ func (s *SteadyState) Checks() []report.Check {
 	}
 	if g := s.rep.Group; g != nil {
 		checks = append(checks, report.Check{Name: report.CheckGroup, Problems: g.Problems()})
+	}
+	if t := s.rep.Transactions; t != nil {
+		p := t.Problems()
+		for _, w := range t.Witnesses {
+			p = append(p, w.String())
+		}
+		checks = append(checks, report.Check{Name: report.CheckTransactions, Problems: p})
 	}
 	return checks
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/kafkachaos/kafkachaos/report"
 	"github.com/kafkachaos/kafkachaos/steadystate"
 	"github.com/kafkachaos/kafkachaos/steadystate/groupcheck"
+	"github.com/kafkachaos/kafkachaos/steadystate/txncheck"
 )
 
 // stubRunner is a steady state's load that returns rep.
@@ -69,6 +70,32 @@ func TestSteadyStateGroupCheck(t *testing.T) {
 		cs := s.Checks()
 		if len(cs) != 3 || cs[2].Name != report.CheckGroup || len(cs[2].Problems) != tt.want {
 			t.Errorf("counts %v: checks %+v, want the group's third with %d problems", tt.counts, cs, tt.want)
+		}
+	}
+}
+
+// With transactions, their verdict is a check of its own: a clean run has
+// no problems; an inconclusive one, and one with anomalies, do, witnesses
+// and all.
+func TestSteadyStateTransactionsCheck(t *testing.T) {
+	witness := txncheck.Witness{Check: txncheck.CheckAbortedRead, Txn: txncheck.Txn{Producer: 1, Seq: 5}, Partition: 2, Offset: 9}
+	for _, tt := range []struct {
+		name string
+		res  txncheck.Result
+		want int // problems
+	}{
+		{"clean", txncheck.Result{ControlAbortedReads: 4}, 0},
+		{"inconclusive", txncheck.Result{Inconclusive: true}, 1},
+		{"an aborted read", txncheck.Result{ControlAbortedReads: 4, Counts: map[txncheck.Check]uint64{txncheck.CheckAbortedRead: 1}, Witnesses: []txncheck.Witness{witness}}, 2},
+	} {
+		rep := &steadystate.Report{Records: steadystate.Records{Acked: 2000}, Transactions: &tt.res}
+		s := &SteadyState{r: stubRunner{rep}, rate: 1000, started: time.Now().Add(-2 * time.Second)}
+		if err := s.Finish(t.Context(), steadystate.Hypothesis{}); err != nil {
+			t.Fatal(err)
+		}
+		cs := s.Checks()
+		if len(cs) != 3 || cs[2].Name != report.CheckTransactions || len(cs[2].Problems) != tt.want {
+			t.Errorf("%s: checks %+v, want the transactions' third with %d problems", tt.name, cs, tt.want)
 		}
 	}
 }
