@@ -1,0 +1,71 @@
+package suites
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	. "github.com/onsi/ginkgo/v2"
+	"github.com/twmb/franz-go/pkg/kadm"
+
+	"github.com/kafkachaos/kafkachaos/brokers"
+	"github.com/kafkachaos/kafkachaos/chaos"
+	"github.com/kafkachaos/kafkachaos/scenario"
+	"github.com/kafkachaos/kafkachaos/steadystate"
+	"github.com/kafkachaos/kafkachaos/steadystate/txn"
+)
+
+// txnProducers is how many transactional IDs the transactional specs run.
+const txnProducers = 3
+
+// What applications that use transactions see: transactional producers
+// over several partitions, a fifth of their transactions aborted on
+// purpose, read at read_committed and at read_uncommitted (the control),
+// beside the steady state, while the coordinator of the first
+// transactional ID fails. Each transaction must be all or nothing, no
+// aborted record may be read at read_committed, no commit lost
+// (steadystate/txncheck).
+var _ = Describe("The transaction coordinator fails under transactional load", Label("transactions"), Serial, func() {
+	storySpec("its pod force-deleted: every transaction all or nothing, no aborted read, no commit lost", Label("txn-coordinator-kill"),
+		func(SpecContext, *env) story {
+			return withTransactions(story{Label: "txn-coordinator-kill", Kind: scenario.Hard, Pick: txnCoordinatorOf(0), Fault: forceDelete, NewPods: true})
+		})
+	storySpec("paused for 20s: every transaction all or nothing, no aborted read, no commit lost", Label("txn-coordinator-pause"),
+		func(SpecContext, *env) story {
+			return withTransactions(pauseStory("txn-coordinator-pause-20s", txnCoordinatorOf(0), 20*time.Second))
+		})
+	storySpec("isolated for 20s: every transaction all or nothing, no aborted read, no commit lost", Label("txn-coordinator-isolate"),
+		func(SpecContext, *env) story {
+			return withTransactions(partitionStory("txn-coordinator-isolate", txnCoordinatorOf(0), chaos.PartitionIsolate, 20*time.Second))
+		})
+})
+
+// withTransactions runs st's steady state with the transactional workload
+// beside it.
+func withTransactions(st story) story {
+	st.Workloads = []scenario.StartWorkload{scenario.SteadyStateOf(scenario.Shape{Transactions: txn.Settings{Producers: txnProducers}})}
+	return st
+}
+
+// txnCoordinatorOf picks the transaction coordinator of the workload's
+// transactional producer i: the leader of its __transaction_state
+// partition, as FindCoordinator names it.
+func txnCoordinatorOf(i int) func(context.Context, *env, string, []brokers.Broker) ([]brokers.Broker, error) {
+	return func(ctx context.Context, e *env, topic string, snap []brokers.Broker) ([]brokers.Broker, error) {
+		id := txn.TransactionalID(topic+steadystate.TxnTopicSuffix, i)
+		cl, err := e.KafkaClient()
+		if err != nil {
+			return nil, err
+		}
+		defer cl.Close()
+		c, ok := kadm.NewClient(cl).FindTxnCoordinators(ctx, id)[id]
+		switch {
+		case !ok:
+			return nil, fmt.Errorf("FindCoordinator named no coordinator for transactional ID %s", id)
+		case c.Err != nil:
+			return nil, fmt.Errorf("finding the coordinator of transactional ID %s: %w", id, c.Err)
+		}
+		By(fmt.Sprintf("broker %d coordinates the transactions of %s", c.NodeID, id))
+		return broker(c.NodeID)(ctx, e, topic, snap)
+	}
+}
