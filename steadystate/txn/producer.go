@@ -28,7 +28,7 @@ func (p *producer) newClient() error {
 		p.cl.Close()
 	}
 	var err error
-	p.cl, err = kgo.NewClient(append(p.cfg.Opts, kgo.TransactionalID(transactionalID(p.cfg.RunID, p.id)),
+	p.cl, err = kgo.NewClient(append(p.cfg.Opts, kgo.TransactionalID(transactionalID(p.cfg.Topic, p.id)),
 		kgo.TransactionTimeout(p.cfg.Timeout), kgo.RecordPartitioner(kgo.ManualPartitioner()))...)
 	return err
 }

@@ -70,12 +70,17 @@ func Start(ctx context.Context, cfg Config) (*Workload, error) {
 	return w, nil
 }
 
-// transactionalID names producer id of run.
-func transactionalID(run uint64, id uint32) string {
+// TransactionalID is the transactional ID of producer i of the workload on
+// topic. It does not change between runs, so that a run's first
+// transaction fences what an aborted run left open (the records carry
+// their run's ID, so each run judges only its own).
+func TransactionalID(topic string, i int) string { return transactionalID(topic, uint32(i)) }
+
+func transactionalID(topic string, id uint32) string {
 	if id == endProducer {
-		return fmt.Sprintf("kafkachaos-%016x-txn-end", run)
+		return topic + "-end"
 	}
-	return fmt.Sprintf("kafkachaos-%016x-txn-%d", run, id)
+	return fmt.Sprintf("%s-%d", topic, id)
 }
 
 // Stop asks the producers to stop after their transaction in progress, and
@@ -146,7 +151,7 @@ func writeEnd(ctx context.Context, cfg Config) error {
 }
 
 func endOnce(ctx context.Context, cfg Config) error {
-	cl, err := kgo.NewClient(append(cfg.Opts, kgo.TransactionalID(transactionalID(cfg.RunID, endProducer)),
+	cl, err := kgo.NewClient(append(cfg.Opts, kgo.TransactionalID(transactionalID(cfg.Topic, endProducer)),
 		kgo.TransactionTimeout(cfg.Timeout), kgo.RecordPartitioner(kgo.ManualPartitioner()))...)
 	if err != nil {
 		return err
