@@ -108,3 +108,18 @@ func (s *Set) In(lo, hi uint64) (first, n uint64) {
 	}
 	return first, n
 }
+
+// FirstGap returns the least value in [lo, hi) that is not in the set, or
+// hi when the set holds them all.
+func (s *Set) FirstGap(lo, hi uint64) uint64 {
+	for _, sp := range s.r { // sorted and non-adjacent: one pass
+		if sp.Hi <= lo {
+			continue
+		}
+		if sp.Lo > lo {
+			break
+		}
+		lo = sp.Hi
+	}
+	return min(lo, hi)
+}

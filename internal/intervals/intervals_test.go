@@ -88,3 +88,18 @@ func TestIn(t *testing.T) {
 		}
 	}
 }
+
+func TestFirstGap(t *testing.T) {
+	var s Set
+	for _, v := range []uint64{3, 4, 5, 9, 20} {
+		s.Add(v)
+	}
+	tests := []struct{ lo, hi, want uint64 }{
+		{0, 10, 0}, {3, 10, 6}, {4, 6, 6}, {9, 10, 10}, {9, 21, 10}, {20, 21, 21}, {3, 5, 5}, {6, 8, 6}, {21, 30, 21},
+	}
+	for _, tt := range tests {
+		if got := s.FirstGap(tt.lo, tt.hi); got != tt.want {
+			t.Errorf("FirstGap(%d, %d) = %d, want %d", tt.lo, tt.hi, got, tt.want)
+		}
+	}
+}
