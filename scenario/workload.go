@@ -98,6 +98,10 @@ func SteadyStateOf(sh Shape) StartWorkload {
 		if t := sh.Transactions.WithDefaults(); t.Producers > 0 {
 			env.By(fmt.Sprintf("with transactions beside it on %s%s: %d transactional IDs, %d/s, %d partitions each, every %dth aborted, read at read_committed and read_uncommitted",
 				topic, steadystate.TxnTopicSuffix, t.Producers, t.Rate, t.Records, t.AbortEvery))
+			if t.Copiers > 0 {
+				env.By(fmt.Sprintf("with a copy job: a group of %d copying %s to %s%s exactly once, one transaction per poll, offsets committed inside it",
+					t.Copiers, topic, topic, steadystate.CopyTopicSuffix))
+			}
 		}
 		return StartSteadyState(ctx, env, topic, sh)
 	}
@@ -174,6 +178,11 @@ func (s *SteadyState) Checks() []report.Check {
 		p := t.Problems()
 		for _, w := range t.Witnesses {
 			p = append(p, w.String())
+		}
+		if t.Copy != nil {
+			for _, w := range t.Copy.Witnesses {
+				p = append(p, "copy job: "+w.String())
+			}
 		}
 		checks = append(checks, report.Check{Name: report.CheckTransactions, Problems: p})
 	}

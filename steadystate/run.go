@@ -184,7 +184,7 @@ func (r *Runner) Run(ctx context.Context) (*Report, error) {
 	}
 	var txns *txn.Workload
 	if c.Transactions.Producers > 0 {
-		if txns, err = r.startTransactions(ctx, adm); err != nil {
+		if txns, err = r.startTransactions(ctx, adm, startOffsets); err != nil {
 			cons.cl.Close()
 			return nil, err
 		}
@@ -263,6 +263,7 @@ func (r *Runner) Run(ctx context.Context) (*Report, error) {
 	// at least past the highest offset each partition acked (with acks=1 a
 	// leader acks above the high watermark).
 	var drainErr error
+	var inputEnd []int64 // the copy job's: the workload topic's end
 	if ctx.Err() == nil {
 		target, err := endOffsets(ctx, adm, c.Topic, partitions)
 		if err != nil {
@@ -275,6 +276,7 @@ func (r *Runner) Run(ctx context.Context) (*Report, error) {
 				}
 			}
 			cons.setTarget(target)
+			inputEnd = target
 			select {
 			case <-consDone:
 			case <-time.After(c.DrainTimeout):
@@ -294,7 +296,7 @@ func (r *Runner) Run(ctx context.Context) (*Report, error) {
 
 	var txnRes *txncheck.Result
 	if txns != nil {
-		txnRes = drainTransactions(ctx, txns, c.DrainTimeout)
+		txnRes = drainTransactions(ctx, txns, c.DrainTimeout, inputEnd)
 	}
 	m := Measurements{
 		RunID:        fmtRunID(c.RunID),

@@ -11,39 +11,69 @@ import (
 	"github.com/kafkachaos/kafkachaos/steadystate/txncheck"
 )
 
-// TxnTopicSuffix names the transactional workload's topic: the workload
-// topic's name and this.
-const TxnTopicSuffix = "-txn"
+// The transactional workload's topics: the workload topic's name and
+// these.
+const (
+	// TxnTopicSuffix names the transactional producers' topic.
+	TxnTopicSuffix = "-txn"
+	// CopyTopicSuffix names the copy job's output; its input is the
+	// workload topic.
+	CopyTopicSuffix = "-copy"
+)
 
-// startTransactions creates the transactional workload's topic, with the
-// workload topic's settings, and starts the workload from its end offsets.
-func (r *Runner) startTransactions(ctx context.Context, adm *kadm.Client) (*txn.Workload, error) {
+// startTransactions creates the transactional workload's topics, with the
+// workload topic's settings, and starts it from their end offsets; its
+// copy job reads the workload topic from inputStart, in a group whose
+// offsets it commits there first.
+func (r *Runner) startTransactions(ctx context.Context, adm *kadm.Client, inputStart []int64) (*txn.Workload, error) {
 	c := r.cfg
 	topic := c.Topic + TxnTopicSuffix
-	parts, err := r.ensureTopic(ctx, adm, topic)
+	parts, offs, err := r.topicAtEnd(ctx, adm, topic)
 	if err != nil {
 		return nil, err
 	}
-	offs, err := endOffsets(ctx, adm, topic, parts)
-	if err != nil {
-		return nil, err
+	cfg := txn.Config{Settings: c.Transactions, Topic: topic, Partitions: parts, StartOffsets: offs, RunID: c.RunID, Opts: r.baseOpts()}
+	if c.Transactions.Copiers > 0 {
+		out := c.Topic + CopyTopicSuffix
+		outParts, outOffs, err := r.topicAtEnd(ctx, adm, out)
+		if err != nil {
+			return nil, err
+		}
+		if outParts != parts || int(parts) != len(inputStart) {
+			return nil, fmt.Errorf("steadystate: the copy job's topics %s and %s have %d and %d partitions, its input %d", topic, out, parts, outParts, len(inputStart))
+		}
+		group := fmtGroup(c.RunID, c.ProducerBase) + CopyTopicSuffix
+		if err := commitStart(ctx, adm, group, c.Topic, inputStart); err != nil {
+			return nil, err
+		}
+		cfg.Copy = txn.CopyConfig{Input: c.Topic, InputStart: inputStart, Group: group, Output: out, OutputStart: outOffs}
 	}
-	w, err := txn.Start(ctx, txn.Config{Settings: c.Transactions, Topic: topic, Partitions: parts, StartOffsets: offs,
-		RunID: c.RunID, Opts: r.baseOpts()})
+	w, err := txn.Start(ctx, cfg)
 	if err != nil {
 		return nil, fmt.Errorf("steadystate: transactions: %w", err)
 	}
 	return w, nil
 }
 
-// drainTransactions drains the stopped workload, unless the run was
-// aborted, and returns its verdict.
-func drainTransactions(ctx context.Context, w *txn.Workload, timeout time.Duration) *txncheck.Result {
-	drained := false
-	if ctx.Err() == nil {
-		drained = w.Drain(ctx, timeout) == nil
+// topicAtEnd ensures topic and returns its partition count and end
+// offsets.
+func (r *Runner) topicAtEnd(ctx context.Context, adm *kadm.Client, topic string) (int32, []int64, error) {
+	parts, err := r.ensureTopic(ctx, adm, topic)
+	if err != nil {
+		return 0, nil, err
 	}
-	res := w.Result(drained)
+	offs, err := endOffsets(ctx, adm, topic, parts)
+	return parts, offs, err
+}
+
+// drainTransactions drains the stopped workload up to the input's end
+// offsets (nil when the run's own drain did not get that far), unless the
+// run was aborted, and returns its verdict.
+func drainTransactions(ctx context.Context, w *txn.Workload, timeout time.Duration, inputEnd []int64) *txncheck.Result {
+	if ctx.Err() == nil && inputEnd != nil {
+		_ = w.Drain(ctx, timeout, inputEnd) // how far it got is in the result
+	}
+	res := w.Result()
 	w.Close()
 	return &res
 }

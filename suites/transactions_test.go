@@ -15,16 +15,21 @@ import (
 	"github.com/kafkachaos/kafkachaos/steadystate/txn"
 )
 
-// txnProducers is how many transactional IDs the transactional specs run.
-const txnProducers = 3
+// The transactional specs' workload: transactional IDs, and members of the
+// copy job's group.
+const (
+	txnProducers = 3
+	txnCopiers   = 2
+)
 
 // What applications that use transactions see: transactional producers
 // over several partitions, a fifth of their transactions aborted on
 // purpose, read at read_committed and at read_uncommitted (the control),
 // beside the steady state, while the coordinator of the first
 // transactional ID fails. Each transaction must be all or nothing, no
-// aborted record may be read at read_committed, no commit lost
-// (steadystate/txncheck).
+// aborted record may be read at read_committed, no commit lost; and a copy
+// job (consume-transform-produce in a group of txnCopiers) must copy every
+// record of the workload topic exactly once (steadystate/txncheck).
 var _ = Describe("The transaction coordinator fails under transactional load", Label("transactions"), Serial, func() {
 	storySpec("its pod force-deleted: every transaction all or nothing, no aborted read, no commit lost", Label("txn-coordinator-kill"),
 		func(SpecContext, *env) story {
@@ -43,7 +48,7 @@ var _ = Describe("The transaction coordinator fails under transactional load", L
 // withTransactions runs st's steady state with the transactional workload
 // beside it.
 func withTransactions(st story) story {
-	st.Workloads = []scenario.StartWorkload{scenario.SteadyStateOf(scenario.Shape{Transactions: txn.Settings{Producers: txnProducers}})}
+	st.Workloads = []scenario.StartWorkload{scenario.SteadyStateOf(scenario.Shape{Transactions: txn.Settings{Producers: txnProducers, Copiers: txnCopiers}})}
 	return st
 }
 

@@ -169,6 +169,7 @@ Exit codes: 0 every bound held, 1 a bound was violated or the run failed,
 	fl.IntVar(&f.groupMembers, "group-members", 0, "also run an application's consumer group of this many members on the topic, polling and committing after processing, and check its history (0: none)")
 	fl.StringVar(&f.groupProtocol, "group-protocol", steadystate.GroupProtocolClassic, "the group's protocol: classic, or consumer (KIP-848; Kafka 4.0+, advised from 4.3)")
 	fl.IntVar(&f.txn.Producers, "txn-producers", 0, "also run a transactional workload of this many transactional IDs on the topic's -txn sibling, read at read_committed and read_uncommitted, and check its history (0: none)")
+	fl.IntVar(&f.txn.Copiers, "txn-copiers", 0, "with --txn-producers, also run a copy job of this many group members: consume-transform-produce from --topic to its -copy sibling, offsets committed in each transaction, checked exactly once (0: none)")
 	fl.IntVar(&f.txn.Rate, "txn-rate", txn.DefaultRate, "transactions/s across the transactional producers")
 	fl.IntVar(&f.txn.Records, "txn-records", txn.DefaultRecords, "records per transaction, one per partition from a random one")
 	fl.IntVar(&f.txn.AbortEvery, "txn-abort-every", txn.DefaultAbortEvery, "abort every Nth transaction of each producer on purpose (at least 2)")
@@ -242,7 +243,7 @@ func (f *steadyFlags) config(durationGiven bool) (steadystate.Config, error) {
 		Hypothesis:        &h,
 		Group:             steadystate.GroupConfig{Members: f.groupMembers, Protocol: f.groupProtocol},
 	}
-	if f.txn.Producers != 0 {
+	if f.txn.Producers != 0 || f.txn.Copiers != 0 {
 		if err := f.txn.Validate(); err != nil {
 			return steadystate.Config{}, usageError{fmt.Errorf("--txn-*: %w", err)}
 		}
@@ -388,6 +389,12 @@ func printReport(w io.Writer, rep *steadystate.Report) {
 		}
 		for _, x := range t.Witnesses {
 			fmt.Fprintf(w, "  %s\n", x)
+		}
+		if c := t.Copy; c != nil {
+			fmt.Fprintf(w, "copy job: %d inputs, %d copied\n", c.Inputs, c.Copied)
+			for _, x := range c.Witnesses {
+				fmt.Fprintf(w, "  %s\n", x)
+			}
 		}
 	}
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)

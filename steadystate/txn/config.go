@@ -17,6 +17,9 @@ type Settings struct {
 	// AbortEvery: every AbortEvery-th transaction of a producer is
 	// aborted on purpose.
 	AbortEvery int `json:"abortEvery,omitempty"`
+	// Copiers is how many members the copy job's group has (0: no copy
+	// job).
+	Copiers int `json:"copiers,omitempty"`
 	// Timeout is the producers' transaction timeout (franz-go's default
 	// is 40 s; Java's transaction.timeout.ms 60 s).
 	Timeout time.Duration `json:"timeout,omitempty"`
@@ -62,6 +65,10 @@ func (s Settings) Validate() error {
 	switch {
 	case s.Producers < 0 || s.Producers > maxProducers:
 		return fmt.Errorf("transactional producers %d: need 0 to %d", s.Producers, maxProducers)
+	case s.Copiers < 0 || s.Copiers > maxProducers:
+		return fmt.Errorf("copiers %d: need 0 to %d", s.Copiers, maxProducers)
+	case s.Producers == 0 && s.Copiers > 0:
+		return fmt.Errorf("copiers %d without transactional producers: the copy job runs beside them", s.Copiers)
 	case s.Producers == 0:
 		return nil
 	case s.Rate < 1:

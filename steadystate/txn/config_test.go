@@ -17,6 +17,9 @@ func TestSettingsValidate(t *testing.T) {
 		{"negative", Settings{Producers: -1}, false},
 		{"every one aborted", Settings{Producers: 1, AbortEvery: 1}.WithDefaults(), false},
 		{"too short a timeout", Settings{Producers: 1, Timeout: time.Millisecond}.WithDefaults(), false},
+		{"a copy job", Settings{Producers: 1, Copiers: 2}.WithDefaults(), true},
+		{"a copy job alone", Settings{Copiers: 2}, false},
+		{"too many copiers", Settings{Producers: 1, Copiers: 65}.WithDefaults(), false},
 		{"too many records", Settings{Producers: 1, Records: 1001}.WithDefaults(), false},
 	}
 	for _, tt := range tests {

@@ -20,6 +20,8 @@ type reader struct {
 	parts  int32
 	done   chan struct{} // closed when every partition's end marker is read
 	exited chan struct{}
+	// onCopy, on the copy job's output, takes each copy of the run.
+	onCopy func(in int32, inOff int64, rec *kgo.Record, at time.Time)
 }
 
 func levelOf(l txncheck.Level) (kgo.IsolationLevel, string) {
@@ -52,6 +54,12 @@ func (r *reader) run(ctx context.Context) {
 		fs := r.cl.PollFetches(ctx)
 		now := time.Now()
 		fs.EachRecord(func(rec *kgo.Record) {
+			if run, in, inOff, ok := decodeCopy(rec.Value); ok {
+				if run == r.runID && r.onCopy != nil {
+					r.onCopy(in, inOff, rec, now)
+				}
+				return
+			}
 			id, err := decode(rec.Value)
 			if err != nil || id.run != r.runID {
 				return

@@ -24,6 +24,8 @@ type Config struct {
 	RunID uint64
 	// Opts are every client's options (seeds, TLS, SASL).
 	Opts []kgo.Opt
+	// Copy is where the copy job runs, with Copiers.
+	Copy CopyConfig
 }
 
 // opTimeout bounds one transactional call (begin, produce, end): franz-go
@@ -40,6 +42,10 @@ type Workload struct {
 	readers []*reader
 	cancel  context.CancelFunc
 	errs    chan error
+	copy    *copyJob // nil without copiers
+	// Drain's findings: the input's end, and whether each part drained.
+	inputEnd             []int64
+	drained, copyDrained bool
 }
 
 // Start starts the readers, then the producers. ctx ends everything.
@@ -49,7 +55,7 @@ func Start(ctx context.Context, cfg Config) (*Workload, error) {
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	w := &Workload{cfg: cfg, chk: txncheck.New(txncheck.Config{StuckAfter: cfg.StuckAfter()}), stop: make(chan struct{}),
-		cancel: cancel, errs: make(chan error, cfg.Producers)}
+		cancel: cancel, errs: make(chan error, cfg.Producers+cfg.Copiers)}
 	for _, level := range []txncheck.Level{txncheck.ReadCommitted, txncheck.ReadUncommitted} {
 		rd, err := newReader(cfg, level, w.chk)
 		if err != nil {
@@ -58,6 +64,12 @@ func Start(ctx context.Context, cfg Config) (*Workload, error) {
 		}
 		w.readers = append(w.readers, rd)
 		go rd.run(ctx)
+	}
+	if cfg.Copiers > 0 {
+		if err := w.startCopy(ctx); err != nil {
+			w.Close()
+			return nil, err
+		}
 	}
 	for i := range cfg.Producers {
 		p := &producer{cfg: cfg, id: uint32(i), chk: w.chk}
@@ -91,27 +103,55 @@ func (w *Workload) Stop() {
 }
 
 // Drain stops the producers, commits the end marker, and waits until both
-// readers have read it on every partition, within timeout. It returns
-// whether they did.
-func (w *Workload) Drain(ctx context.Context, timeout time.Duration) error {
+// readers have read it on every partition; then, with a copy job, waits
+// until it copied the input up to inputEnd, stops it, and waits until its
+// reader read its end marker: each within timeout.
+func (w *Workload) Drain(ctx context.Context, timeout time.Duration, inputEnd []int64) error {
 	w.Stop()
-	ctx, cancel := context.WithTimeout(ctx, timeout)
+	w.inputEnd = inputEnd
+	dctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	if err := writeEnd(ctx, w.cfg); err != nil {
-		return fmt.Errorf("txn: the end marker: %w", err)
+	if err := awaitEnd(dctx, w.cfg.Opts, w.cfg.Topic, w.cfg.Partitions, w.cfg.RunID, w.cfg.Timeout, w.readers...); err != nil {
+		return err
 	}
-	for _, rd := range w.readers {
+	w.drained = true
+	if w.copy == nil {
+		return nil
+	}
+	cctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	if err := w.copy.drain(cctx, w.cfg, inputEnd); err != nil {
+		return err
+	}
+	w.copyDrained = true
+	return nil
+}
+
+// Result is the checker's verdict, as far as Drain got.
+func (w *Workload) Result() txncheck.Result {
+	r := w.chk.Result(w.drained)
+	if w.copy != nil {
+		cr := w.copy.chk.Result(w.inputEnd, w.copyDrained)
+		r.Copy = &cr
+	}
+	return r
+}
+
+// awaitEnd commits the end marker on topic and waits until readers have
+// read it on every partition.
+func awaitEnd(ctx context.Context, opts []kgo.Opt, topic string, partitions int32, run uint64, timeout time.Duration, readers ...*reader) error {
+	if err := writeEnd(ctx, opts, topic, partitions, run, timeout); err != nil {
+		return fmt.Errorf("txn: the end marker on %s: %w", topic, err)
+	}
+	for _, rd := range readers {
 		select {
 		case <-rd.done:
 		case <-ctx.Done():
-			return fmt.Errorf("txn: the %s reader did not reach the end marker within %s", rd, timeout)
+			return fmt.Errorf("txn: the %s reader of %s did not reach the end marker: %w", rd, topic, ctx.Err())
 		}
 	}
 	return nil
 }
-
-// Result is the checker's verdict; drained is Drain's success.
-func (w *Workload) Result(drained bool) txncheck.Result { return w.chk.Result(drained) }
 
 // Err is the first error that ended a producer, if any.
 func (w *Workload) Err() error {
@@ -128,18 +168,23 @@ func (w *Workload) Close() {
 	w.cancel()
 	w.once.Do(func() { close(w.stop) })
 	w.prods.Wait()
-	for _, rd := range w.readers {
+	readers := w.readers
+	if w.copy != nil {
+		w.copy.stopMembers()
+		readers = append(readers, w.copy.rd)
+	}
+	for _, rd := range readers {
 		<-rd.exited
 		rd.cl.Close()
 	}
 }
 
-// writeEnd commits the end marker, one record on each partition, retrying
-// a failed transaction with a fresh client until ctx ends.
-func writeEnd(ctx context.Context, cfg Config) error {
+// writeEnd commits the end marker on topic, one record on each partition,
+// retrying a failed transaction with a fresh client until ctx ends.
+func writeEnd(ctx context.Context, opts []kgo.Opt, topic string, partitions int32, run uint64, timeout time.Duration) error {
 	var last error
 	for ctx.Err() == nil {
-		if last = endOnce(ctx, cfg); last == nil {
+		if last = endOnce(ctx, opts, topic, partitions, run, timeout); last == nil {
 			return nil
 		}
 		select {
@@ -150,9 +195,9 @@ func writeEnd(ctx context.Context, cfg Config) error {
 	return errors.Join(ctx.Err(), last)
 }
 
-func endOnce(ctx context.Context, cfg Config) error {
-	cl, err := kgo.NewClient(append(cfg.Opts, kgo.TransactionalID(transactionalID(cfg.Topic, endProducer)),
-		kgo.TransactionTimeout(cfg.Timeout), kgo.RecordPartitioner(kgo.ManualPartitioner()))...)
+func endOnce(ctx context.Context, opts []kgo.Opt, topic string, partitions int32, run uint64, timeout time.Duration) error {
+	cl, err := kgo.NewClient(append(opts, kgo.TransactionalID(transactionalID(topic, endProducer)),
+		kgo.TransactionTimeout(timeout), kgo.RecordPartitioner(kgo.ManualPartitioner()))...)
 	if err != nil {
 		return err
 	}
@@ -161,9 +206,9 @@ func endOnce(ctx context.Context, cfg Config) error {
 		return err
 	}
 	t := txncheck.Txn{Producer: endProducer}
-	recs := make([]*kgo.Record, cfg.Partitions)
+	recs := make([]*kgo.Record, partitions)
 	for p := range recs {
-		recs[p] = &kgo.Record{Topic: cfg.Topic, Partition: int32(p), Value: encode(ident{run: cfg.RunID, txn: t, index: p, count: len(recs)})}
+		recs[p] = &kgo.Record{Topic: topic, Partition: int32(p), Value: encode(ident{run: run, txn: t, index: p, count: len(recs)})}
 	}
 	if err := cl.ProduceSync(ctx, recs...).FirstErr(); err != nil {
 		_ = cl.EndTransaction(ctx, kgo.TryAbort)

@@ -35,10 +35,10 @@ func startOn(t *testing.T, s Settings, opts ...kgo.Opt) (*Workload, []kgo.Opt) {
 func TestWorkloadOnKfake(t *testing.T) {
 	w, _ := startOn(t, Settings{Producers: 2, Rate: 40, Records: 3, AbortEvery: 3, Timeout: 10 * time.Second})
 	time.Sleep(time.Second) // the load's length, not a wait for a condition
-	if err := w.Drain(context.Background(), 30*time.Second); err != nil {
+	if err := w.Drain(context.Background(), 30*time.Second, nil); err != nil {
 		t.Fatal(err)
 	}
-	r := w.Result(true)
+	r := w.Result()
 	t.Logf("%+v", r)
 	if !r.Clean() || r.Committed == 0 || r.Aborted == 0 || r.ControlAbortedReads != 3*r.Aborted {
 		t.Errorf("result %+v: want clean, commits and aborts, the control seeing every aborted record; problems %q", r, r.Problems())
@@ -62,7 +62,7 @@ func TestUncommittedReaderCaught(t *testing.T) {
 	go lying.run(t.Context())
 	t.Cleanup(func() { <-lying.exited; lying.cl.Close() })
 	time.Sleep(time.Second) // the load's length
-	if err := w.Drain(context.Background(), 30*time.Second); err != nil {
+	if err := w.Drain(context.Background(), 30*time.Second, nil); err != nil {
 		t.Fatal(err)
 	}
 	select {
@@ -70,7 +70,7 @@ func TestUncommittedReaderCaught(t *testing.T) {
 	case <-time.After(30 * time.Second):
 		t.Fatal("the lying reader did not reach the end marker")
 	}
-	r := w.Result(true)
+	r := w.Result()
 	if r.Counts[txncheck.CheckAbortedRead] == 0 {
 		t.Errorf("a read_uncommitted reader posing as read_committed was not caught: %+v", r)
 	}

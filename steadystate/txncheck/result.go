@@ -93,6 +93,8 @@ type Result struct {
 	// DrainIncomplete: the readers did not reach the end of the run's
 	// records, so what was not visible is unverified.
 	DrainIncomplete bool `json:"drainIncomplete,omitempty"`
+	// Copy is the copy job's verdict, when the run had one.
+	Copy *CopyResult `json:"copy,omitempty"`
 }
 
 // Total counts every anomaly.
@@ -101,11 +103,16 @@ func (r Result) Total() uint64 {
 	for _, c := range r.Counts {
 		n += c
 	}
+	if r.Copy != nil {
+		n += r.Copy.Total()
+	}
 	return n
 }
 
 // Clean reports no anomaly, and a run that could have shown one.
-func (r Result) Clean() bool { return r.Total() == 0 && !r.Inconclusive && !r.DrainIncomplete }
+func (r Result) Clean() bool {
+	return r.Total() == 0 && !r.Inconclusive && !r.DrainIncomplete && (r.Copy == nil || r.Copy.Clean())
+}
 
 // Problems describes each check that found anything, and why a run
 // proved less than it should.
@@ -121,6 +128,11 @@ func (r Result) Problems() []string {
 	}
 	if r.DrainIncomplete {
 		out = append(out, "the readers did not reach the end of the run's transactions")
+	}
+	if r.Copy != nil {
+		for _, p := range r.Copy.Problems() {
+			out = append(out, "copy job: "+p)
+		}
 	}
 	return out
 }
