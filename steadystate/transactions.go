@@ -73,7 +73,7 @@ func drainTransactions(ctx context.Context, w *txn.Workload, timeout time.Durati
 	if ctx.Err() == nil && inputEnd != nil {
 		_ = w.Drain(ctx, timeout, inputEnd) // how far it got is in the result
 	}
-	res := w.Result()
+	res := w.Result(ctx)
 	w.Close()
 	return &res
 }

@@ -63,7 +63,7 @@ func TestCopyJobOnKfake(t *testing.T) {
 	if err := w.Drain(context.Background(), time.Minute, end); err != nil {
 		t.Fatal(err)
 	}
-	r := w.Result()
+	r := w.Result(t.Context())
 	if r.Copy == nil || !r.Copy.Clean() || r.Copy.Inputs != 600 || r.Copy.Copied != 600 {
 		t.Fatalf("copy %+v: want 600 inputs, each copied once", r.Copy)
 	}

@@ -127,12 +127,18 @@ func (w *Workload) Drain(ctx context.Context, timeout time.Duration, inputEnd []
 	return nil
 }
 
-// Result is the checker's verdict, as far as Drain got.
-func (w *Workload) Result() txncheck.Result {
+// Result is the checker's verdict, as far as Drain got; after a drain that
+// gave up, with the transactions still open on the workload's topics.
+func (w *Workload) Result(ctx context.Context) txncheck.Result {
 	r := w.chk.Result(w.drained)
+	topics := []string{w.cfg.Topic}
 	if w.copy != nil {
 		cr := w.copy.chk.Result(w.inputEnd, w.copyDrained)
 		r.Copy = &cr
+		topics = append(topics, w.cfg.Copy.Output)
+	}
+	if !w.drained || (w.copy != nil && !w.copyDrained) {
+		r.Open = openTransactions(ctx, w.cfg.Opts, topics...)
 	}
 	return r
 }

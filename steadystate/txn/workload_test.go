@@ -38,7 +38,7 @@ func TestWorkloadOnKfake(t *testing.T) {
 	if err := w.Drain(context.Background(), 30*time.Second, nil); err != nil {
 		t.Fatal(err)
 	}
-	r := w.Result()
+	r := w.Result(t.Context())
 	t.Logf("%+v", r)
 	if !r.Clean() || r.Committed == 0 || r.Aborted == 0 || r.ControlAbortedReads != 3*r.Aborted {
 		t.Errorf("result %+v: want clean, commits and aborts, the control seeing every aborted record; problems %q", r, r.Problems())
@@ -70,7 +70,7 @@ func TestUncommittedReaderCaught(t *testing.T) {
 	case <-time.After(30 * time.Second):
 		t.Fatal("the lying reader did not reach the end marker")
 	}
-	r := w.Result()
+	r := w.Result(t.Context())
 	if r.Counts[txncheck.CheckAbortedRead] == 0 {
 		t.Errorf("a read_uncommitted reader posing as read_committed was not caught: %+v", r)
 	}

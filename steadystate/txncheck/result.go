@@ -95,6 +95,28 @@ type Result struct {
 	DrainIncomplete bool `json:"drainIncomplete,omitempty"`
 	// Copy is the copy job's verdict, when the run had one.
 	Copy *CopyResult `json:"copy,omitempty"`
+	// Open lists the transactions still open on the workload's partitions
+	// when a drain gave up, as kafka-transactions.sh find-hanging finds
+	// them (DescribeProducers): one that no producer will finish pins the
+	// last stable offset, and read_committed readers with it.
+	Open []OpenTxn `json:"open,omitempty"`
+}
+
+// OpenTxn is a transaction a partition's leader holds open.
+type OpenTxn struct {
+	Topic       string `json:"topic"`
+	Partition   int32  `json:"partition"`
+	ProducerID  int64  `json:"producerId"`
+	Epoch       int16  `json:"epoch"`
+	StartOffset int64  `json:"startOffset"`
+	// LastWrite is the producer's last write, in milliseconds since the
+	// epoch, as the leader reports it.
+	LastWrite int64 `json:"lastWrite"`
+}
+
+func (o OpenTxn) String() string {
+	return fmt.Sprintf("%s/%d: producer %d epoch %d open from offset %d, last written %s", o.Topic, o.Partition, o.ProducerID, o.Epoch,
+		o.StartOffset, time.UnixMilli(o.LastWrite).UTC().Format("15:04:05.000"))
 }
 
 // Total counts every anomaly.
@@ -128,6 +150,9 @@ func (r Result) Problems() []string {
 	}
 	if r.DrainIncomplete {
 		out = append(out, "the readers did not reach the end of the run's transactions")
+	}
+	for _, o := range r.Open {
+		out = append(out, "open when the drain gave up: "+o.String())
 	}
 	if r.Copy != nil {
 		for _, p := range r.Copy.Problems() {
