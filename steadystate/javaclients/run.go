@@ -14,6 +14,10 @@ import (
 const (
 	ProducerClass = "org.apache.kafka.tools.VerifiableProducer"
 	ConsumerClass = "org.apache.kafka.tools.VerifiableConsumer"
+	// CopierClass is Kafka's TransactionalMessageCopier: consume-transform-
+	// produce, the input offsets committed in each transaction; it prints
+	// only progress counts.
+	CopierClass = "org.apache.kafka.tools.TransactionalMessageCopier"
 )
 
 // Command is a tool's command line: java with Kafka's jars in libsDir on

@@ -185,6 +185,21 @@ func (w *Workload) Close() {
 	}
 }
 
+// WriteEndMarker commits run's end marker on topic's partitions, one
+// record each, retrying until ctx ends: a reader that has read it on a
+// partition has read everything written there before it (IsEndMarker
+// tells it apart). Other tools' output (the Java copier's) is drained with
+// it.
+func WriteEndMarker(ctx context.Context, opts []kgo.Opt, topic string, partitions int32, run uint64) error {
+	return writeEnd(ctx, opts, topic, partitions, run, DefaultTimeout)
+}
+
+// IsEndMarker reports whether value is run's end marker.
+func IsEndMarker(value []byte, run uint64) bool {
+	id, err := decode(value)
+	return err == nil && id.run == run && id.txn.Producer == endProducer
+}
+
 // writeEnd commits the end marker on topic, one record on each partition,
 // retrying a failed transaction with a fresh client until ctx ends.
 func writeEnd(ctx context.Context, opts []kgo.Opt, topic string, partitions int32, run uint64, timeout time.Duration) error {
