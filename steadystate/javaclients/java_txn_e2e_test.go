@@ -24,14 +24,14 @@ import (
 // The Java copier's run: its input, its members, and how often a dead
 // member is replaced.
 const (
-	copyRecords    = 6000
-	copyMembers    = 2
-	copyRestarts   = 6
-	copyGroup      = "java-copy"
-	copyInput      = "java-copy-in"
-	copyOutput     = "java-copy-out"
-	copyRun        = uint64(0x6a617661) // the end marker's run ID
-	copyTxnSize    = "100"
+	copyRecords  = 6000
+	copyMembers  = 2
+	copyRestarts = 6
+	copyGroup    = "java-copy"
+	copyInput    = "java-copy-in"
+	copyOutput   = "java-copy-out"
+	copyRun      = uint64(0x6a617661) // the end marker's run ID
+	copyTxnSize  = "100"
 )
 
 // TestJavaTransactionalCopier runs Kafka's own TransactionalMessageCopier,
