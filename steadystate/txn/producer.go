@@ -66,7 +66,7 @@ func (p *producer) one(ctx context.Context, t txncheck.Txn) bool {
 	if err := p.cl.BeginTransaction(); err != nil {
 		return false
 	}
-	p.chk.Begin(t, p.cfg.Records)
+	p.chk.Begin(t, p.cfg.Records, time.Now())
 	first := rand.Int32N(p.cfg.Partitions)
 	recs := make([]*kgo.Record, p.cfg.Records)
 	for i := range recs {

@@ -58,6 +58,7 @@ type read struct {
 
 type txnState struct {
 	records    int
+	begun      time.Time
 	commitSent time.Time
 	ended      time.Time
 	outcome    Outcome
@@ -72,6 +73,7 @@ type Checker struct {
 	mu        sync.Mutex
 	txns      map[Txn]*txnState
 	commits   []time.Duration
+	longest   time.Duration // from a transaction's begin to its end
 	dups      uint64
 	witnesses []Witness
 	perCheck  map[Check]int
@@ -82,11 +84,12 @@ func New(cfg Config) *Checker {
 	return &Checker{cfg: cfg, txns: map[Txn]*txnState{}, perCheck: map[Check]int{}}
 }
 
-// Begin records a transaction that will write records records.
-func (c *Checker) Begin(t Txn, records int) {
+// Begin records a transaction, begun at, that will write records
+// records.
+func (c *Checker) Begin(t Txn, records int, at time.Time) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	c.txns[t] = &txnState{records: records, seen: map[int]read{}}
+	c.txns[t] = &txnState{records: records, begun: at, seen: map[int]read{}}
 }
 
 // CommitSent records when the client sent the EndTxn that commits t.
@@ -108,6 +111,7 @@ func (c *Checker) Ended(t Txn, o Outcome, unasked bool, at time.Time) {
 		return
 	}
 	s.outcome, s.unasked, s.ended = o, unasked, at
+	c.longest = max(c.longest, at.Sub(s.begun))
 	if o == Committed && !s.commitSent.IsZero() {
 		c.commits = append(c.commits, at.Sub(s.commitSent))
 	}

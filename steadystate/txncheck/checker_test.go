@@ -15,7 +15,7 @@ func at(ms int) time.Time { return t0.Add(time.Duration(ms) * time.Millisecond) 
 type step func(c *Checker)
 
 func begin(p uint32, seq uint64, n int) step {
-	return func(c *Checker) { c.Begin(Txn{p, seq}, n) }
+	return func(c *Checker) { c.Begin(Txn{p, seq}, n, t0) }
 }
 func commitSent(p uint32, seq uint64, ms int) step {
 	return func(c *Checker) { c.CommitSent(Txn{p, seq}, at(ms)) }
@@ -64,7 +64,8 @@ func TestChecker(t *testing.T) {
 			steps:   history(committed(1, 1, 1000), aborted(1, 2, 2000), committed(2, 1, 1500)),
 			drained: true,
 			check: func(t *testing.T, r Result) {
-				if r.Begun != 3 || r.Committed != 2 || r.Aborted != 1 || r.ControlAbortedReads != 3 || r.CommitMax != 20*time.Millisecond {
+				if r.Begun != 3 || r.Committed != 2 || r.Aborted != 1 || r.ControlAbortedReads != 3 || r.CommitMax != 20*time.Millisecond ||
+					r.LongestTxn != 2*time.Second {
 					t.Errorf("figures %+v", r)
 				}
 			},

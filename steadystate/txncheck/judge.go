@@ -21,6 +21,7 @@ func (c *Checker) Result(drained bool) Result {
 		judge(tl, c.cfg, t, c.txns[t])
 	}
 	r.Inconclusive = r.ControlAbortedReads == 0
+	r.LongestTxn = c.longest
 	if len(c.commits) > 0 {
 		d := slices.Clone(c.commits)
 		slices.Sort(d)

@@ -78,6 +78,10 @@ type Result struct {
 	// answer.
 	CommitP99 time.Duration `json:"commitP99"`
 	CommitMax time.Duration `json:"commitMax"`
+	// LongestTxn is the longest from a transaction's begin to its end, as
+	// its client saw it: a coordinator or leader that does not answer
+	// holds the writes, not only the EndTxn.
+	LongestTxn time.Duration `json:"longestTxn"`
 	// VisibilitySkew is the longest time between the first and the last
 	// record of one committed transaction becoming visible: Kafka writes
 	// its markers partition by partition, so this is a figure, not an
