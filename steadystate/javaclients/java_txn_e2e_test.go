@@ -109,7 +109,7 @@ func TestJavaTransactionalCopier(t *testing.T) {
 	}
 	ends.Each(func(o kadm.ListedOffset) { end[o.Partition] = o.Offset })
 	bounceMidway(t, ctx, c, adm, members, end)
-	members.until(t, ctx, "all", func() bool { return committedThrough(ctx, adm, end) })
+	members.until(t, ctx, "all", func() (bool, string) { return committedThrough(ctx, adm, end) })
 	members.stop()
 
 	if err := txn.WriteEndMarker(ctx, opts, copyOutput, javaPartitions, copyRun); err != nil {
@@ -211,19 +211,41 @@ func runCopiers(t *testing.T, ctx context.Context, dist kafkadist.Dist, bootstra
 // each member of Kafka's test has one.
 func (cs *copiers) start(ctx context.Context) {
 	n := cs.started.Add(1)
-	cs.tools = append(cs.tools, startTool(cs.t, ctx, cs.dist, CopierClass, func(Event) {},
+	cmd := Command(ctx, "java", cs.dist.LibsDir, CopierClass,
 		"--broker-list", cs.bootstrap, "--input-topic", copyInput, "--input-partition", "0", "--output-topic", copyOutput,
 		"--consumer-group", copyGroup, "--group-mode", "--use-group-metadata", "--enable-random-aborts",
-		"--transaction-size", copyTxnSize, "--transactional-id", fmt.Sprintf("java-copier-%d", n)))
+		"--transaction-size", copyTxnSize, "--transactional-id", fmt.Sprintf("java-copier-%d", n))
+	// It prints only progress and its end, as JSON lines: kept for a
+	// failure's log.
+	out := &tailWriter{t: cs.t, name: fmt.Sprintf("copier %d", n)}
+	cmd.Stdout, cmd.Stderr = out, out
+	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
+	if err := cmd.Start(); err != nil {
+		cs.t.Fatalf("starting the copier: %v", err)
+	}
+	tl := &tool{cmd: cmd, done: make(chan error, 1)}
+	go func() { tl.done <- cmd.Wait() }()
+	cs.t.Cleanup(func() {
+		_ = cmd.Process.Kill()
+		<-tl.done
+		if cs.t.Failed() {
+			out.mu.Lock()
+			cs.t.Logf("the last of %s's output:\n%s", out.name, out.last)
+			out.mu.Unlock()
+		}
+	})
+	cs.tools = append(cs.tools, tl)
 }
 
 // until waits for done, replacing the members that exited (a copier
 // exits when it has copied its partitions to their end at its start, or on
 // an error it does not recover from) up to copyRestarts times.
-func (cs *copiers) until(t *testing.T, ctx context.Context, what string, done func() bool) {
+func (cs *copiers) until(t *testing.T, ctx context.Context, what string, done func() (bool, string)) {
 	t.Helper()
+	var seen string
 	err := wait.PollUntilContextTimeout(ctx, drainPoll, runTimeout, true, func(ctx context.Context) (bool, error) {
-		if done() {
+		var ok bool
+		if ok, seen = done(); ok {
 			return true, nil
 		}
 		alive := 0
@@ -241,8 +263,9 @@ func (cs *copiers) until(t *testing.T, ctx context.Context, what string, done fu
 		return false, nil
 	})
 	if err != nil {
-		t.Fatalf("the copy group did not commit %s of the input (%d members started): %v", what, cs.started.Load(), err)
+		t.Fatalf("the copy group did not commit %s of the input (%d members started; last seen:%s): %v", what, cs.started.Load(), seen, err)
 	}
+	t.Logf("the copy group committed %s of the input (%d members started)", what, cs.started.Load())
 }
 
 func (cs *copiers) stop() {
@@ -251,19 +274,29 @@ func (cs *copiers) stop() {
 	}
 }
 
-// committedThrough reports whether the copy group committed end.
-func committedThrough(ctx context.Context, adm *kadm.Client, end []int64) bool {
+// committedThrough reports whether the copy group committed end, and what
+// it saw.
+func committedThrough(ctx context.Context, adm *kadm.Client, end []int64) (bool, string) {
 	offs, err := adm.FetchOffsets(ctx, copyGroup)
 	if err != nil {
-		return false
+		return false, err.Error()
 	}
+	done, seen := true, ""
 	for p, e := range end {
 		o, ok := offs.Lookup(copyInput, int32(p))
-		if !ok || o.Err != nil || o.At < e {
-			return false
+		switch {
+		case !ok:
+			seen += fmt.Sprintf(" p%d: none", p)
+			done = false
+		case o.Err != nil:
+			seen += fmt.Sprintf(" p%d: %v", p, o.Err)
+			done = false
+		default:
+			seen += fmt.Sprintf(" p%d: %d of %d", p, o.At, e)
+			done = done && o.At >= e
 		}
 	}
-	return true
+	return done, seen
 }
 
 // bounceMidway kills a broker when the group has committed a third of the
@@ -278,7 +311,7 @@ func bounceMidway(t *testing.T, ctx context.Context, c *localkafka.Cluster, adm 
 		return out
 	}
 	wait1 := func(what string, target []int64) {
-		cs.until(t, ctx, what, func() bool { return committedThrough(ctx, adm, target) })
+		cs.until(t, ctx, what, func() (bool, string) { return committedThrough(ctx, adm, target) })
 	}
 	wait1("a third", share(1))
 	victim := c.Nodes()[1].ID
