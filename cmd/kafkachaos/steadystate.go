@@ -382,8 +382,8 @@ func printReport(w io.Writer, rep *steadystate.Report) {
 		}
 	}
 	if t := rep.Transactions; t != nil {
-		fmt.Fprintf(w, "transactions: begun %d, committed %d, aborted %d (%d not asked for), unknown %d; commit p99 %s, longest transaction %s; control read %d aborted records\n",
-			t.Begun, t.Committed, t.Aborted, t.AbortedUnasked, t.Unknown, t.CommitP99.Round(time.Millisecond), t.LongestTxn.Round(time.Millisecond), t.ControlAbortedReads)
+		fmt.Fprintf(w, "transactions (transaction.version %d): begun %d, committed %d, aborted %d (%d not asked for), unknown %d; commit p99 %s, longest transaction %s; control read %d aborted records\n",
+			t.TransactionVersion, t.Begun, t.Committed, t.Aborted, t.AbortedUnasked, t.Unknown, t.CommitP99.Round(time.Millisecond), t.LongestTxn.Round(time.Millisecond), t.ControlAbortedReads)
 		for _, p := range t.Problems() {
 			fmt.Fprintf(w, "  %s\n", p)
 		}

@@ -43,6 +43,8 @@ type Workload struct {
 	cancel  context.CancelFunc
 	errs    chan error
 	copy    *copyJob // nil without copiers
+	// version is the cluster's transaction.version at the start.
+	version int16
 	// Drain's findings: the input's end, and whether each part drained.
 	inputEnd             []int64
 	drained, copyDrained bool
@@ -65,6 +67,7 @@ func Start(ctx context.Context, cfg Config) (*Workload, error) {
 		w.readers = append(w.readers, rd)
 		go rd.run(ctx)
 	}
+	w.version = transactionVersion(ctx, w.readers[0].cl)
 	if cfg.Copiers > 0 {
 		if err := w.startCopy(ctx); err != nil {
 			w.Close()
@@ -131,6 +134,7 @@ func (w *Workload) Drain(ctx context.Context, timeout time.Duration, inputEnd []
 // gave up, with the transactions still open on the workload's topics.
 func (w *Workload) Result(ctx context.Context) txncheck.Result {
 	r := w.chk.Result(w.drained)
+	r.TransactionVersion = w.version
 	topics := []string{w.cfg.Topic}
 	if w.copy != nil {
 		cr := w.copy.chk.Result(w.inputEnd, w.copyDrained)
