@@ -32,6 +32,9 @@ const (
 	copyOutput   = "java-copy-out"
 	copyRun      = uint64(0x6a617661) // the end marker's run ID
 	copyTxnSize  = "100"
+	// memberBackoff is the least time between two starts of a member: a
+	// copier whose partitions are done exits at once.
+	memberBackoff = 5 * time.Second
 )
 
 // TestJavaTransactionalCopier runs Kafka's own TransactionalMessageCopier,
@@ -108,8 +111,12 @@ func TestJavaTransactionalCopier(t *testing.T) {
 		t.Fatal(err)
 	}
 	ends.Each(func(o kadm.ListedOffset) { end[o.Partition] = o.Offset })
-	bounceMidway(t, ctx, c, adm, members, end)
-	members.until(t, ctx, "all", func() (bool, string) { return committedThrough(ctx, adm, end) })
+	// Progress is what the read_committed reader saw copied: an admin
+	// client's OffsetFetch can fail while the group's coordinator is the
+	// broker killed.
+	copied := func(target []int64) func() bool { return func() bool { return chk.Copied(target) } }
+	bounceMidway(t, ctx, c, members, end, copied)
+	members.until(t, ctx, "all", copied(end))
 	members.stop()
 
 	if err := txn.WriteEndMarker(ctx, opts, copyOutput, javaPartitions, copyRun); err != nil {
@@ -197,6 +204,7 @@ type copiers struct {
 	bootstrap string
 	tools     []*tool
 	started   atomic.Int64
+	lastStart time.Time
 }
 
 func runCopiers(t *testing.T, ctx context.Context, dist kafkadist.Dist, bootstrap string) *copiers {
@@ -211,6 +219,7 @@ func runCopiers(t *testing.T, ctx context.Context, dist kafkadist.Dist, bootstra
 // each member of Kafka's test has one.
 func (cs *copiers) start(ctx context.Context) {
 	n := cs.started.Add(1)
+	cs.lastStart = time.Now()
 	cmd := Command(ctx, "java", cs.dist.LibsDir, CopierClass,
 		"--broker-list", cs.bootstrap, "--input-topic", copyInput, "--input-partition", "0", "--output-topic", copyOutput,
 		"--consumer-group", copyGroup, "--group-mode", "--use-group-metadata", "--enable-random-aborts",
@@ -240,12 +249,10 @@ func (cs *copiers) start(ctx context.Context) {
 // until waits for done, replacing the members that exited (a copier
 // exits when it has copied its partitions to their end at its start, or on
 // an error it does not recover from) up to copyRestarts times.
-func (cs *copiers) until(t *testing.T, ctx context.Context, what string, done func() (bool, string)) {
+func (cs *copiers) until(t *testing.T, ctx context.Context, what string, done func() bool) {
 	t.Helper()
-	var seen string
 	err := wait.PollUntilContextTimeout(ctx, drainPoll, runTimeout, true, func(ctx context.Context) (bool, error) {
-		var ok bool
-		if ok, seen = done(); ok {
+		if done() {
 			return true, nil
 		}
 		alive := 0
@@ -257,15 +264,15 @@ func (cs *copiers) until(t *testing.T, ctx context.Context, what string, done fu
 				alive++
 			}
 		}
-		if alive == 0 && cs.started.Load() < copyMembers+copyRestarts {
+		if alive == 0 && cs.started.Load() < copyMembers+copyRestarts && time.Since(cs.lastStart) > memberBackoff {
 			cs.start(ctx)
 		}
 		return false, nil
 	})
 	if err != nil {
-		t.Fatalf("the copy group did not commit %s of the input (%d members started; last seen:%s): %v", what, cs.started.Load(), seen, err)
+		t.Fatalf("the output does not hold %s of the input (%d members started): %v", what, cs.started.Load(), err)
 	}
-	t.Logf("the copy group committed %s of the input (%d members started)", what, cs.started.Load())
+	t.Logf("the output holds %s of the input (%d members started)", what, cs.started.Load())
 }
 
 func (cs *copiers) stop() {
@@ -274,34 +281,9 @@ func (cs *copiers) stop() {
 	}
 }
 
-// committedThrough reports whether the copy group committed end, and what
-// it saw.
-func committedThrough(ctx context.Context, adm *kadm.Client, end []int64) (bool, string) {
-	offs, err := adm.FetchOffsets(ctx, copyGroup)
-	if err != nil {
-		return false, err.Error()
-	}
-	done, seen := true, ""
-	for p, e := range end {
-		o, ok := offs.Lookup(copyInput, int32(p))
-		switch {
-		case !ok:
-			seen += fmt.Sprintf(" p%d: none", p)
-			done = false
-		case o.Err != nil:
-			seen += fmt.Sprintf(" p%d: %v", p, o.Err)
-			done = false
-		default:
-			seen += fmt.Sprintf(" p%d: %d of %d", p, o.At, e)
-			done = done && o.At >= e
-		}
-	}
-	return done, seen
-}
-
-// bounceMidway kills a broker when the group has committed a third of the
-// input, and restarts it when two thirds are committed.
-func bounceMidway(t *testing.T, ctx context.Context, c *localkafka.Cluster, adm *kadm.Client, cs *copiers, end []int64) {
+// bounceMidway kills a broker when the output holds a third of the input,
+// and restarts it at two thirds.
+func bounceMidway(t *testing.T, ctx context.Context, c *localkafka.Cluster, cs *copiers, end []int64, copied func([]int64) func() bool) {
 	t.Helper()
 	share := func(num int64) []int64 {
 		out := make([]int64, len(end))
@@ -311,7 +293,7 @@ func bounceMidway(t *testing.T, ctx context.Context, c *localkafka.Cluster, adm 
 		return out
 	}
 	wait1 := func(what string, target []int64) {
-		cs.until(t, ctx, what, func() (bool, string) { return committedThrough(ctx, adm, target) })
+		cs.until(t, ctx, what, copied(target))
 	}
 	wait1("a third", share(1))
 	victim := c.Nodes()[1].ID
