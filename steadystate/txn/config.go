@@ -20,6 +20,13 @@ type Settings struct {
 	// Copiers is how many members the copy job's group has (0: no copy
 	// job).
 	Copiers int `json:"copiers,omitempty"`
+	// Stall, when set, makes producer 0 a zombie every StallEvery-th
+	// transaction: after its writes it holds the transaction open for
+	// Stall before it tries to commit. Stall must outlast Timeout and
+	// Kafka's AbortInterval, so the coordinator must have aborted it and
+	// bumped the epoch: the commit must be refused.
+	Stall      time.Duration `json:"stall,omitempty"`
+	StallEvery int           `json:"stallEvery,omitempty"`
 	// Timeout is the producers' transaction timeout (franz-go's default
 	// is 40 s; Java's transaction.timeout.ms 60 s).
 	Timeout time.Duration `json:"timeout,omitempty"`
@@ -32,6 +39,7 @@ const (
 	DefaultRecords    = 4
 	DefaultAbortEvery = 5
 	DefaultTimeout    = 40 * time.Second
+	DefaultStallEvery = 10
 	// AbortInterval is Kafka's transaction.abort.timed.out.transaction.
 	// cleanup.interval.ms (10 s by default): how late past its timeout the
 	// coordinator may abort a transaction.
@@ -57,6 +65,9 @@ func (s Settings) WithDefaults() Settings {
 	if s.Timeout == 0 {
 		s.Timeout = DefaultTimeout
 	}
+	if s.Stall > 0 && s.StallEvery == 0 {
+		s.StallEvery = DefaultStallEvery
+	}
 	return s
 }
 
@@ -79,6 +90,10 @@ func (s Settings) Validate() error {
 		return fmt.Errorf("abort every %d: need at least 2, so that some transactions commit", s.AbortEvery)
 	case s.Timeout < time.Second:
 		return fmt.Errorf("transaction timeout %s: need at least 1s", s.Timeout)
+	case s.Stall < 0 || s.Stall > 0 && s.Stall <= s.Timeout+AbortInterval:
+		return fmt.Errorf("stall %s: 0, or more than the transaction timeout %s and Kafka's abort interval %s together, so the coordinator must abort it", s.Stall, s.Timeout, AbortInterval)
+	case s.Stall > 0 && s.StallEvery < 1:
+		return fmt.Errorf("stall every %d: need at least 1", s.StallEvery)
 	}
 	return nil
 }

@@ -20,6 +20,8 @@ func TestSettingsValidate(t *testing.T) {
 		{"a copy job", Settings{Producers: 1, Copiers: 2}.WithDefaults(), true},
 		{"a copy job alone", Settings{Copiers: 2}, false},
 		{"too many copiers", Settings{Producers: 1, Copiers: 65}.WithDefaults(), false},
+		{"a zombie", Settings{Producers: 1, Timeout: 5 * time.Second, Stall: 16 * time.Second}.WithDefaults(), true},
+		{"a stall the coordinator may not have aborted yet", Settings{Producers: 1, Timeout: 5 * time.Second, Stall: 14 * time.Second}.WithDefaults(), false},
 		{"too many records", Settings{Producers: 1, Records: 1001}.WithDefaults(), false},
 	}
 	for _, tt := range tests {

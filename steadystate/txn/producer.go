@@ -84,12 +84,24 @@ func (p *producer) one(ctx context.Context, t txncheck.Txn) bool {
 		p.chk.Ended(t, txncheck.Aborted, produceErr != nil, time.Now())
 		return err == nil
 	}
+	stalled := p.id == 0 && p.cfg.Stall > 0 && t.Seq%uint64(p.cfg.StallEvery) == 0
+	if stalled {
+		p.chk.Stalled(t)
+		select { // a zombie: alive, its transaction open, past its timeout
+		case <-ctx.Done():
+			return false
+		case <-time.After(p.cfg.Stall):
+		}
+	}
 	p.chk.CommitSent(t, time.Now())
 	err := p.cl.EndTransaction(opCtx, kgo.TryCommit)
 	switch {
 	case err == nil:
 		p.chk.Ended(t, txncheck.Committed, false, time.Now())
 		return true
+	case stalled && fenced(err):
+		// The coordinator aborted it on its timeout and bumped the epoch.
+		p.chk.Ended(t, txncheck.Aborted, true, time.Now())
 	case errors.Is(err, kerr.OperationNotAttempted):
 		// Refused before it was sent (a record had failed): abort.
 		p.chk.Ended(t, txncheck.Aborted, true, time.Now())
@@ -98,4 +110,11 @@ func (p *producer) one(ctx context.Context, t txncheck.Txn) bool {
 	}
 	// The documented retry after a refused or unconfirmed commit.
 	return p.cl.EndTransaction(opCtx, kgo.TryAbort) == nil
+}
+
+// fenced reports whether err refuses a commit for a newer epoch: the
+// transaction was aborted by its coordinator.
+func fenced(err error) bool {
+	return errors.Is(err, kerr.ProducerFenced) || errors.Is(err, kerr.InvalidProducerEpoch) || errors.Is(err, kerr.TransactionAbortable) ||
+		errors.Is(err, kerr.InvalidTxnState)
 }

@@ -63,6 +63,7 @@ type txnState struct {
 	ended      time.Time
 	outcome    Outcome
 	unasked    bool
+	stalled    bool // held open past its timeout before its commit
 	seen       map[int]read // by index in the transaction
 	control    int          // records the read_uncommitted reader saw
 }
@@ -90,6 +91,16 @@ func (c *Checker) Begin(t Txn, records int, at time.Time) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.txns[t] = &txnState{records: records, begun: at, seen: map[int]read{}}
+}
+
+// Stalled records that t is held open past its timeout before its commit:
+// the coordinator must abort it, and refuse the commit.
+func (c *Checker) Stalled(t Txn) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if s := c.txns[t]; s != nil {
+		s.stalled = true
+	}
 }
 
 // CommitSent records when the client sent the EndTxn that commits t.

@@ -24,6 +24,10 @@ func ended(p uint32, seq uint64, o Outcome, unasked bool, ms int) step {
 	return func(c *Checker) { c.Ended(Txn{p, seq}, o, unasked, at(ms)) }
 }
 
+func stalled(p uint32, seq uint64) step {
+	return func(c *Checker) { c.Stalled(Txn{p, seq}) }
+}
+
 // reads reads records from..to-1 of a transaction at level, record i at
 // partition i and offset off+i, at ms.
 func reads(level Level, p uint32, seq uint64, from, to int, off int64, ms int) step {
@@ -147,6 +151,24 @@ func TestChecker(t *testing.T) {
 				reads(ReadCommitted, 1, 1, 0, 3, 0, 80_000)}),
 			drained: true,
 			want:    map[Check]uint64{CheckStuckLSO: 1},
+		},
+		{
+			name: "a zombie fenced: its commit refused, its records never visible",
+			steps: history(aborted(1, 9, 500), []step{begin(1, 1, 3), stalled(1, 1), reads(ReadUncommitted, 1, 1, 0, 3, 0, 100),
+				commitSent(1, 1, 60_000), ended(1, 1, Aborted, true, 60_010)}),
+			drained: true,
+			check: func(t *testing.T, r Result) {
+				if r.Stalled != 1 || r.StalledFenced != 1 {
+					t.Errorf("stalled %d fenced %d, want 1 and 1", r.Stalled, r.StalledFenced)
+				}
+			},
+		},
+		{
+			name: "a zombie's commit acknowledged",
+			steps: history(aborted(1, 9, 500), []step{begin(1, 1, 3), stalled(1, 1), commitSent(1, 1, 60_000), ended(1, 1, Committed, false, 60_010),
+				reads(ReadCommitted, 1, 1, 0, 3, 0, 60_050)}),
+			drained: true,
+			want:    map[Check]uint64{CheckZombieCommitted: 1},
 		},
 		{
 			name:         "no aborted record seen by the control: inconclusive",

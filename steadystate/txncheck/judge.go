@@ -48,6 +48,16 @@ func (t tally) count(w Witness) {
 func judge(tl tally, cfg Config, t Txn, s *txnState) {
 	r := tl.r
 	r.Begun++
+	if s.stalled {
+		r.Stalled++
+		switch {
+		case s.outcome == Aborted:
+			r.StalledFenced++
+		case s.outcome == Committed:
+			tl.count(Witness{Check: CheckZombieCommitted, Txn: t, Partition: -1, Offset: -1, At: s.ended,
+				Detail: "held open past its timeout, then its commit was acknowledged"})
+		}
+	}
 	o := s.outcome
 	if o == Open {
 		o = Aborted // no commit sent: the coordinator can only abort it

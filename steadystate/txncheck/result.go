@@ -25,6 +25,10 @@ const (
 	// CheckPrecommittedRead: a read_committed reader saw a record before
 	// the client sent the EndTxn that committed it.
 	CheckPrecommittedRead Check = "precommitted-read"
+	// CheckZombieCommitted: a transaction held open past its timeout and
+	// Kafka's abort interval was committed: its coordinator did not abort
+	// it, or let its zombie producer through.
+	CheckZombieCommitted Check = "zombie-committed"
 	// CheckStuckLSO: a committed transaction became visible later after
 	// its commit was acknowledged than Kafka's own timing allows (a
 	// producer's transaction timeout and the coordinator's abort
@@ -34,7 +38,7 @@ const (
 
 // Checks lists every check, in the order a report shows them.
 func Checks() []Check {
-	return []Check{CheckAbortedRead, CheckTorn, CheckLostCommit, CheckDuplicate, CheckPrecommittedRead, CheckStuckLSO}
+	return []Check{CheckAbortedRead, CheckTorn, CheckLostCommit, CheckDuplicate, CheckPrecommittedRead, CheckZombieCommitted, CheckStuckLSO}
 }
 
 // maxWitnesses is how many witnesses a check keeps.
@@ -72,6 +76,10 @@ type Result struct {
 	// produce or the commit failed).
 	AbortedUnasked uint64 `json:"abortedUnasked"`
 	Unknown        uint64 `json:"unknown"`
+	// Stalled counts the transactions held open past their timeout (a
+	// zombie producer); StalledFenced those whose commit Kafka refused.
+	Stalled       uint64 `json:"stalled,omitempty"`
+	StalledFenced uint64 `json:"stalledFenced,omitempty"`
 	// ControlAbortedReads counts the records of aborted transactions the
 	// read_uncommitted reader saw. With none, the run cannot show an
 	// aborted read: Inconclusive says so.
