@@ -79,7 +79,7 @@ zk-vs-kraft: prereqs setup
 # upgrade, ZooKeeper-mode and consumer group (a rolling restart under a
 # group of 3 on KIP-848's protocol) specs end to end on the local cluster (acting as
 # manifests/rbac's ServiceAccount).
-REAL_PKGS := ./internal/localkafka/ ./steadystate/javaclients/ ./localcluster/... ./suites/interrupt/ ./suites/yourkafka/ ./report/
+REAL_PKGS := ./internal/localkafka/ ./steadystate/javaclients/ ./steadystate/txn/ ./localcluster/... ./suites/interrupt/ ./suites/yourkafka/ ./report/
 test: prereqs-test lint setup
 	$(GO) test -count=1 -short -timeout 20m $(GOTESTFLAGS) ./...
 	@$(MAKE) --no-print-directory fuzz
