@@ -12,6 +12,11 @@ import (
 // upgraded cluster runs at its old level until it is raised.
 const MetadataVersionFeature = "metadata.version"
 
+// TransactionVersionFeature is the feature whose level says which
+// transaction protocol the cluster runs (transaction.version, KIP-890: 2
+// is its second part). Raising metadata.version does not raise it.
+const TransactionVersionFeature = "transaction.version"
+
 // Features is what one broker says of itself and of the cluster's
 // feature levels (KIP-584) in its ApiVersions answer.
 type Features struct {
@@ -27,6 +32,10 @@ type Features struct {
 	MetadataVersion int16
 	// Epoch is the epoch of the finalized features it knows.
 	Epoch int64
+	// MaxTransactionVersion and TransactionVersion are the same for
+	// transaction.version.
+	MaxTransactionVersion int16
+	TransactionVersion    int16
 }
 
 // Features asks every broker for its ApiVersions: its version, the
@@ -45,13 +54,19 @@ func (c *Client) Features(ctx context.Context) (map[int32]Features, error) {
 		raw := v.Raw()
 		f := Features{Version: v.VersionGuess(), Epoch: raw.FinalizedFeaturesEpoch}
 		for _, s := range raw.SupportedFeatures {
-			if s.Name == MetadataVersionFeature {
+			switch s.Name {
+			case MetadataVersionFeature:
 				f.MaxMetadataVersion = s.MaxVersion
+			case TransactionVersionFeature:
+				f.MaxTransactionVersion = s.MaxVersion
 			}
 		}
 		for _, s := range raw.FinalizedFeatures {
-			if s.Name == MetadataVersionFeature {
+			switch s.Name {
+			case MetadataVersionFeature:
 				f.MetadataVersion = s.MaxVersionLevel
+			case TransactionVersionFeature:
+				f.TransactionVersion = s.MaxVersionLevel
 			}
 		}
 		out[id] = f
@@ -63,12 +78,18 @@ func (c *Client) Features(ctx context.Context) (map[int32]Features, error) {
 // kafka-features upgrade --metadata does. It cannot be undone: a lower
 // level needs an unsafe downgrade that Kafka refuses for most levels.
 func (c *Client) UpgradeMetadataVersion(ctx context.Context, level int16) error {
-	res, err := c.adm.UpdateFeatures(ctx, false, kadm.FeatureUpdate{Feature: MetadataVersionFeature, MaxVersionLevel: level, UpgradeType: 1})
+	return c.UpgradeFeature(ctx, MetadataVersionFeature, level)
+}
+
+// UpgradeFeature raises the finalized level of feature to level, as
+// kafka-features upgrade --feature does.
+func (c *Client) UpgradeFeature(ctx context.Context, feature string, level int16) error {
+	res, err := c.adm.UpdateFeatures(ctx, false, kadm.FeatureUpdate{Feature: feature, MaxVersionLevel: level, UpgradeType: 1})
 	if err == nil {
 		err = res.Error()
 	}
 	if err != nil {
-		return fmt.Errorf("kafkaadmin: raise %s to level %d: %w", MetadataVersionFeature, level, err)
+		return fmt.Errorf("kafkaadmin: raise %s to level %d: %w", feature, level, err)
 	}
 	return nil
 }

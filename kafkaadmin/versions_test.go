@@ -75,7 +75,8 @@ func TestFeatures(t *testing.T) {
 		want      Features
 	}{
 		{"Kafka 4.3 at its own level", 27, 27, Features{Version: "v4.3", MaxMetadataVersion: 27, MetadataVersion: 27, Epoch: 7}},
-		{"Kafka 4.4 at 4.3's level", 29, 27, Features{Version: "v4.4", MaxMetadataVersion: 29, MetadataVersion: 27, Epoch: 7}},
+		{"Kafka 4.4 at 4.3's level", 29, 27, Features{Version: "v4.4", MaxMetadataVersion: 29, MetadataVersion: 27, Epoch: 7,
+			MaxTransactionVersion: 2, TransactionVersion: 1}},
 		{"no features", 0, 0, Features{Version: "v4.4", Epoch: 7}},
 	}
 	for _, tt := range tests {
@@ -95,6 +96,14 @@ func TestFeatures(t *testing.T) {
 					resp.SupportedFeatures = append(resp.SupportedFeatures, other, s)
 					f := kmsg.NewApiVersionsResponseFinalizedFeature()
 					f.Name, f.MinVersionLevel, f.MaxVersionLevel = MetadataVersionFeature, tt.finalized, tt.finalized
+					resp.FinalizedFeatures = append(resp.FinalizedFeatures, f)
+				}
+				if tt.want.MaxTransactionVersion > 0 {
+					s := kmsg.NewApiVersionsResponseSupportedFeature()
+					s.Name, s.MaxVersion = TransactionVersionFeature, tt.want.MaxTransactionVersion
+					resp.SupportedFeatures = append(resp.SupportedFeatures, s)
+					f := kmsg.NewApiVersionsResponseFinalizedFeature()
+					f.Name, f.MaxVersionLevel = TransactionVersionFeature, tt.want.TransactionVersion
 					resp.FinalizedFeatures = append(resp.FinalizedFeatures, f)
 				}
 			})

@@ -45,6 +45,39 @@ var _ = Describe("The transaction coordinator fails under transactional load", L
 		})
 })
 
+// The upgrade under transactions: KAFKA-19925's shape (transactions timed
+// out during a broker upgrade). Every node rolls from upgrade.from to
+// upgrade.to under the transactional workload and the copy job, then
+// metadata.version is raised, then transaction.version (which raising
+// metadata.version does not raise): franz-go takes it up at its next
+// EndTxn, mid-load.
+var _ = Describe("Kafka is upgraded under transactional load", Label("transactions", "upgrade"), Serial, func() {
+	It("rolls every node, raises metadata.version and then transaction.version: every transaction all or nothing, the copy exactly once", Label("txn-upgrade"), func(ctx SpecContext) {
+		expectPassed(tell(ctx, upgradeKafka(ctx), withTransactions(raisingTransactionVersion(upgradeStory(true)))))
+	}, SpecTimeout(storyTimeout))
+})
+
+// raisingTransactionVersion raises transaction.version after st's During,
+// and says what it did in the outcome.
+func raisingTransactionVersion(st story) story {
+	st.Label = "txn-upgrade"
+	during, finally := st.During, st.Finally
+	var observed string
+	st.During = func(ctx context.Context, e *env, v []brokers.Broker) error {
+		if err := during(ctx, e, v); err != nil {
+			return err
+		}
+		var err error
+		observed, err = raiseTransactionVersion(ctx, e)
+		return err
+	}
+	st.Finally = func(ctx context.Context, e *env, v []brokers.Broker, o *outcome) {
+		finally(ctx, e, v, o)
+		o.Observations = append(o.Observations, observed)
+	}
+	return st
+}
+
 // withTransactions runs st's steady state with the transactional workload
 // beside it.
 func withTransactions(st story) story {

@@ -267,12 +267,41 @@ func raiseMetadataVersion(ctx context.Context, e *env, nodes map[int32]nodeVersi
 	if level <= 0 {
 		return "", fmt.Errorf("no broker said which metadata.version it supports: %+v", nodes)
 	}
-	if level <= was {
-		return fmt.Sprintf("metadata.version stays at level %d: the new version supports nothing higher", was), nil
+	return raiseFeature(ctx, e, kafkaadmin.MetadataVersionFeature, was, level, func(f kafkaadmin.Features) int16 { return f.MetadataVersion })
+}
+
+// raiseTransactionVersion raises transaction.version to the highest level
+// every broker supports (2 on Kafka 4.x: KIP-890's second part), which
+// raising metadata.version does not do; clients take it up at their next
+// EndTxn.
+func raiseTransactionVersion(ctx context.Context, e *env) (string, error) {
+	var feats map[int32]kafkaadmin.Features
+	if err := e.WithKafka(func(cl *kafkaadmin.Client) (err error) { feats, err = cl.Features(ctx); return err }); err != nil {
+		return "", err
 	}
-	By(fmt.Sprintf("raising metadata.version from level %d to %d, the highest every broker supports", was, level))
+	var level, was int16 = -1, 0
+	for _, f := range feats {
+		if level < 0 || f.MaxTransactionVersion < level {
+			level = f.MaxTransactionVersion
+		}
+		was = max(was, f.TransactionVersion)
+	}
+	if level <= 0 {
+		return "transaction.version not raised: a broker supports none", nil
+	}
+	return raiseFeature(ctx, e, kafkaadmin.TransactionVersionFeature, was, level, func(f kafkaadmin.Features) int16 { return f.TransactionVersion })
+}
+
+// raiseFeature raises feature from level was to level, under load, and
+// waits until every broker knows it (known reads a broker's finalized
+// level). It says what it did.
+func raiseFeature(ctx context.Context, e *env, feature string, was, level int16, known func(kafkaadmin.Features) int16) (string, error) {
+	if level <= was {
+		return fmt.Sprintf("%s stays at level %d: the new version supports nothing higher", feature, was), nil
+	}
+	By(fmt.Sprintf("raising %s from level %d to %d, the highest every broker supports", feature, was, level))
 	start := time.Now()
-	if err := e.WithKafka(func(cl *kafkaadmin.Client) error { return cl.UpgradeMetadataVersion(ctx, level) }); err != nil {
+	if err := e.WithKafka(func(cl *kafkaadmin.Client) error { return cl.UpgradeFeature(ctx, feature, level) }); err != nil {
 		return "", err
 	}
 	var seen map[int32]kafkaadmin.Features
@@ -283,19 +312,19 @@ func raiseMetadataVersion(ctx context.Context, e *env, nodes map[int32]nodeVersi
 					return err
 				}
 				for id, f := range seen {
-					if f.MetadataVersion != level {
-						return fmt.Errorf("broker %d knows metadata.version level %d", id, f.MetadataVersion)
+					if got := known(f); got != level {
+						return fmt.Errorf("broker %d knows %s level %d", id, feature, got)
 					}
 				}
 				return nil
 			})
-		}).WithTimeout(featuresTimeout).WithPolling(featuresPoll).Should(Succeed(), "every broker at the raised metadata.version")
+		}).WithTimeout(featuresTimeout).WithPolling(featuresPoll).Should(Succeed(), "every broker at the raised "+feature)
 	})
 	if err != nil {
 		return "", err
 	}
-	return fmt.Sprintf("metadata.version raised from level %d to %d under load; every broker knew it %s after the request",
-		was, level, time.Since(start).Round(100*time.Millisecond)), nil
+	return fmt.Sprintf("%s raised from level %d to %d under load; every broker knew it %s after the request",
+		feature, was, level, time.Since(start).Round(100*time.Millisecond)), nil
 }
 
 // upgradeOthers upgrades the layout's other StatefulSets that run Kafka
