@@ -51,7 +51,7 @@ var _ = Describe("The transaction coordinator fails under transactional load", L
 // metadata.version is raised, then transaction.version (which raising
 // metadata.version does not raise): franz-go takes it up at its next
 // EndTxn, mid-load.
-var _ = Describe("Kafka is upgraded under transactional load", Label("transactions", "upgrade"), Serial, func() {
+var _ = Describe("Kafka is upgraded under transactional load", Label("transactions"), Serial, func() {
 	It("rolls every node, raises metadata.version and then transaction.version: every transaction all or nothing, the copy exactly once", Label("txn-upgrade"), func(ctx SpecContext) {
 		expectPassed(tell(ctx, upgradeKafka(ctx), withTransactions(raisingTransactionVersion(upgradeStory(true)))))
 	}, SpecTimeout(storyTimeout))
