@@ -63,7 +63,7 @@ type txnState struct {
 	ended      time.Time
 	outcome    Outcome
 	unasked    bool
-	stalled    bool // held open past its timeout before its commit
+	stalled    bool         // held open past its timeout before its commit
 	seen       map[int]read // by index in the transaction
 	control    int          // records the read_uncommitted reader saw
 }

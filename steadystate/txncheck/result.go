@@ -66,12 +66,12 @@ type Result struct {
 	// not commit (no EndTxn commit was sent); Unknown those whose commit
 	// was sent but not confirmed (either outcome is allowed, but all or
 	// nothing).
-	Begun     uint64 `json:"begun"`
+	Begun uint64 `json:"begun"`
 	// TransactionVersion is the cluster's finalized transaction.version
 	// when the workload started (-1: unknown).
-	TransactionVersion int16 `json:"transactionVersion"`
-	Committed uint64 `json:"committed"`
-	Aborted   uint64 `json:"aborted"`
+	TransactionVersion int16  `json:"transactionVersion"`
+	Committed          uint64 `json:"committed"`
+	Aborted            uint64 `json:"aborted"`
 	// AbortedUnasked counts the aborts the client did not choose (a
 	// produce or the commit failed).
 	AbortedUnasked uint64 `json:"abortedUnasked"`
