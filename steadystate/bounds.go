@@ -176,7 +176,7 @@ func (h Hypothesis) evaluate(phases []PhaseStats, partitions []PartitionStall, r
 		if b.MaxP99Ack > 0 {
 			got := time.Duration(ps.Ack.P99) * time.Microsecond
 			if ps.Ack.Count == 0 {
-				observed, ok := noAck(ps, b)
+				observed, ok := h.noAck(ps, phases)
 				check(ps.Phase, BoundMaxP99Ack, seconds(b.MaxP99Ack), observed, ok, ps.From)
 			} else {
 				check(ps.Phase, BoundMaxP99Ack, seconds(b.MaxP99Ack), seconds(got), got <= b.MaxP99Ack, ps.WorstAckAt)
@@ -193,7 +193,7 @@ func (h Hypothesis) evaluate(phases []PhaseStats, partitions []PartitionStall, r
 				// was over at once) has no latency to judge.
 				check(ps.Phase, BoundMaxP99Ack, lim, nothing("not measured: the phase holds no whole second"), true, ps.From)
 			case ps.Ack.Count == 0:
-				observed, ok := noAck(ps, b)
+				observed, ok := h.noAck(ps, phases)
 				check(ps.Phase, BoundMaxP99Ack, lim, observed, ok, ps.From)
 			default:
 				check(ps.Phase, BoundMaxP99Ack, lim, seconds(got), got <= limit, ps.WorstAckAt)
@@ -247,17 +247,26 @@ func worstStall(ps []PartitionStall) (PartitionStall, bool) {
 	return slices.MaxFunc(ps, func(a, b PartitionStall) int { return cmp.Compare(a.Longest, b.Longest) }), true
 }
 
-// noAck judges the latency of a phase in which nothing was acked. Its
-// latency is unbounded, unless the whole phase lay inside one stall and
-// the phase bounds unavailability: a hold shorter than a hard fault's
-// modelled outage has no ack by design. Then the stall is what is judged
-// (by the unavailability bound of the phase that holds most of it), and
-// the latency of the records it held back is judged where they were
-// acked, in a later phase.
-func noAck(ps PhaseStats, b Bounds) (figure, bool) {
-	if ps.StalledThrough == 0 || b.MaxUnavailable == 0 {
-		return nothing("no ack in the phase"), false
+// noAck judges the latency of a phase, of phases, in which nothing was
+// acked. Its latency is unbounded, unless the whole phase lay inside one
+// stall that an unavailability bound judges: a hold shorter than a hard
+// fault's modelled outage has no ack by design. The stall is judged whole
+// in the phase that holds most of it (phaseStats), so that phase's bound
+// decides here too; the latency of the records it held back is judged
+// where they were acked, in a later phase.
+func (h Hypothesis) noAck(ps PhaseStats, phases []PhaseStats) (figure, bool) {
+	unbounded := nothing("no ack in the phase")
+	if ps.StalledThrough == 0 {
+		return unbounded, false
 	}
-	return nothing(fmt.Sprintf("no ack in the phase: it lies within a stall of %s, judged by max unavailability (%s), and its records' latency where they were acked",
-		ps.StalledThrough.Round(time.Millisecond), b.MaxUnavailable)), ps.StalledThrough <= b.MaxUnavailable
+	i := mostOf(phases, Gap{From: ps.StalledFrom, To: ps.StalledFrom.Add(ps.StalledThrough)})
+	if i < 0 || phases[i].Phase == PhaseWarmup {
+		return unbounded, false
+	}
+	limit := h.For(phases[i].Phase).MaxUnavailable
+	if limit == 0 {
+		return unbounded, false
+	}
+	return nothing(fmt.Sprintf("no ack in the phase: it lies within a stall of %s, judged by the %s phase's max unavailability (%s), and its records' latency where they were acked",
+		ps.StalledThrough.Round(time.Millisecond), phases[i].Phase, limit)), ps.StalledThrough <= limit
 }

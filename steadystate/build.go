@@ -362,7 +362,7 @@ func stalledThrough(out []PhaseStats, spans []Gap, gaps []Gap) {
 		}
 		for _, g := range gaps {
 			if !g.From.After(spans[i].From) && !g.To.Before(spans[i].To) {
-				out[i].StalledThrough = g.To.Sub(g.From)
+				out[i].StalledThrough, out[i].StalledFrom = g.To.Sub(g.From), g.From
 			}
 		}
 	}

@@ -312,6 +312,16 @@ func TestMerge(t *testing.T) {
 			},
 		},
 		{
+			name: "a fault phase inside a stall that no unavailability bound judges fails its latency",
+			ms:   stallMs, marks: stallMarks,
+			h: Hypothesis{Phases: map[Phase]Bounds{PhaseFault: {MaxP99Ack: 10 * time.Second}}},
+			check: func(t *testing.T, rep *Report) {
+				if len(rep.Violations) != 1 || rep.Violations[0].Phase != PhaseFault || rep.Violations[0].Kind != BoundMaxP99Ack {
+					t.Errorf("violations %v, want the fault phase's latency", rep.Violations)
+				}
+			},
+		},
+		{
 			name: "marks default to the first measurements'",
 			ms: []Measurements{
 				withMarks(measured(0, t0, acked(0, 1, time.Millisecond), acked(1, 1, time.Millisecond)), Mark{PhaseFault, at(time.Second)}),

@@ -116,8 +116,10 @@ type PhaseStats struct {
 	Unavailable     time.Duration `json:"unavailable"`
 	UnavailableFrom time.Time     `json:"unavailableFrom"`
 	// StalledThrough, in a phase with no ack, is the length of the one
-	// stall that spans all its measured seconds (0: none did).
+	// stall that spans all its measured seconds (0: none did), and
+	// StalledFrom when it began.
 	StalledThrough time.Duration `json:"stalledThrough,omitempty"`
+	StalledFrom    time.Time     `json:"stalledFrom,omitzero"`
 }
 
 // Duration of the phase interval.

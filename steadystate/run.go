@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -270,13 +271,16 @@ func (r *Runner) Run(ctx context.Context) (*Report, error) {
 			drainErr = err
 			cancelDrain()
 		} else {
+			// The copy job's input ends where the log ends, what a
+			// read_committed copier can ever read: not at an offset acked
+			// above the high watermark (acks=1), which a truncation drops.
+			inputEnd = slices.Clone(target)
 			for _, p := range prods {
 				for part, off := range p.acks.maxOffs {
 					target[part] = max(target[part], off+1)
 				}
 			}
 			cons.setTarget(target)
-			inputEnd = target
 			select {
 			case <-consDone:
 			case <-time.After(c.DrainTimeout):
@@ -296,7 +300,7 @@ func (r *Runner) Run(ctx context.Context) (*Report, error) {
 
 	var txnRes *txncheck.Result
 	if txns != nil {
-		txnRes = drainTransactions(ctx, txns, c.DrainTimeout, inputEnd)
+		txnRes = drainTransactions(ctx, txns, c.Transactions, c.DrainTimeout, inputEnd)
 	}
 	m := Measurements{
 		RunID:        fmtRunID(c.RunID),

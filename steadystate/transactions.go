@@ -21,6 +21,10 @@ const (
 	CopyTopicSuffix = "-copy"
 )
 
+// txnDrainMargin is how much longer than StuckAfter the transactional
+// drain waits.
+const txnDrainMargin = 10 * time.Second
+
 // startTransactions creates the transactional workload's topics, with the
 // workload topic's settings, and starts it from their end offsets; its
 // copy job reads the workload topic from inputStart, in a group whose
@@ -66,12 +70,13 @@ func (r *Runner) topicAtEnd(ctx context.Context, adm *kadm.Client, topic string)
 	return parts, offs, err
 }
 
-// drainTransactions drains the stopped workload up to the input's end
-// offsets (nil when the run's own drain did not get that far), unless the
-// run was aborted, and returns its verdict.
-func drainTransactions(ctx context.Context, w *txn.Workload, timeout time.Duration, inputEnd []int64) *txncheck.Result {
-	if ctx.Err() == nil && inputEnd != nil {
-		_ = w.Drain(ctx, timeout, inputEnd) // how far it got is in the result
+// drainTransactions drains the stopped workload, its copy job up to the
+// input's end offsets (nil when the run's own drain did not get that far),
+// unless the run was aborted, and returns its verdict. It waits at least
+// as long as an abandoned transaction may pin the readers (StuckAfter).
+func drainTransactions(ctx context.Context, w *txn.Workload, s txn.Settings, timeout time.Duration, inputEnd []int64) *txncheck.Result {
+	if ctx.Err() == nil {
+		_ = w.Drain(ctx, max(timeout, s.StuckAfter()+txnDrainMargin), inputEnd) // its error is in the result
 	}
 	res := w.Result(ctx)
 	w.Close()

@@ -2,9 +2,7 @@ package javaclients
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"os"
 	"strings"
 	"sync/atomic"
 	"syscall"
@@ -48,35 +46,9 @@ const (
 // reads and torn transactions of single records cannot be told apart from
 // duplicates here; the franz-go workload checks those.
 func TestJavaTransactionalCopier(t *testing.T) {
-	if testing.Short() {
-		t.Skip("-short: this test runs real Kafka brokers and Java clients")
-	}
-	dist, err := kafkadist.Find(kafkadist.DefaultVersion)
-	if errors.Is(err, kafkadist.ErrNotFetched) && os.Getenv("CI") == "" {
-		t.Skipf("skipping: %v (set CI=true to make this a failure)", err)
-	}
-	if err != nil {
-		t.Fatal(err)
-	}
 	ctx, cancel := context.WithTimeout(t.Context(), clusterTimeout+runTimeout+drainTimeout)
 	defer cancel()
-	c, err := localkafka.New(localkafka.WithDir(t.TempDir()), localkafka.WithLibsDir(dist.LibsDir))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		if err := c.Close(); err != nil {
-			t.Errorf("closing the cluster: %v", err)
-		}
-	})
-	sctx, scancel := context.WithTimeout(ctx, clusterTimeout)
-	defer scancel()
-	if err := c.Start(sctx); err != nil {
-		t.Fatal(err)
-	}
-	if err := c.WaitHealthy(sctx); err != nil {
-		t.Fatal(err)
-	}
+	dist, c := startBrokers(t, ctx)
 	boot := c.Bootstrap()
 	opts := []kgo.Opt{kgo.SeedBrokers(boot...)}
 	cl, err := kgo.NewClient(opts...)
@@ -275,9 +247,20 @@ func (cs *copiers) until(t *testing.T, ctx context.Context, what string, done fu
 	t.Logf("the output holds %s of the input (%d members started)", what, cs.started.Load())
 }
 
+// stop ends every member and waits until each has exited (SIGKILL after
+// drainTimeout): a copy committed after the end marker would be past what
+// the readers read.
 func (cs *copiers) stop() {
 	for _, tl := range cs.tools {
 		_ = tl.cmd.Process.Signal(syscall.SIGTERM)
+	}
+	for _, tl := range cs.tools {
+		select {
+		case err := <-tl.done:
+			tl.done <- err
+		case <-time.After(drainTimeout):
+			_ = tl.cmd.Process.Kill()
+		}
 	}
 }
 

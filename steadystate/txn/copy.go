@@ -66,16 +66,19 @@ type copier struct {
 }
 
 func (c *copier) newSession() error {
-	if c.sess != nil {
-		c.sess.Close()
-	}
 	cc := c.cfg.Copy
-	var err error
-	c.sess, err = kgo.NewGroupTransactSession(append(c.cfg.Opts,
+	sess, err := kgo.NewGroupTransactSession(append(c.cfg.Opts,
 		kgo.TransactionalID(fmt.Sprintf("%s-copier-%d", cc.Output, c.id)), kgo.TransactionTimeout(c.cfg.Timeout),
 		kgo.ConsumerGroup(cc.Group), kgo.ConsumeTopics(cc.Input), kgo.FetchIsolationLevel(kgo.ReadCommitted()),
 		kgo.RequireStableFetchOffsets(), kgo.RecordPartitioner(kgo.ManualPartitioner()))...)
-	return err
+	if err != nil {
+		return err
+	}
+	if c.sess != nil {
+		c.sess.Close()
+	}
+	c.sess = sess
+	return nil
 }
 
 // run copies until stop is closed or ctx ends. Only a session that cannot
@@ -115,13 +118,13 @@ func (c *copier) run(ctx context.Context, stop <-chan struct{}) error {
 // one writes out in a transaction with the polled offsets, and reports
 // whether the session is fit for the next.
 func (c *copier) one(ctx context.Context, out []*kgo.Record) bool {
-	opCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), opTimeout)
+	opCtx, cancel := context.WithTimeout(ctx, opTimeout) // ctx ends only when shutting down
 	defer cancel()
 	if err := c.sess.Begin(); err != nil {
 		return false
 	}
 	commit := kgo.TryCommit
-	if err := c.sess.ProduceSync(ctx, out...).FirstErr(); err != nil {
+	if err := c.sess.ProduceSync(opCtx, out...).FirstErr(); err != nil {
 		commit = kgo.TryAbort
 	}
 	_, err := c.sess.End(opCtx, commit)

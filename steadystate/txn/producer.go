@@ -24,13 +24,16 @@ type producer struct {
 }
 
 func (p *producer) newClient() error {
+	cl, err := kgo.NewClient(append(p.cfg.Opts, kgo.TransactionalID(transactionalID(p.cfg.Topic, p.id)),
+		kgo.TransactionTimeout(p.cfg.Timeout), kgo.RecordPartitioner(kgo.ManualPartitioner()))...)
+	if err != nil {
+		return err
+	}
 	if p.cl != nil {
 		p.cl.Close()
 	}
-	var err error
-	p.cl, err = kgo.NewClient(append(p.cfg.Opts, kgo.TransactionalID(transactionalID(p.cfg.Topic, p.id)),
-		kgo.TransactionTimeout(p.cfg.Timeout), kgo.RecordPartitioner(kgo.ManualPartitioner()))...)
-	return err
+	p.cl = cl
+	return nil
 }
 
 // run writes transactions at the producer's share of the rate until stop
@@ -59,10 +62,9 @@ func (p *producer) run(ctx context.Context, stop <-chan struct{}) error {
 }
 
 // one runs transaction t, and reports whether the client is still fit for
-// the next.
+// the next. Each call is bounded by opTimeout; ctx (which Close cancels)
+// ends them all, as franz-go allows when shutting down.
 func (p *producer) one(ctx context.Context, t txncheck.Txn) bool {
-	opCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), opTimeout)
-	defer cancel()
 	if err := p.cl.BeginTransaction(); err != nil {
 		return false
 	}
@@ -73,14 +75,18 @@ func (p *producer) one(ctx context.Context, t txncheck.Txn) bool {
 		recs[i] = &kgo.Record{Topic: p.cfg.Topic, Partition: (first + int32(i)) % p.cfg.Partitions,
 			Value: encode(ident{run: p.cfg.RunID, txn: t, index: i, count: len(recs)})}
 	}
-	produceErr := p.cl.ProduceSync(ctx, recs...).FirstErr()
+	produceCtx, cancel := context.WithTimeout(ctx, opTimeout)
+	produceErr := p.cl.ProduceSync(produceCtx, recs...).FirstErr()
+	cancel()
 	if ctx.Err() != nil {
 		// The run was aborted: the transaction is left to its timeout
 		// (judged aborted, as no commit was sent), the client closed.
 		return false
 	}
 	if produceErr != nil || t.Seq%uint64(p.cfg.AbortEvery) == 0 {
-		err := p.cl.EndTransaction(opCtx, kgo.TryAbort)
+		endCtx, cancel := context.WithTimeout(ctx, opTimeout)
+		defer cancel()
+		err := p.cl.EndTransaction(endCtx, kgo.TryAbort)
 		p.chk.Ended(t, txncheck.Aborted, produceErr != nil, time.Now())
 		return err == nil
 	}
@@ -93,8 +99,17 @@ func (p *producer) one(ctx context.Context, t txncheck.Txn) bool {
 		case <-time.After(p.cfg.Stall):
 		}
 	}
+	return p.commit(ctx, t, stalled)
+}
+
+// commit ends t with a commit and records how it ended; a commit refused
+// as fenced leaves a client that must be replaced, and any other failure
+// is retried as an abort, as franz-go documents.
+func (p *producer) commit(ctx context.Context, t txncheck.Txn, stalled bool) bool {
+	endCtx, cancel := context.WithTimeout(ctx, opTimeout)
+	defer cancel()
 	p.chk.CommitSent(t, time.Now())
-	err := p.cl.EndTransaction(opCtx, kgo.TryCommit)
+	err := p.cl.EndTransaction(endCtx, kgo.TryCommit)
 	switch {
 	case err == nil:
 		p.chk.Ended(t, txncheck.Committed, false, time.Now())
@@ -102,14 +117,17 @@ func (p *producer) one(ctx context.Context, t txncheck.Txn) bool {
 	case stalled && fenced(err):
 		// The coordinator aborted it on its timeout and bumped the epoch.
 		p.chk.Ended(t, txncheck.Aborted, true, time.Now())
+		return false
+	case fenced(err):
+		p.chk.Ended(t, txncheck.Unknown, false, time.Now())
+		return false
 	case errors.Is(err, kerr.OperationNotAttempted):
 		// Refused before it was sent (a record had failed): abort.
 		p.chk.Ended(t, txncheck.Aborted, true, time.Now())
 	default:
 		p.chk.Ended(t, txncheck.Unknown, false, time.Now())
 	}
-	// The documented retry after a refused or unconfirmed commit.
-	return p.cl.EndTransaction(opCtx, kgo.TryAbort) == nil
+	return p.cl.EndTransaction(endCtx, kgo.TryAbort) == nil
 }
 
 // fenced reports whether err refuses a commit for a newer epoch: the

@@ -28,8 +28,9 @@ type Config struct {
 	Copy CopyConfig
 }
 
-// opTimeout bounds one transactional call (begin, produce, end): franz-go
-// asks not to cancel an EndTxn, so it gets a context of its own.
+// opTimeout bounds one transactional call (produce, end). Their contexts
+// end early only when the workload shuts down, the one time franz-go
+// allows an EndTxn to be cancelled.
 const opTimeout = 2 * time.Minute
 
 // Workload is the running transactional workload.
@@ -45,6 +46,8 @@ type Workload struct {
 	copy    *copyJob // nil without copiers
 	// version is the cluster's transaction.version at the start.
 	version int16
+	// drainErr is why Drain gave up, if it did.
+	drainErr string
 	// Drain's findings: the input's end, and whether each part drained.
 	inputEnd             []int64
 	drained, copyDrained bool
@@ -98,19 +101,27 @@ func transactionalID(topic string, id uint32) string {
 	return fmt.Sprintf("%s-%d", topic, id)
 }
 
-// Stop asks the producers to stop after their transaction in progress, and
-// waits for them.
-func (w *Workload) Stop() {
-	w.once.Do(func() { close(w.stop) })
-	w.prods.Wait()
+// Stop asks the producers to stop after their transaction in progress; it
+// does not wait for them (Drain and Close do).
+func (w *Workload) Stop() { w.once.Do(func() { close(w.stop) }) }
+
+// Drain stops the producers and waits for them, commits the end marker,
+// and waits until both readers have read it on every partition; then,
+// with a copy job and the input's end offsets (inputEnd; nil: not known,
+// so the copy is not drained), waits until it copied the input up to
+// them, stops it, and waits until its reader read its end marker: each
+// within timeout. Its error is also in Result.
+func (w *Workload) Drain(ctx context.Context, timeout time.Duration, inputEnd []int64) error {
+	err := w.drain(ctx, timeout, inputEnd)
+	if err != nil {
+		w.drainErr = err.Error()
+	}
+	return err
 }
 
-// Drain stops the producers, commits the end marker, and waits until both
-// readers have read it on every partition; then, with a copy job, waits
-// until it copied the input up to inputEnd, stops it, and waits until its
-// reader read its end marker: each within timeout.
-func (w *Workload) Drain(ctx context.Context, timeout time.Duration, inputEnd []int64) error {
+func (w *Workload) drain(ctx context.Context, timeout time.Duration, inputEnd []int64) error {
 	w.Stop()
+	w.prods.Wait()
 	w.inputEnd = inputEnd
 	dctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
@@ -120,6 +131,9 @@ func (w *Workload) Drain(ctx context.Context, timeout time.Duration, inputEnd []
 	w.drained = true
 	if w.copy == nil {
 		return nil
+	}
+	if inputEnd == nil {
+		return errors.New("txn: the copy job's input end is not known: its copy is not drained")
 	}
 	cctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
@@ -134,7 +148,10 @@ func (w *Workload) Drain(ctx context.Context, timeout time.Duration, inputEnd []
 // gave up, with the transactions still open on the workload's topics.
 func (w *Workload) Result(ctx context.Context) txncheck.Result {
 	r := w.chk.Result(w.drained)
-	r.TransactionVersion = w.version
+	r.TransactionVersion, r.DrainError = w.version, w.drainErr
+	for err := w.Err(); err != nil; err = w.Err() {
+		r.Errors = append(r.Errors, err.Error())
+	}
 	topics := []string{w.cfg.Topic}
 	if w.copy != nil {
 		cr := w.copy.chk.Result(w.inputEnd, w.copyDrained)
@@ -163,7 +180,8 @@ func awaitEnd(ctx context.Context, opts []kgo.Opt, topic string, partitions int3
 	return nil
 }
 
-// Err is the first error that ended a producer, if any.
+// Err is an error that ended a producer or a copier (a client that could
+// not be made), if any is left to tell.
 func (w *Workload) Err() error {
 	select {
 	case err := <-w.errs:

@@ -19,6 +19,18 @@ func (t Txn) String() string { return fmt.Sprintf("producer %d txn %d", t.Produc
 // Outcome is how a transaction ended, as its client knows it.
 type Outcome int
 
+func (o Outcome) String() string {
+	switch o {
+	case Committed:
+		return "committed"
+	case Aborted:
+		return "aborted"
+	case Unknown:
+		return "an unconfirmed commit"
+	}
+	return "nothing (still open)"
+}
+
 // The outcomes.
 const (
 	// Open: not ended yet. At the end of a run, an open transaction is

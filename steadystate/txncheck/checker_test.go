@@ -105,13 +105,13 @@ func TestChecker(t *testing.T) {
 		},
 		{
 			name:    "an aborted record read at read_committed",
-			steps:   history(aborted(1, 1, 1000), []step{reads(ReadCommitted, 1, 1, 2, 3, 10, 1100)}),
+			steps:   history(committed(2, 50, 100), aborted(1, 1, 1000), []step{reads(ReadCommitted, 1, 1, 2, 3, 10, 1100)}),
 			drained: true,
 			want:    map[Check]uint64{CheckAbortedRead: 1},
 		},
 		{
 			name:    "a transaction never ended and never committed is aborted: its record read is an aborted read",
-			steps:   history(aborted(2, 1, 100), []step{begin(1, 1, 3), reads(ReadCommitted, 1, 1, 0, 1, 0, 1100)}),
+			steps:   history(committed(2, 50, 100), aborted(2, 1, 100), []step{begin(1, 1, 3), reads(ReadCommitted, 1, 1, 0, 1, 0, 1100)}),
 			drained: true,
 			want:    map[Check]uint64{CheckAbortedRead: 1},
 		},
@@ -154,7 +154,7 @@ func TestChecker(t *testing.T) {
 		},
 		{
 			name: "a zombie fenced: its commit refused, its records never visible",
-			steps: history(aborted(1, 9, 500), []step{begin(1, 1, 3), stalled(1, 1), reads(ReadUncommitted, 1, 1, 0, 3, 0, 100),
+			steps: history(committed(2, 50, 100), aborted(1, 9, 500), []step{begin(1, 1, 3), stalled(1, 1), reads(ReadUncommitted, 1, 1, 0, 3, 0, 100),
 				commitSent(1, 1, 60_000), ended(1, 1, Aborted, true, 60_010)}),
 			drained: true,
 			check: func(t *testing.T, r Result) {
@@ -165,10 +165,33 @@ func TestChecker(t *testing.T) {
 		},
 		{
 			name: "a zombie's commit acknowledged",
-			steps: history(aborted(1, 9, 500), []step{begin(1, 1, 3), stalled(1, 1), commitSent(1, 1, 60_000), ended(1, 1, Committed, false, 60_010),
+			steps: history(committed(2, 50, 100), aborted(1, 9, 500), []step{begin(1, 1, 3), stalled(1, 1), commitSent(1, 1, 60_000), ended(1, 1, Committed, false, 60_010),
 				reads(ReadCommitted, 1, 1, 0, 3, 0, 60_050)}),
 			drained: true,
 			want:    map[Check]uint64{CheckZombieCommitted: 1},
+		},
+		{
+			name: "a zombie's commit unconfirmed, its records visible all the same",
+			steps: history(committed(2, 50, 100), aborted(1, 9, 500), []step{begin(1, 1, 3), stalled(1, 1), commitSent(1, 1, 60_000),
+				ended(1, 1, Unknown, false, 60_010), reads(ReadCommitted, 1, 1, 0, 3, 0, 60_050)}),
+			drained: true,
+			want:    map[Check]uint64{CheckZombieCommitted: 1},
+		},
+		{
+			name:         "no commit acknowledged: inconclusive",
+			steps:        history(aborted(1, 9, 500), []step{begin(1, 1, 3), commitSent(1, 1, 1000), ended(1, 1, Unknown, false, 1020)}),
+			drained:      true,
+			inconclusive: true,
+		},
+		{
+			name: "an undrained run leaves what was not read yet unverified, not lost",
+			steps: history(committed(2, 50, 100), aborted(1, 9, 500), []step{begin(1, 1, 3), commitSent(1, 1, 1000), ended(1, 1, Committed, false, 1020),
+				reads(ReadCommitted, 1, 1, 0, 1, 0, 1100)}),
+			check: func(t *testing.T, r Result) {
+				if r.Clean() || !r.DrainIncomplete {
+					t.Errorf("clean %v, drain incomplete %v: an undrained run is not clean", r.Clean(), r.DrainIncomplete)
+				}
+			},
 		},
 		{
 			name:         "no aborted record seen by the control: inconclusive",

@@ -99,7 +99,7 @@ func (c *CopyChecker) Result(end []int64, drained bool) CopyResult {
 		_, n := c.seen[p].In(lo, hi)
 		r.Inputs += hi - lo
 		r.Copied += n
-		if missing := hi - lo - n; missing > 0 {
+		if missing := hi - lo - n; missing > 0 && drained { // else unverified
 			r.Counts[CheckNotCopied] += missing
 			first := c.seen[p].FirstGap(lo, hi)
 			keep(per, &r.Witnesses, Witness{Check: CheckNotCopied, Partition: int32(p), Offset: int64(first),

@@ -18,9 +18,11 @@ func (c *Checker) Result(drained bool) Result {
 	for _, t := range slices.SortedFunc(maps.Keys(c.txns), func(a, b Txn) int {
 		return cmp.Or(cmp.Compare(a.Producer, b.Producer), cmp.Compare(a.Seq, b.Seq))
 	}) {
-		judge(tl, c.cfg, t, c.txns[t])
+		judge(tl, c.cfg, t, c.txns[t], drained)
 	}
-	r.Inconclusive = r.ControlAbortedReads == 0
+	// Without an aborted record seen by the control, an aborted read could
+	// not have shown; without an acknowledged commit, a lost or torn one.
+	r.Inconclusive = r.ControlAbortedReads == 0 || r.Committed == 0
 	r.LongestTxn = c.longest
 	if len(c.commits) > 0 {
 		d := slices.Clone(c.commits)
@@ -43,19 +45,23 @@ func (t tally) count(w Witness) {
 	keep(t.per, &t.r.Witnesses, w)
 }
 
-// judge adds transaction t, in state s, to the tally. Callers hold the
+// judge adds transaction t, in state s, to the tally; what depends on
+// the readers having read everything only when drained. Callers hold the
 // checker's mu.
-func judge(tl tally, cfg Config, t Txn, s *txnState) {
+func judge(tl tally, cfg Config, t Txn, s *txnState, drained bool) {
 	r := tl.r
 	r.Begun++
 	if s.stalled {
 		r.Stalled++
 		switch {
+		case s.outcome == Committed || len(s.seen) > 0:
+			// Its coordinator must have aborted it: whatever its client
+			// heard, nothing of it may commit.
+			tl.count(Witness{Check: CheckZombieCommitted, Txn: t, Partition: -1, Offset: -1, At: s.ended,
+				Detail: fmt.Sprintf("held open past its timeout, then committed: its client heard %s, %d of its %d records visible", s.outcome, len(s.seen), s.records)})
+			return
 		case s.outcome == Aborted:
 			r.StalledFenced++
-		case s.outcome == Committed:
-			tl.count(Witness{Check: CheckZombieCommitted, Txn: t, Partition: -1, Offset: -1, At: s.ended,
-				Detail: "held open past its timeout, then its commit was acknowledged"})
 		}
 	}
 	o := s.outcome
@@ -98,6 +104,8 @@ func judge(tl tally, cfg Config, t Txn, s *txnState) {
 		}
 	}
 	switch visible := len(s.seen); {
+	case !drained && visible < s.records:
+		// Unverified: the rest may not have been read yet.
 	case visible == 0 && o == Committed:
 		tl.count(Witness{Check: CheckLostCommit, Txn: t, Partition: -1, Offset: -1, At: s.ended,
 			Detail: fmt.Sprintf("commit acknowledged, none of its %d records visible", s.records)})

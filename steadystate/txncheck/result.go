@@ -108,6 +108,10 @@ type Result struct {
 	// DrainIncomplete: the readers did not reach the end of the run's
 	// records, so what was not visible is unverified.
 	DrainIncomplete bool `json:"drainIncomplete,omitempty"`
+	// DrainError is why the drain gave up, if it did; Errors are what
+	// ended producers or copiers early (a client that could not be made).
+	DrainError string   `json:"drainError,omitempty"`
+	Errors     []string `json:"errors,omitempty"`
 	// Copy is the copy job's verdict, when the run had one.
 	Copy *CopyResult `json:"copy,omitempty"`
 	// Open lists the transactions still open on the workload's partitions
@@ -148,7 +152,7 @@ func (r Result) Total() uint64 {
 
 // Clean reports no anomaly, and a run that could have shown one.
 func (r Result) Clean() bool {
-	return r.Total() == 0 && !r.Inconclusive && !r.DrainIncomplete && (r.Copy == nil || r.Copy.Clean())
+	return r.Total() == 0 && !r.Inconclusive && !r.DrainIncomplete && len(r.Errors) == 0 && (r.Copy == nil || r.Copy.Clean())
 }
 
 // Problems describes each check that found anything, and why a run
@@ -161,10 +165,14 @@ func (r Result) Problems() []string {
 		}
 	}
 	if r.Inconclusive {
-		out = append(out, "inconclusive: the read_uncommitted reader saw no aborted record, so an aborted read could not have shown")
+		out = append(out, fmt.Sprintf("inconclusive: the read_uncommitted control saw %d aborted records and %d commits were acknowledged; with none of either an aborted read, or a lost or torn commit, could not have shown",
+			r.ControlAbortedReads, r.Committed))
 	}
 	if r.DrainIncomplete {
-		out = append(out, "the readers did not reach the end of the run's transactions")
+		out = append(out, "the readers did not reach the end of the run's transactions: "+r.DrainError)
+	}
+	for _, e := range r.Errors {
+		out = append(out, "a client ended early: "+e)
 	}
 	for _, o := range r.Open {
 		out = append(out, "open when the drain gave up: "+o.String())
