@@ -35,7 +35,9 @@ const (
 	CheckGroup CheckName = "consumer group: nothing lost, skipped or committed wrong"
 	// CheckTransactions: the transactional workload, where the story ran
 	// one, found no aborted read, torn transaction, lost commit,
-	// duplicate, early read or stuck last stable offset, and could have
+	// duplicate, early read, committed zombie or stuck last stable offset,
+	// its copy job copied every input exactly once, its readers read to
+	// the end, and the run could have shown an anomaly
 	// (steadystate/txncheck).
 	CheckTransactions CheckName = "transactions: all or nothing, committed only, exactly once"
 	// CheckPacing: a graceful operation took no Kafka pod down while a

@@ -44,7 +44,8 @@ func (r *Runner) startTransactions(ctx context.Context, adm *kadm.Client, inputS
 			return nil, err
 		}
 		if outParts != parts || int(parts) != len(inputStart) {
-			return nil, fmt.Errorf("steadystate: the copy job's topics %s and %s have %d and %d partitions, its input %d", topic, out, parts, outParts, len(inputStart))
+			return nil, fmt.Errorf("steadystate: the transactional topic %s and the copy job's output %s have %d and %d partitions, the copy's input %d; they must be equal",
+				topic, out, parts, outParts, len(inputStart))
 		}
 		group := fmtGroup(c.RunID, c.ProducerBase) + CopyTopicSuffix
 		if err := commitStart(ctx, adm, group, c.Topic, inputStart); err != nil {

@@ -13,6 +13,7 @@ import (
 
 	"github.com/kafkachaos/kafkachaos/internal/kafkadist"
 	"github.com/kafkachaos/kafkachaos/internal/localkafka"
+	"github.com/kafkachaos/kafkachaos/steadystate/txncheck"
 )
 
 // Limits of the zombie's run on one real broker.
@@ -75,7 +76,7 @@ func TestZombieFencedOnRealBroker(t *testing.T) {
 	t.Cleanup(w.Close)
 	err = wait.PollUntilContextTimeout(ctx, zombiePoll, zombieRunTimeout, true, func(context.Context) (bool, error) {
 		r := w.chk.Result(false)
-		return r.Stalled > 0 && r.Stalled == r.StalledFenced+r.Counts["zombie-committed"], nil
+		return r.Stalled > 0 && r.Stalled == r.StalledFenced+r.Counts[txncheck.CheckZombieCommitted], nil
 	})
 	if err != nil {
 		t.Fatalf("the zombie's commit did not end: %v", err)

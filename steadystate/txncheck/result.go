@@ -56,6 +56,9 @@ type Witness struct {
 }
 
 func (w Witness) String() string {
+	if w.Check == CheckCopiedTwice || w.Check == CheckNotCopied { // no transaction of the workload's
+		return fmt.Sprintf("%s: partition %d offset %d: %s", w.Check, w.Partition, w.Offset, w.Detail)
+	}
 	return fmt.Sprintf("%s: %s partition %d offset %d at %s: %s", w.Check, w.Txn, w.Partition, w.Offset, w.At.Format("15:04:05.000"), w.Detail)
 }
 
@@ -66,12 +69,9 @@ type Result struct {
 	// not commit (no EndTxn commit was sent); Unknown those whose commit
 	// was sent but not confirmed (either outcome is allowed, but all or
 	// nothing).
-	Begun uint64 `json:"begun"`
-	// TransactionVersion is the cluster's finalized transaction.version
-	// when the workload started (-1: unknown).
-	TransactionVersion int16  `json:"transactionVersion"`
-	Committed          uint64 `json:"committed"`
-	Aborted            uint64 `json:"aborted"`
+	Begun     uint64 `json:"begun"`
+	Committed uint64 `json:"committed"`
+	Aborted   uint64 `json:"aborted"`
 	// AbortedUnasked counts the aborts the client did not choose (a
 	// produce or the commit failed).
 	AbortedUnasked uint64 `json:"abortedUnasked"`
@@ -80,9 +80,13 @@ type Result struct {
 	// zombie producer); StalledFenced those whose commit Kafka refused.
 	Stalled       uint64 `json:"stalled,omitempty"`
 	StalledFenced uint64 `json:"stalledFenced,omitempty"`
+	// TransactionVersion is the cluster's finalized transaction.version
+	// when the workload started (-1: unknown).
+	TransactionVersion int16 `json:"transactionVersion"`
 	// ControlAbortedReads counts the records of aborted transactions the
 	// read_uncommitted reader saw. With none, the run cannot show an
-	// aborted read: Inconclusive says so.
+	// aborted read; with no commit acknowledged, a lost or torn one:
+	// Inconclusive says so.
 	ControlAbortedReads uint64 `json:"controlAbortedReads"`
 	Inconclusive        bool   `json:"inconclusive,omitempty"`
 	// CommitP99 and CommitMax time the EndTxn commits, from send to
