@@ -255,6 +255,12 @@ func worstStall(ps []PartitionStall) (PartitionStall, bool) {
 // decides here too; the latency of the records it held back is judged
 // where they were acked, in a later phase.
 func (h Hypothesis) noAck(ps PhaseStats, phases []PhaseStats) (figure, bool) {
+	if ps.Seconds == 0 {
+		// A phase shorter than a second (a recovery over at once) holds no
+		// second of its own: its records' latency is judged in the phases
+		// around it.
+		return nothing("not measured: the phase holds no whole second"), true
+	}
 	unbounded := nothing("no ack in the phase")
 	if ps.StalledThrough == 0 {
 		return unbounded, false

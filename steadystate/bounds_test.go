@@ -99,6 +99,12 @@ func TestHypothesisEvaluate(t *testing.T) {
 			checked: 4,
 		},
 		{
+			name:    "a sub-second phase with no ack is not measured for latency",
+			h:       Hypothesis{All: Bounds{MaxP99Ack: time.Second}},
+			phases:  append(slices.Clone(phases[:2]), PhaseStats{Phase: PhaseRecovery, From: at(20), To: at(20).Add(400 * time.Millisecond)}),
+			checked: 6,
+		},
+		{
 			name:    "a sub-second phase is not measured for throughput",
 			h:       Hypothesis{All: Bounds{MinThroughput: 10}},
 			phases:  []PhaseStats{{Phase: PhaseFault, From: at(10), To: at(10).Add(400 * time.Millisecond)}},
