@@ -45,6 +45,17 @@ var _ = Describe("The transaction coordinator fails under transactional load", L
 		})
 })
 
+// Every coordinator moves in a rolling restart, one broker at a time, as
+// in users' upgrades and config changes.
+var _ = Describe("The brokers roll under transactional load", Label("transactions"), Serial, func() {
+	storySpec("every transaction all or nothing, no aborted read, no commit lost, the copy exactly once", Label("txn-rolling-restart"),
+		func(_ SpecContext, e *env) story {
+			st := rollingRestart(e)
+			st.Label = "txn-rolling-restart"
+			return withTransactions(st)
+		})
+})
+
 // The upgrade under transactions: KAFKA-19925's shape (transactions timed
 // out during a broker upgrade). Every node rolls from upgrade.from to
 // upgrade.to under the transactional workload and the copy job, then
