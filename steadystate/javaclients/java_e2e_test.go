@@ -18,7 +18,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/wait"
 
 	"github.com/kafkachaos/kafkachaos/internal/kafkadist"
-	"github.com/kafkachaos/kafkachaos/internal/localkafka"
+	"github.com/kafkachaos/kafkachaos/internal/localkafka/localkafkatest"
 )
 
 // Limits of the end-to-end run: 3 broker JVMs and 3 client JVMs on 2 cores.
@@ -31,41 +31,6 @@ const (
 	javaRate       = 500 // records/s
 	javaPartitions = 3
 )
-
-// startBrokers starts three real brokers of Kafka's default version for a
-// test that also runs its Java tools (skipped with -short, and where the
-// jars are not fetched unless CI is set), stopped with the test.
-func startBrokers(t *testing.T, ctx context.Context) (kafkadist.Dist, *localkafka.Cluster) {
-	t.Helper()
-	if testing.Short() {
-		t.Skip("-short: this test runs real Kafka brokers and Java clients")
-	}
-	dist, err := kafkadist.Find(kafkadist.DefaultVersion)
-	if errors.Is(err, kafkadist.ErrNotFetched) && os.Getenv("CI") == "" {
-		t.Skipf("skipping: %v (set CI=true to make this a failure)", err)
-	}
-	if err != nil {
-		t.Fatal(err)
-	}
-	c, err := localkafka.New(localkafka.WithDir(t.TempDir()), localkafka.WithLibsDir(dist.LibsDir))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		if err := c.Close(); err != nil {
-			t.Errorf("closing the cluster: %v", err)
-		}
-	})
-	sctx, scancel := context.WithTimeout(ctx, clusterTimeout)
-	defer scancel()
-	if err := c.Start(sctx); err != nil {
-		t.Fatal(err)
-	}
-	if err := c.WaitHealthy(sctx); err != nil {
-		t.Fatal(err)
-	}
-	return dist, c
-}
 
 // tool is a running Java tool whose events go to fn.
 type tool struct {
@@ -129,7 +94,7 @@ func (w *tailWriter) Write(b []byte) (int, error) {
 func TestJavaClientsVerified(t *testing.T) {
 	ctx, cancel := context.WithTimeout(t.Context(), clusterTimeout+runTimeout+drainTimeout)
 	defer cancel()
-	dist, c := startBrokers(t, ctx)
+	c, dist := localkafkatest.Start(t, clusterTimeout)
 	boot := c.Bootstrap()
 	cl, err := kgo.NewClient(kgo.SeedBrokers(boot...))
 	if err != nil {

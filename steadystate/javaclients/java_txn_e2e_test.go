@@ -15,6 +15,7 @@ import (
 
 	"github.com/kafkachaos/kafkachaos/internal/kafkadist"
 	"github.com/kafkachaos/kafkachaos/internal/localkafka"
+	"github.com/kafkachaos/kafkachaos/internal/localkafka/localkafkatest"
 	"github.com/kafkachaos/kafkachaos/steadystate/txn"
 	"github.com/kafkachaos/kafkachaos/steadystate/txncheck"
 )
@@ -48,7 +49,7 @@ const (
 func TestJavaTransactionalCopier(t *testing.T) {
 	ctx, cancel := context.WithTimeout(t.Context(), clusterTimeout+runTimeout+drainTimeout)
 	defer cancel()
-	dist, c := startBrokers(t, ctx)
+	c, dist := localkafkatest.Start(t, clusterTimeout)
 	boot := c.Bootstrap()
 	opts := []kgo.Opt{kgo.SeedBrokers(boot...)}
 	cl, err := kgo.NewClient(opts...)

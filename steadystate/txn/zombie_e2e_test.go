@@ -2,8 +2,6 @@ package txn
 
 import (
 	"context"
-	"errors"
-	"os"
 	"testing"
 	"time"
 
@@ -11,8 +9,8 @@ import (
 	"github.com/twmb/franz-go/pkg/kgo"
 	"k8s.io/apimachinery/pkg/util/wait"
 
-	"github.com/kafkachaos/kafkachaos/internal/kafkadist"
 	"github.com/kafkachaos/kafkachaos/internal/localkafka"
+	"github.com/kafkachaos/kafkachaos/internal/localkafka/localkafkatest"
 	"github.com/kafkachaos/kafkachaos/steadystate/txncheck"
 )
 
@@ -30,35 +28,9 @@ const (
 // read at read_committed; the other producer's commits behind it become
 // visible within the stuck-LSO bound.
 func TestZombieFencedOnRealBroker(t *testing.T) {
-	if testing.Short() {
-		t.Skip("-short: this test runs a real Kafka broker")
-	}
-	dist, err := kafkadist.Find(kafkadist.DefaultVersion)
-	if errors.Is(err, kafkadist.ErrNotFetched) && os.Getenv("CI") == "" {
-		t.Skipf("skipping: %v (set CI=true to make this a failure)", err)
-	}
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithTimeout(t.Context(), zombieClusterTimeout+zombieRunTimeout)
+	c, _ := localkafkatest.Start(t, zombieClusterTimeout, localkafka.WithNodes(1))
+	ctx, cancel := context.WithTimeout(t.Context(), zombieRunTimeout)
 	defer cancel()
-	c, err := localkafka.New(localkafka.WithNodes(1), localkafka.WithDir(t.TempDir()), localkafka.WithLibsDir(dist.LibsDir))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		if err := c.Close(); err != nil {
-			t.Errorf("closing the broker: %v", err)
-		}
-	})
-	sctx, scancel := context.WithTimeout(ctx, zombieClusterTimeout)
-	defer scancel()
-	if err := c.Start(sctx); err != nil {
-		t.Fatal(err)
-	}
-	if err := c.WaitHealthy(sctx); err != nil {
-		t.Fatal(err)
-	}
 	opts := []kgo.Opt{kgo.SeedBrokers(c.Bootstrap()...)}
 	cl, err := kgo.NewClient(opts...)
 	if err != nil {
