@@ -21,12 +21,13 @@ const forwardedTimeout = 12345
 // lie was told.
 func misreportOffsets(t *testing.T, c *kfake.Cluster, after int64) (control func(kmsg.Request) (kmsg.Response, error, bool), lied *atomic.Int64, setClient func(*kgo.Client)) {
 	var seen atomic.Int64
+	var claimed atomic.Bool // one request only: others arrive while it is forwarded
 	lied = &atomic.Int64{}
 	var cl *kgo.Client
 	setClient = func(fwd *kgo.Client) { cl = fwd }
 	control = func(kr kmsg.Request) (kmsg.Response, error, bool) {
 		req := kr.(*kmsg.ProduceRequest)
-		if req.TimeoutMillis == forwardedTimeout || lied.Load() > 0 || seen.Add(1) <= after {
+		if req.TimeoutMillis == forwardedTimeout || seen.Add(1) <= after || !claimed.CompareAndSwap(false, true) {
 			return nil, nil, false // the fake stores it and answers truly
 		}
 		fwd := *req
