@@ -11,7 +11,7 @@ GOFLAGS       ?= -trimpath
 export GOFLAGS
 BIN           := bin/kafkachaos
 
-.PHONY: all build dist chaos zk-vs-kraft test fuzz soak soak-interrupts unit lint bench bench-perf kafka-dist k8s-bin setup prereqs prereqs-test clean kind-up kind-chaos kind-down
+.PHONY: all build dist chaos zk-vs-kraft test fuzz soak soak-interrupts unit lint bench bench-perf kafka-dist chaos-kafka k8s-bin setup prereqs prereqs-test clean kind-up kind-chaos kind-down
 
 all: build
 
@@ -41,8 +41,9 @@ endif
 ifeq ($(origin UPGRADE_FROM),command line)
 SUITE_VERSIONS += -kafkachaos.upgrade-from=$(UPGRADE_FROM)
 endif
-chaos: prereqs setup
+chaos: prereqs
 	@mkdir -p $(REPORTS) && rm -f $(REPORTS)/report.json $(REPORTS)/report.html
+	@$(MAKE) --no-print-directory -j2 k8s-bin chaos-kafka
 	KAFKACHAOS_REPORT_DIR=$(REPORTS) $(GO) test -count=1 -timeout 190m ./suites/ -run TestSuites -v -ginkgo.v -ginkgo.timeout=180m \
 	  -ginkgo.label-filter='$(LABELS)' $(SUITE_VERSIONS) \
 	  -ginkgo.junit-report=$(REPORTS)/junit.xml -ginkgo.json-report=$(REPORTS)/ginkgo.json $(ARGS); \
@@ -158,6 +159,17 @@ prereqs-test:
 # when cached.
 setup:
 	@$(MAKE) --no-print-directory -j2 kafka-dist k8s-bin
+
+# Only the Kafka versions make chaos's specs run: a Ginkgo dry run of
+# LABELS asks the suite's table (versionsByLabel, suites/versions_test.go),
+# and each version is fetched once (a no-op when cached).
+chaos-kafka:
+	@mkdir -p $(REPORTS)
+	@$(GO) test -count=1 ./suites/ -run TestSuites -ginkgo.dry-run -ginkgo.label-filter='$(LABELS)' $(SUITE_VERSIONS) $(ARGS) \
+	  -kafkachaos.versions-file=$(REPORTS)/kafka-versions >$(REPORTS)/kafka-versions.log 2>&1 \
+	  || { cat $(REPORTS)/kafka-versions.log; exit 2; }
+	@echo "Kafka versions for LABELS='$(LABELS)': $$(tr '\n' ' ' < $(REPORTS)/kafka-versions)"
+	@for v in $$(cat $(REPORTS)/kafka-versions); do bash scripts/fetch-kafka.sh $$v || exit 1; done
 
 # Apache Kafka's jars, fetched from Maven Central into .cache/kafka/<version>:
 # the version the suite runs, the one its upgrade spec starts from, and

@@ -12,7 +12,7 @@ type flagValues struct {
 	layout, namespace, flavor, selector   string
 	kafkaVersion, upgradeFrom             string
 	statefulSet, bootstrap, runID         string
-	commandConfig                         string
+	commandConfig, versionsFile           string
 	rate                                  int
 	soak                                  time.Duration
 	dryRun, inCluster, allowDataLoss      bool
@@ -36,6 +36,7 @@ func registerFlags(fs *flag.FlagSet) *flagValues {
 	fs.StringVar(&f.stateDir, "kafkachaos.state-dir", "", "state dir of a local cluster to use and leave running (e.g. ~/.kafkachaos/local after kafkachaos cluster up)")
 	fs.StringVar(&f.binary, "kafkachaos.binary", "", "the kafkachaos-node binary the local cluster's node agent runs (default: the one next to this suite's executable, else built from ../cmd)")
 	fs.StringVar(&f.commandConfig, "kafkachaos.command-config", "", "Kafka client properties file for the suite's clients (security.protocol, sasl.*, ssl.* as PEM)")
+	fs.StringVar(&f.versionsFile, "kafkachaos.versions-file", "", "with -ginkgo.dry-run: write the Kafka versions the selected specs need on the local cluster into this file, one a line, and run nothing (make chaos fetches them)")
 	fs.StringVar(&f.runID, "kafkachaos.run-id", "", "run ID written into ledger annotations")
 	fs.IntVar(&f.rate, "kafkachaos.rate", 0, "steady-state records/s")
 	fs.DurationVar(&f.soak, "kafkachaos.soak", 0, "how long the soak spec repeats its faults (default 1h)")

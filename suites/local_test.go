@@ -146,6 +146,7 @@ func actAsServiceAccount(ctx context.Context, e *env) {
 // command that fetches them.
 func expectKafkaJars(version string) {
 	GinkgoHelper()
+	expectVersionTabled(suite.cfg, version)
 	cache := kafkadist.CacheDir()
 	Expect(cache).NotTo(BeEmpty(), "apache/kafka:%s pods need the Kafka jars: run %s", version, kafkadist.FetchCommand(version))
 	_, err := kafkadist.InCache(cache, version)

@@ -21,6 +21,16 @@ const reportEntryName = "kafkachaos"
 
 // ReportAfterSuite writes reports/report.json and prints the summary table.
 var _ = ReportAfterSuite("kafkachaos summary", func(r Report) {
+	if r.SuiteConfig.DryRun {
+		// Ginkgo's dry run ran no spec: there is nothing to report, only
+		// the versions to fetch, when asked.
+		if path := flagsIn.versionsFile; path != "" {
+			if err := writeVersionsFile(path, r); err != nil {
+				Fail(fmt.Sprintf("versions: %v", err))
+			}
+		}
+		return
+	}
 	outcomes := []outcome{}
 	var environment *report.Environment // BeforeSuite's
 	for _, sr := range r.SpecReports {
