@@ -32,7 +32,7 @@ const (
 // entry. A StatefulSet carries one config-change entry at a time: Inject
 // refuses to change a second variable before the first is recovered.
 type ConfigChange struct {
-	Target
+	Scope
 	StatefulSet string
 	// Container defaults to the first container of the pod template.
 	Container string

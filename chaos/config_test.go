@@ -37,7 +37,7 @@ func TestConfigChange(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			cs := newClient(allowedNS("kafka"), testSTS("kafka", "kafka", tt.env...))
 			orig := getSTS(t, cs, "kafka", "kafka").Spec.Template.Spec.Containers
-			f := &ConfigChange{Target: Target{Client: cs, Namespace: "kafka", RunID: "r1"},
+			f := &ConfigChange{Scope: Scope{Client: cs, Namespace: "kafka", RunID: "r1"},
 				StatefulSet: "kafka", Container: tt.container, Env: "KAFKA_X", Value: "true"}
 			if err := f.Inject(t.Context()); err != nil {
 				t.Fatal(err)
@@ -154,7 +154,7 @@ func TestConfigChangeEdges(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			cs := newClient(allowedNS("kafka"), testSTS("kafka", "kafka", prev))
-			f := &ConfigChange{Target: Target{Client: cs, Namespace: "kafka", RunID: "r1"},
+			f := &ConfigChange{Scope: Scope{Client: cs, Namespace: "kafka", RunID: "r1"},
 				StatefulSet: "kafka", Env: "KAFKA_X", Value: "true"}
 			err := tt.steps(t, f)
 			if tt.wantErr == "" && err != nil || tt.wantErr != "" && (err == nil || !strings.Contains(err.Error(), tt.wantErr)) {

@@ -54,7 +54,7 @@ const (
 // restores nothing, except that a claim left terminating by an interrupted
 // Inject has its pod deleted, so that the StatefulSet recreates both.
 type DiskLoss struct {
-	Target
+	Scope
 	// Exec reaches the container (NewExec); the wipe mode needs it.
 	Exec Exec
 	Pod  string

@@ -70,7 +70,7 @@ func TestDiskLoss(t *testing.T) {
 			wantErr: "target.allowDataLoss", wantNotAllow: true},
 		{name: "no opt-in to disruption", ns: plainNS("kafka", nil), fault: DiskLoss{Pod: "kafka-1", Mode: DiskLossClaim, AllowDataLoss: true},
 			wantErr: "lacks the label"},
-		{name: "dry run", ns: allowedNS("kafka"), fault: DiskLoss{Target: Target{DryRun: true}, Pod: "kafka-1", Mode: DiskLossClaim, AllowDataLoss: true}},
+		{name: "dry run", ns: allowedNS("kafka"), fault: DiskLoss{Scope: Scope{DryRun: true}, Pod: "kafka-1", Mode: DiskLossClaim, AllowDataLoss: true}},
 		{name: "unknown mode", ns: allowedNS("kafka"), fault: DiskLoss{Pod: "kafka-1", Mode: "burn", AllowDataLoss: true}, wantErr: `mode "burn"`},
 		{name: "no such volume", ns: allowedNS("kafka"), fault: DiskLoss{Pod: "kafka-1", Volume: "logs", Mode: DiskLossClaim, AllowDataLoss: true},
 			wantErr: `no PVC volume "logs" (it has [data])`},
@@ -127,7 +127,7 @@ func TestDiskLoss(t *testing.T) {
 func TestDiskLossRefusesASecond(t *testing.T) {
 	sts := withLedger(t, diskSTS(), entry(KindDiskLoss, "r0"))
 	cs := newClient(allowedNS("kafka"), sts, diskPod(), diskClaim())
-	f := &DiskLoss{Target: Target{Client: cs, Namespace: "kafka"}, Pod: "kafka-1", Mode: DiskLossClaim, AllowDataLoss: true}
+	f := &DiskLoss{Scope: Scope{Client: cs, Namespace: "kafka"}, Pod: "kafka-1", Mode: DiskLossClaim, AllowDataLoss: true}
 	if err := f.Inject(t.Context()); err == nil || !strings.Contains(err.Error(), "already carries a disk-loss entry") {
 		t.Fatalf("error %v, want a refusal naming the earlier entry", err)
 	}
@@ -140,7 +140,7 @@ func TestDiskLossRefusesASecond(t *testing.T) {
 // untouched.
 func TestDiskLossRefusesAClaimOfNoTemplate(t *testing.T) {
 	cs := newClient(allowedNS("kafka"), testSTS("kafka", "kafka"), diskPod(), diskClaim())
-	f := &DiskLoss{Target: Target{Client: cs, Namespace: "kafka"}, Pod: "kafka-1", Mode: DiskLossClaim, AllowDataLoss: true}
+	f := &DiskLoss{Scope: Scope{Client: cs, Namespace: "kafka"}, Pod: "kafka-1", Mode: DiskLossClaim, AllowDataLoss: true}
 	if err := f.Inject(t.Context()); err == nil || !strings.Contains(err.Error(), "not one of statefulset kafka's volumeClaimTemplates") {
 		t.Fatalf("error %v, want a refusal", err)
 	}

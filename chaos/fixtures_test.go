@@ -64,7 +64,7 @@ func entry(kind, runID string) Entry {
 	return Entry{Fault: kind, RunID: runID, At: time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC), Undo: "test"}
 }
 
-// fakeClient is the fake clientset, as a Target holds it.
+// fakeClient is the fake clientset, as a Scope holds it.
 type fakeClient = *fake.Clientset
 
 func newClient(objs ...runtime.Object) *fake.Clientset { return fake.NewClientset(objs...) }

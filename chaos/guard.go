@@ -20,8 +20,11 @@ const AllowLabel = "kafkachaos.io/allow-disruption"
 // not opted in (or does not exist).
 var ErrNotAllowed = errors.New("chaos: disruption not allowed")
 
-// Target is what every Kubernetes fault needs.
-type Target struct {
+// Scope is what every Kubernetes fault needs: the client, the one
+// namespace it may disrupt, the run ID its ledger entries carry, and
+// whether it is a dry run. (A "target", elsewhere, is the cluster and
+// Kafka the suite runs against.)
+type Scope struct {
 	Client kubernetes.Interface
 	// Namespace is the Kafka namespace; it must carry AllowLabel=true.
 	Namespace string
@@ -67,20 +70,20 @@ func CheckNamespace(ctx context.Context, cs kubernetes.Interface, ns string) err
 	}
 }
 
-func (t Target) out() io.Writer {
+func (t Scope) out() io.Writer {
 	if t.Out == nil {
 		return io.Discard
 	}
 	return t.Out
 }
 
-func (t Target) say(format string, a ...any) {
+func (t Scope) say(format string, a ...any) {
 	fmt.Fprintf(t.out(), format+"\n", a...)
 }
 
 // check is the guard: inject runs it before anything else, and so does
 // Sequence.Inject.
-func (t Target) check(ctx context.Context) error {
+func (t Scope) check(ctx context.Context) error {
 	if t.Client == nil {
 		return errors.New("chaos: target has no Kubernetes client")
 	}
@@ -88,8 +91,8 @@ func (t Target) check(ctx context.Context) error {
 }
 
 // isDryRun reports whether t is a dry run's. Every fault that embeds a
-// Target has it, which is how a Sequence tells a dry-run fault.
-func (t Target) isDryRun() bool { return t.DryRun }
+// Scope has it, which is how a Sequence tells a dry-run fault.
+func (t Scope) isDryRun() bool { return t.DryRun }
 
 // lookFunc is a fault's side of Inject: it reads what the fault needs and
 // checks it, and returns the plan a dry run prints and the change itself. It
@@ -102,7 +105,7 @@ type lookFunc func(ctx context.Context) (plan string, change func(ctx context.Co
 // dry run it prints "dry-run: " and the plan to Out and returns without
 // calling the change, so a dry run reads but never writes; otherwise it
 // makes the change.
-func (t Target) inject(ctx context.Context, invalid error, look lookFunc) error {
+func (t Scope) inject(ctx context.Context, invalid error, look lookFunc) error {
 	if invalid != nil {
 		return invalid
 	}

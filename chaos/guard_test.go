@@ -64,22 +64,22 @@ func TestCheckNamespace(t *testing.T) {
 
 // k8sFaults builds one of each Kubernetes fault against target t, those
 // that exec with exec. In cluster(allowedNS("kafka")) each injects.
-func k8sFaults(t Target, exec Exec) map[string]Fault {
+func k8sFaults(t Scope, exec Exec) map[string]Fault {
 	return map[string]Fault{
-		"pod delete":       &PodDelete{Target: t, Pod: "kafka-0"},
-		"pod force delete": &PodDelete{Target: t, Pod: "kafka-0", Force: true},
-		"node drain":       &NodeDrain{Target: t, Node: "node-1"},
-		"rolling restart":  &RollingRestart{Target: t, StatefulSet: "kafka"},
-		"config change":    &ConfigChange{Target: t, StatefulSet: "kafka", Env: "KAFKA_X", Value: "true"},
-		"scale":            &Scale{Target: t, StatefulSet: "kafka", Replicas: 4},
-		"strimzi roll":     &ManualRollingUpdate{Target: t, Pods: []string{"kafka-0", "kafka-1"}},
-		"pause":            &Pause{Target: t, Exec: exec, Pod: "kafka-0"},
-		"partition":        &Partition{Target: t, Mode: PartitionIsolate, Pod: "kafka-0", KafkaPods: []string{"kafka-0", "kafka-1"}},
-		"upgrade":          &Upgrade{Target: t, StatefulSet: "kafka", Image: "apache/kafka:4.4.0"},
-		"disk loss":        &DiskLoss{Target: t, Exec: exec, Pod: "kafka-1", Mode: DiskLossClaim, AllowDataLoss: true},
-		"disk wipe":        &DiskLoss{Target: t, Exec: exec, Pod: "kafka-1", Mode: DiskLossWipe, AllowDataLoss: true},
-		"sequence": &Sequence{Target: t, What: "delete pod kafka-0, then wait", Steps: []Step{
-			{What: "delete pod kafka-0", Fault: func(context.Context) (Fault, error) { return &PodDelete{Target: t, Pod: "kafka-0"}, nil }},
+		"pod delete":       &PodDelete{Scope: t, Pod: "kafka-0"},
+		"pod force delete": &PodDelete{Scope: t, Pod: "kafka-0", Force: true},
+		"node drain":       &NodeDrain{Scope: t, Node: "node-1"},
+		"rolling restart":  &RollingRestart{Scope: t, StatefulSet: "kafka"},
+		"config change":    &ConfigChange{Scope: t, StatefulSet: "kafka", Env: "KAFKA_X", Value: "true"},
+		"scale":            &Scale{Scope: t, StatefulSet: "kafka", Replicas: 4},
+		"strimzi roll":     &ManualRollingUpdate{Scope: t, Pods: []string{"kafka-0", "kafka-1"}},
+		"pause":            &Pause{Scope: t, Exec: exec, Pod: "kafka-0"},
+		"partition":        &Partition{Scope: t, Mode: PartitionIsolate, Pod: "kafka-0", KafkaPods: []string{"kafka-0", "kafka-1"}},
+		"upgrade":          &Upgrade{Scope: t, StatefulSet: "kafka", Image: "apache/kafka:4.4.0"},
+		"disk loss":        &DiskLoss{Scope: t, Exec: exec, Pod: "kafka-1", Mode: DiskLossClaim, AllowDataLoss: true},
+		"disk wipe":        &DiskLoss{Scope: t, Exec: exec, Pod: "kafka-1", Mode: DiskLossWipe, AllowDataLoss: true},
+		"sequence": &Sequence{Scope: t, What: "delete pod kafka-0, then wait", Steps: []Step{
+			{What: "delete pod kafka-0", Fault: func(context.Context) (Fault, error) { return &PodDelete{Scope: t, Pod: "kafka-0"}, nil }},
 			{What: "wait", Do: func(context.Context) error { return nil }},
 		}},
 	}
@@ -121,7 +121,7 @@ func TestEveryFaultIsTested(t *testing.T) {
 		}
 	}
 	var tested []string
-	for _, f := range k8sFaults(Target{}, nil) {
+	for _, f := range k8sFaults(Scope{}, nil) {
 		tested = append(tested, reflect.TypeOf(f).Elem().Name())
 	}
 	if len(injectors) < 10 {
@@ -144,10 +144,10 @@ func cluster(ns *corev1.Namespace) []runtime.Object {
 }
 
 func TestInjectRefusesNamespaceWithoutOptIn(t *testing.T) {
-	for name := range k8sFaults(Target{}, nil) {
+	for name := range k8sFaults(Scope{}, nil) {
 		t.Run(name, func(t *testing.T) {
 			cs := newClient(cluster(plainNS("kafka", nil))...)
-			f := k8sFaults(Target{Client: cs, Namespace: "kafka"}, refuseExec)[name]
+			f := k8sFaults(Scope{Client: cs, Namespace: "kafka"}, refuseExec)[name]
 			err := f.Inject(t.Context())
 			if !errors.Is(err, ErrNotAllowed) {
 				t.Errorf("Inject = %v, want ErrNotAllowed", err)
@@ -160,11 +160,11 @@ func TestInjectRefusesNamespaceWithoutOptIn(t *testing.T) {
 }
 
 func TestDryRunMakesNoChange(t *testing.T) {
-	for name := range k8sFaults(Target{}, nil) {
+	for name := range k8sFaults(Scope{}, nil) {
 		t.Run(name, func(t *testing.T) {
 			cs := newClient(cluster(allowedNS("kafka"))...)
 			var out bytes.Buffer
-			f := k8sFaults(Target{Client: cs, Namespace: "kafka", RunID: "r1", DryRun: true, Out: &out}, refuseExec)[name]
+			f := k8sFaults(Scope{Client: cs, Namespace: "kafka", RunID: "r1", DryRun: true, Out: &out}, refuseExec)[name]
 			if err := f.Inject(t.Context()); err != nil {
 				t.Fatal(err)
 			}
@@ -192,7 +192,7 @@ func TestDryRunRecoverMakesNoChange(t *testing.T) {
 	cs := newClient(allowedNS("kafka"),
 		withLedger(t, testNode("node-1", true), entry(KindNodeDrain, "r1")),
 		withLedger(t, testSTS("kafka", "kafka", corev1.EnvVar{Name: "KAFKA_X", Value: "true"}), cc, entry(KindRollingRestart, "r1")))
-	target := Target{Client: cs, Namespace: "kafka", DryRun: true}
+	target := Scope{Client: cs, Namespace: "kafka", DryRun: true}
 	for name, f := range k8sFaults(target, refuseExec) {
 		if err := f.Recover(t.Context()); err != nil {
 			t.Errorf("%s: Recover: %v", name, err)

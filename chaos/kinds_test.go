@@ -90,19 +90,19 @@ func accessor(t *testing.T, obj runtime.Object) metav1.Object {
 func TestEveryLedgerKindHasAnUndo(t *testing.T) {
 	type injection struct {
 		name   string
-		inject func(ctx context.Context, target Target) error
+		inject func(ctx context.Context, target Scope) error
 		access Access
 	}
 	var injections []injection
-	for name := range k8sFaults(Target{}, nil) {
-		injections = append(injections, injection{name: name, inject: func(ctx context.Context, target Target) error {
+	for name := range k8sFaults(Scope{}, nil) {
+		injections = append(injections, injection{name: name, inject: func(ctx context.Context, target Scope) error {
 			return k8sFaults(target, okExec)[name].Inject(ctx)
 		}, access: Access{Exec: okExec}})
 	}
 	sort.Slice(injections, func(i, j int) bool { return injections[i].name < injections[j].name })
 	kafka := &fakeKafka{now: threeBrokers()}
-	injections = append(injections, injection{name: "scale out and spread", inject: func(ctx context.Context, target Target) error {
-		f := &Scale{Target: target, StatefulSet: "kafka", Replicas: 4, Kafka: kafka, Topics: []string{"t"}}
+	injections = append(injections, injection{name: "scale out and spread", inject: func(ctx context.Context, target Scope) error {
+		f := &Scale{Scope: target, StatefulSet: "kafka", Replicas: 4, Kafka: kafka, Topics: []string{"t"}}
 		if err := f.Inject(ctx); err != nil {
 			return err
 		}
@@ -114,7 +114,7 @@ func TestEveryLedgerKindHasAnUndo(t *testing.T) {
 	for _, in := range injections {
 		t.Run(in.name, func(t *testing.T) {
 			cs := newClient(cluster(allowedNS("kafka"))...)
-			if err := in.inject(t.Context(), Target{Client: cs, Namespace: "kafka", RunID: "r1"}); err != nil {
+			if err := in.inject(t.Context(), Scope{Client: cs, Namespace: "kafka", RunID: "r1"}); err != nil {
 				t.Fatal(err)
 			}
 			found, objs := ledgersWritten(t, cs)

@@ -37,7 +37,7 @@ const (
 type Entry struct {
 	// Fault is the kind of fault (KindNodeDrain, ...).
 	Fault string `json:"fault"`
-	// RunID is the Target.RunID of the run that wrote the entry.
+	// RunID is the Scope.RunID of the run that wrote the entry.
 	RunID string    `json:"runID,omitempty"`
 	At    time.Time `json:"at"`
 	// Undo says, for a person, what recovery does.

@@ -27,7 +27,7 @@ const (
 	mirrorPodAnnotation = "kubernetes.io/config.mirror"
 )
 
-// NodeDrain cordons a node and evicts the pods of Target.Namespace on it,
+// NodeDrain cordons a node and evicts the pods of Scope.Namespace on it,
 // like kubectl drain limited to the opted-in namespace. Pods of other
 // namespaces are left alone. Evictions go through the policy/v1 Eviction
 // API, so PodDisruptionBudgets are honoured: refusals (429) are retried
@@ -37,7 +37,7 @@ const (
 // only if that entry is there, so a node someone else cordoned stays
 // cordoned.
 type NodeDrain struct {
-	Target
+	Scope
 	Node string
 	// EvictTimeout bounds the retries of refused evictions; zero means
 	// DefaultEvictTimeout.

@@ -25,7 +25,7 @@ func drainCluster() []runtime.Object {
 
 func TestNodeDrainInjectRecover(t *testing.T) {
 	cs := newClient(drainCluster()...)
-	f := &NodeDrain{Target: Target{Client: cs, Namespace: "kafka", RunID: "r1"}, Node: "node-1"}
+	f := &NodeDrain{Scope: Scope{Client: cs, Namespace: "kafka", RunID: "r1"}, Node: "node-1"}
 	if err := f.Inject(t.Context()); err != nil {
 		t.Fatal(err)
 	}
@@ -73,7 +73,7 @@ func TestNodeDrainLeavesForeignCordon(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			objs := append(drainCluster(), testNode("node-3", true))
 			cs := newClient(objs...)
-			f := &NodeDrain{Target: Target{Client: cs, Namespace: "kafka", RunID: "r1"}, Node: "node-3"}
+			f := &NodeDrain{Scope: Scope{Client: cs, Namespace: "kafka", RunID: "r1"}, Node: "node-3"}
 			if tt.inject {
 				if err := f.Inject(t.Context()); err != nil {
 					t.Fatal(err)
@@ -125,7 +125,7 @@ func TestNodeDrainPDB(t *testing.T) {
 				}
 				return false, nil, nil
 			})
-			f := &NodeDrain{Target: Target{Client: cs, Namespace: "kafka"}, Node: "node-1",
+			f := &NodeDrain{Scope: Scope{Client: cs, Namespace: "kafka"}, Node: "node-1",
 				EvictTimeout: 300 * time.Millisecond, retryEvery: 5 * time.Millisecond}
 			err := f.Inject(t.Context())
 			if tt.wantBlocked == nil {
@@ -164,7 +164,7 @@ func TestNodeDrainStopsWhenContextEnds(t *testing.T) {
 	})
 	ctx, cancel := context.WithCancel(t.Context())
 	defer cancel()
-	f := &NodeDrain{Target: Target{Client: cs, Namespace: "kafka"}, Node: "node-1", retryEvery: time.Millisecond}
+	f := &NodeDrain{Scope: Scope{Client: cs, Namespace: "kafka"}, Node: "node-1", retryEvery: time.Millisecond}
 	time.AfterFunc(20*time.Millisecond, cancel)
 	err := f.Inject(ctx)
 	var de *DrainError

@@ -84,7 +84,7 @@ const (
 // and Recover (or `kafkachaos recover`) deletes it. One partition per
 // victim at a time: the policy is named after the victim.
 type Partition struct {
-	Target
+	Scope
 	Mode PartitionMode
 	// Pod is the victim.
 	Pod string

@@ -84,7 +84,7 @@ func probe(t *testing.T, f *Partition, want []string) []Reach {
 func TestPartitionProbe(t *testing.T) {
 	cs := probeCluster()
 	var calls []probeCall
-	f := partitionOf(Target{Client: cs, Namespace: "kafka"}, PartitionIsolate)
+	f := partitionOf(Scope{Client: cs, Namespace: "kafka"}, PartitionIsolate)
 	f.Exec = fakeNet(&calls, onlySelf)
 	rs := probe(t, f, []string{
 		"kafka-1 -> kafka-1:9092 open (want open)",
@@ -123,7 +123,7 @@ func TestPartitionProbeWant(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(string(tt.mode), func(t *testing.T) {
 			var calls []probeCall
-			f := partitionOf(Target{Client: probeCluster(), Namespace: "kafka"}, tt.mode)
+			f := partitionOf(Scope{Client: probeCluster(), Namespace: "kafka"}, tt.mode)
 			f.Exec = fakeNet(&calls, allOpen)
 			rs := probe(t, f, nil)
 			for _, r := range rs {
@@ -153,7 +153,7 @@ func TestPartitionProbeDeclaredPorts(t *testing.T) {
 	cs := newClient(allowedNS("kafka"), ipPod("kafka-0", ipOf("kafka-0"), 9093), ipPod("kafka-1", ipOf("kafka-1"), 9093),
 		ipPod("kafka-2", ipOf("kafka-2"), 9092), testPod("kafka", "kafka-3", "node-1"))
 	var calls []probeCall
-	f := &Partition{Target: Target{Client: cs, Namespace: "kafka"}, Mode: PartitionController, Pod: "kafka-0",
+	f := &Partition{Scope: Scope{Client: cs, Namespace: "kafka"}, Mode: PartitionController, Pod: "kafka-0",
 		KafkaPods: []string{"kafka-0", "kafka-1", "kafka-2", "kafka-3"}, Exec: fakeNet(&calls, onlySelf)}
 	rs := probe(t, f, []string{ // kafka-3 has no IP: skipped
 		"kafka-0 -> kafka-0:9093 open (want open)",
@@ -191,7 +191,7 @@ func TestPartitionProbeErrors(t *testing.T) {
 				victim = ipPod("kafka-1", ipOf("kafka-1"), 9092)
 			}
 			cs := newClient(allowedNS("kafka"), ipPod("kafka-0", ipOf("kafka-0"), 9092), victim)
-			f := &Partition{Target: Target{Client: cs, Namespace: "kafka"}, Mode: PartitionIsolate, Pod: "kafka-1",
+			f := &Partition{Scope: Scope{Client: cs, Namespace: "kafka"}, Mode: PartitionIsolate, Pod: "kafka-1",
 				KafkaPods: []string{"kafka-0", "kafka-1"}, Exec: tt.exec}
 			rs, err := f.Probe(t.Context())
 			if err == nil || !strings.Contains(err.Error(), tt.wantSays) {
@@ -250,7 +250,7 @@ func TestPartitionProbeFromClients(t *testing.T) {
 			cs := newClient(allowedNS("kafka"), ipPod("kafka-0", ipOf("kafka-0"), 9092, 9093),
 				ipPod("kafka-1", ipOf("kafka-1"), 9092, 9093), ipPod("kafka-2", ipOf("kafka-2"), 9092, 9093), agent)
 			var calls []probeCall
-			f := partitionOf(Target{Client: cs, Namespace: "kafka"}, PartitionClients)
+			f := partitionOf(Scope{Client: cs, Namespace: "kafka"}, PartitionClients)
 			f.Exec, f.Clients = fakeNet(&calls, tt.net), []string{"agent-0"}
 			rs, err := f.Probe(t.Context())
 			if err != nil {

@@ -22,8 +22,8 @@ func kafkaCluster(ns string, allowed bool) fakeClient {
 	return newClient(n, testPod(ns, "kafka-0", "node-1"), testPod(ns, "kafka-1", "node-1"), testPod(ns, "kafka-2", "node-1"))
 }
 
-func partitionOf(t Target, mode PartitionMode) *Partition {
-	return &Partition{Target: t, Mode: mode, Pod: "kafka-1", KafkaPods: []string{"kafka-0", "kafka-1", "kafka-2"}}
+func partitionOf(t Scope, mode PartitionMode) *Partition {
+	return &Partition{Scope: t, Mode: mode, Pod: "kafka-1", KafkaPods: []string{"kafka-0", "kafka-1", "kafka-2"}}
 }
 
 // describePeers renders peers as "pods KEY OP [VALUES]" and "namespaces
@@ -131,7 +131,7 @@ func TestPartitionPolicy(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(fmt.Sprintf("%s %d %d", tt.mode, tt.broker, tt.ctrl), func(t *testing.T) {
 			cs := kafkaCluster("kafka", true)
-			f := partitionOf(Target{Client: cs, Namespace: "kafka", RunID: "r1"}, tt.mode)
+			f := partitionOf(Scope{Client: cs, Namespace: "kafka", RunID: "r1"}, tt.mode)
 			f.BrokerPort, f.ControllerPort = tt.broker, tt.ctrl
 			if !strings.Contains(f.Plan(), tt.wantPlanSaying) {
 				t.Errorf("plan %q does not say %q", f.Plan(), tt.wantPlanSaying)
@@ -167,7 +167,7 @@ func TestPartitionDryRun(t *testing.T) {
 		t.Run(string(mode), func(t *testing.T) {
 			cs := kafkaCluster("kafka", true)
 			var out bytes.Buffer
-			f := partitionOf(Target{Client: cs, Namespace: "kafka", DryRun: true, Out: &out}, mode)
+			f := partitionOf(Scope{Client: cs, Namespace: "kafka", DryRun: true, Out: &out}, mode)
 			if err := f.Inject(t.Context()); err != nil {
 				t.Fatal(err)
 			}
@@ -208,7 +208,7 @@ func TestPartitionRefusals(t *testing.T) {
 			_ = cs.Tracker().Add(allowedNS("split"))
 			_ = cs.Tracker().Add(testPod("split", "kafka-1", "node-1"))
 			_ = cs.Tracker().Add(unlabelled)
-			f := partitionOf(Target{Client: cs, Namespace: "kafka"}, PartitionIsolate)
+			f := partitionOf(Scope{Client: cs, Namespace: "kafka"}, PartitionIsolate)
 			if tt.edit != nil {
 				tt.edit(f)
 			}
@@ -228,15 +228,15 @@ func TestPartitionRefusals(t *testing.T) {
 
 func TestPartitionIdempotent(t *testing.T) {
 	cs := kafkaCluster("kafka", true)
-	f := partitionOf(Target{Client: cs, Namespace: "kafka", RunID: "r1"}, PartitionPeersOnly)
+	f := partitionOf(Scope{Client: cs, Namespace: "kafka", RunID: "r1"}, PartitionPeersOnly)
 	for range 2 {
 		if err := f.Inject(t.Context()); err != nil {
 			t.Fatal(err)
 		}
 	}
 	for _, other := range []*Partition{
-		partitionOf(Target{Client: cs, Namespace: "kafka", RunID: "r2"}, PartitionPeersOnly),
-		partitionOf(Target{Client: cs, Namespace: "kafka", RunID: "r1"}, PartitionIsolate),
+		partitionOf(Scope{Client: cs, Namespace: "kafka", RunID: "r2"}, PartitionPeersOnly),
+		partitionOf(Scope{Client: cs, Namespace: "kafka", RunID: "r1"}, PartitionIsolate),
 	} {
 		err := other.Inject(t.Context())
 		if err == nil || !strings.Contains(err.Error(), "already partitions pod kafka-1 (peers-only, partition of run r1") {
@@ -266,7 +266,7 @@ func TestPartitionLeavesForeignPolicy(t *testing.T) {
 	if err := cs.Tracker().Add(foreign); err != nil {
 		t.Fatal(err)
 	}
-	f := partitionOf(Target{Client: cs, Namespace: "kafka"}, PartitionIsolate)
+	f := partitionOf(Scope{Client: cs, Namespace: "kafka"}, PartitionIsolate)
 	if err := f.Inject(t.Context()); err == nil || !strings.Contains(err.Error(), "not a kafkachaos partition") {
 		t.Errorf("Inject = %v", err)
 	}
@@ -285,8 +285,8 @@ func TestRecoverAllPartitions(t *testing.T) {
 			t.Fatal(err)
 		}
 		for _, f := range []*Partition{
-			{Target: Target{Client: cs, Namespace: "kafka", RunID: "r1"}, Mode: PartitionIsolate, Pod: "kafka-0", KafkaPods: []string{"kafka-0", "kafka-1"}},
-			{Target: Target{Client: cs, Namespace: "kafka", RunID: "r2"}, Mode: PartitionClients, Pod: "kafka-2", KafkaPods: []string{"kafka-1", "kafka-2"}},
+			{Scope: Scope{Client: cs, Namespace: "kafka", RunID: "r1"}, Mode: PartitionIsolate, Pod: "kafka-0", KafkaPods: []string{"kafka-0", "kafka-1"}},
+			{Scope: Scope{Client: cs, Namespace: "kafka", RunID: "r2"}, Mode: PartitionClients, Pod: "kafka-2", KafkaPods: []string{"kafka-1", "kafka-2"}},
 		} {
 			if err := f.Inject(t.Context()); err != nil {
 				t.Fatal(err)

@@ -105,7 +105,7 @@ echo $pids`
 // on the Pod before the signal, so `kafkachaos recover` resumes a broker
 // that a killed run left frozen. A pod that is gone needs no resume.
 type Pause struct {
-	Target
+	Scope
 	// Exec reaches the container (NewExec).
 	Exec Exec
 	Pod  string

@@ -45,7 +45,7 @@ func brokerPod(name string) *corev1.Pod {
 func TestPause(t *testing.T) {
 	cs := newClient(allowedNS("kafka"), brokerPod("kafka-0"), brokerPod("kafka-1"))
 	var calls []execCall
-	f := &Pause{Target: Target{Client: cs, Namespace: "kafka", RunID: "r1"}, Exec: recordingExec(cs, &calls, nil), Pod: "kafka-1"}
+	f := &Pause{Scope: Scope{Client: cs, Namespace: "kafka", RunID: "r1"}, Exec: recordingExec(cs, &calls, nil), Pod: "kafka-1"}
 	if err := f.Inject(t.Context()); err != nil {
 		t.Fatal(err)
 	}
@@ -77,7 +77,7 @@ func TestPause(t *testing.T) {
 func TestPauseExecFails(t *testing.T) {
 	cs := newClient(allowedNS("kafka"), brokerPod("kafka-0"))
 	var calls []execCall
-	f := &Pause{Target: Target{Client: cs, Namespace: "kafka"}, Exec: recordingExec(cs, &calls, errors.New("exit 3")), Pod: "kafka-0", Container: "sidecar"}
+	f := &Pause{Scope: Scope{Client: cs, Namespace: "kafka"}, Exec: recordingExec(cs, &calls, errors.New("exit 3")), Pod: "kafka-0", Container: "sidecar"}
 	if err := f.Inject(t.Context()); err == nil || !strings.Contains(err.Error(), "exit 3") {
 		t.Fatalf("Inject = %v, want the exec's error", err)
 	}
@@ -139,7 +139,7 @@ func TestRecoverAllPaused(t *testing.T) {
 // A paused pod that was deleted took its JVM along: nothing to resume.
 func TestPauseRecoverPodGone(t *testing.T) {
 	cs := newClient(allowedNS("kafka"))
-	f := &Pause{Target: Target{Client: cs, Namespace: "kafka"}, Exec: refuseExec, Pod: "kafka-0"}
+	f := &Pause{Scope: Scope{Client: cs, Namespace: "kafka"}, Exec: refuseExec, Pod: "kafka-0"}
 	if err := f.Recover(t.Context()); err != nil {
 		t.Errorf("Recover of a pod that is gone: %v", err)
 	}
@@ -148,7 +148,7 @@ func TestPauseRecoverPodGone(t *testing.T) {
 func TestPauseState(t *testing.T) {
 	cs := newClient(allowedNS("kafka"), brokerPod("kafka-0"))
 	var calls []execCall
-	f := &Pause{Target: Target{Client: cs, Namespace: "kafka"}, Exec: recordingExec(cs, &calls, nil), Pod: "kafka-0"}
+	f := &Pause{Scope: Scope{Client: cs, Namespace: "kafka"}, Exec: recordingExec(cs, &calls, nil), Pod: "kafka-0"}
 	got, err := f.State(t.Context())
 	if err != nil || got != "4242" {
 		t.Errorf("State = %q, %v; want the script's output", got, err)

@@ -10,7 +10,7 @@ import (
 // PodDelete deletes one pod. There is nothing to undo (its StatefulSet
 // recreates it), so it writes no ledger entry and Recover does nothing.
 type PodDelete struct {
-	Target
+	Scope
 	Pod string
 	// Force deletes with grace period 0, like kubectl delete pod
 	// --grace-period=0 --force; otherwise the pod's own grace period applies.

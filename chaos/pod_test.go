@@ -24,7 +24,7 @@ func TestPodDelete(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			cs := newClient(cluster(allowedNS("kafka"))...)
-			f := &PodDelete{Target: Target{Client: cs, Namespace: "kafka"}, Pod: tt.pod, Force: tt.force}
+			f := &PodDelete{Scope: Scope{Client: cs, Namespace: "kafka"}, Pod: tt.pod, Force: tt.force}
 			if f.Name() != tt.wantName {
 				t.Errorf("Name %q, want %q", f.Name(), tt.wantName)
 			}

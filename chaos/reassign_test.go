@@ -52,7 +52,7 @@ func scaledOut(t *testing.T, k Mover) (fakeClient, *Scale) {
 	s := scaleSTS("kafka", "kafka", 3, "data")
 	s.ResourceVersion = "7"
 	cs := newClient(allowedNS("kafka"), s)
-	f := &Scale{Target: Target{Client: cs, Namespace: "kafka", RunID: "r1"}, StatefulSet: "kafka", Replicas: 4,
+	f := &Scale{Scope: Scope{Client: cs, Namespace: "kafka", RunID: "r1"}, StatefulSet: "kafka", Replicas: 4,
 		Kafka: k, Topics: []string{"t"}, Throttle: 1 << 20}
 	if err := f.Inject(t.Context()); err != nil {
 		t.Fatal(err)
@@ -102,7 +102,7 @@ func TestSpreadNeedsAScaleOut(t *testing.T) {
 	s := scaleSTS("kafka", "kafka", 3, "data")
 	cs := newClient(allowedNS("kafka"), s)
 	k := &fakeKafka{now: threeBrokers()}
-	f := &Scale{Target: Target{Client: cs, Namespace: "kafka"}, StatefulSet: "kafka", Replicas: 4, Kafka: k, Topics: []string{"t"}}
+	f := &Scale{Scope: Scope{Client: cs, Namespace: "kafka"}, StatefulSet: "kafka", Replicas: 4, Kafka: k, Topics: []string{"t"}}
 	_, err := f.Spread(t.Context(), []int32{0, 1, 2, 3})
 	if err == nil || !strings.Contains(err.Error(), "no scale entry") {
 		t.Fatalf("Spread = %v, want a refusal without a scale-out", err)

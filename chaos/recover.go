@@ -84,7 +84,7 @@ func RecoverAll(ctx context.Context, cs kubernetes.Interface, access Access, nam
 // recoverOn is the Recover of every fault with a ledger: it undoes the
 // entries that match on object name of kind o (in t's namespace, unless
 // cluster-scoped) and narrates what it did. fault names the fault in errors.
-func (t Target) recoverOn(ctx context.Context, fault string, access Access, o objectKind, name string, match func(Entry) bool) error {
+func (t Scope) recoverOn(ctx context.Context, fault string, access Access, o objectKind, name string, match func(Entry) bool) error {
 	if t.Client == nil {
 		return fmt.Errorf("chaos: recover from %s: no Kubernetes client", fault)
 	}

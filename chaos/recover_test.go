@@ -17,12 +17,12 @@ func injectAll(t *testing.T) fakeClient {
 	cs := newClient(allowedNS("kafka"), testNode("node-1", false), testNode("node-2", true),
 		testPod("kafka", "kafka-0", "node-1"),
 		testSTS("kafka", "kafka", corev1.EnvVar{Name: "KAFKA_X", Value: "false"}), testSTS("kafka", "zk"))
-	r1 := Target{Client: cs, Namespace: "kafka", RunID: "r1"}
-	r2 := Target{Client: cs, Namespace: "kafka", RunID: "r2"}
+	r1 := Scope{Client: cs, Namespace: "kafka", RunID: "r1"}
+	r2 := Scope{Client: cs, Namespace: "kafka", RunID: "r2"}
 	for _, f := range []Fault{
-		&NodeDrain{Target: r1, Node: "node-1"},
-		&ConfigChange{Target: r2, StatefulSet: "kafka", Env: "KAFKA_X", Value: "true"},
-		&RollingRestart{Target: r1, StatefulSet: "zk"},
+		&NodeDrain{Scope: r1, Node: "node-1"},
+		&ConfigChange{Scope: r2, StatefulSet: "kafka", Env: "KAFKA_X", Value: "true"},
+		&RollingRestart{Scope: r1, StatefulSet: "zk"},
 	} {
 		if err := f.Inject(t.Context()); err != nil {
 			t.Fatalf("%s: %v", f.Name(), err)
@@ -102,11 +102,11 @@ func TestRecoverAll(t *testing.T) {
 func TestRecoverAfterCrashWithFreshFaults(t *testing.T) {
 	cs := injectAll(t)
 	// A new process knows only what the faults were, not what they saw.
-	target := Target{Client: cs, Namespace: "kafka"}
+	target := Scope{Client: cs, Namespace: "kafka"}
 	for _, f := range []Fault{
-		&NodeDrain{Target: target, Node: "node-1"},
-		&ConfigChange{Target: target, StatefulSet: "kafka", Env: "KAFKA_X", Value: "true"},
-		&RollingRestart{Target: target, StatefulSet: "zk"},
+		&NodeDrain{Scope: target, Node: "node-1"},
+		&ConfigChange{Scope: target, StatefulSet: "kafka", Env: "KAFKA_X", Value: "true"},
+		&RollingRestart{Scope: target, StatefulSet: "zk"},
 	} {
 		if err := f.Recover(t.Context()); err != nil {
 			t.Fatalf("%s: %v", f.Name(), err)

@@ -138,7 +138,7 @@ func TestRecoverThroughARestartingAPIServer(t *testing.T) {
 			if tt.startAfter < 0 {
 				api.Start()
 			}
-			f := &NodeDrain{Target: Target{Client: api.client(), Namespace: "kafka", Out: &strings.Builder{}}, Node: "node-1"}
+			f := &NodeDrain{Scope: Scope{Client: api.client(), Namespace: "kafka", Out: &strings.Builder{}}, Node: "node-1"}
 			var heard []string
 			start := time.Now()
 			err := retryTransient(t.Context(), f.Name(), f.Recover, func(err error, _ time.Duration) {

@@ -20,7 +20,7 @@ const RestartedAtAnnotation = "kubectl.kubernetes.io/restartedAt"
 // is in progress; a restart has nothing to revert, so Recover only removes
 // the entry. Wait for the roll with RolloutDone.
 type RollingRestart struct {
-	Target
+	Scope
 	StatefulSet string
 }
 

@@ -11,7 +11,7 @@ import (
 
 func TestRollingRestart(t *testing.T) {
 	cs := newClient(cluster(allowedNS("kafka"))...)
-	f := &RollingRestart{Target: Target{Client: cs, Namespace: "kafka", RunID: "r1"}, StatefulSet: "kafka"}
+	f := &RollingRestart{Scope: Scope{Client: cs, Namespace: "kafka", RunID: "r1"}, StatefulSet: "kafka"}
 	before := time.Now().Add(-time.Second)
 	if err := f.Inject(t.Context()); err != nil {
 		t.Fatal(err)

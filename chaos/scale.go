@@ -43,7 +43,7 @@ const (
 // A StatefulSet carries one scale entry at a time: Inject refuses while one
 // is there.
 type Scale struct {
-	Target
+	Scope
 	StatefulSet string
 	Replicas    int32
 

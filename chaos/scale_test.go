@@ -118,7 +118,7 @@ func TestScaleInject(t *testing.T) {
 				}
 			}
 			cs := newClient(tt.objs...)
-			f := &Scale{Target: Target{Client: cs, Namespace: "kafka", RunID: "r1"}, StatefulSet: "kafka", Replicas: tt.replicas}
+			f := &Scale{Scope: Scope{Client: cs, Namespace: "kafka", RunID: "r1"}, StatefulSet: "kafka", Replicas: tt.replicas}
 			before := time.Now().UTC()
 			err := f.Inject(t.Context())
 			if tt.wantErr != "" {
@@ -179,12 +179,12 @@ func TestScaleInject(t *testing.T) {
 
 func TestScaleRefusesSecondInject(t *testing.T) {
 	cs := newClient(allowedNS("kafka"), scaleSTS("kafka", "kafka", 3, "data"))
-	f := &Scale{Target: Target{Client: cs, Namespace: "kafka", RunID: "r1"}, StatefulSet: "kafka", Replicas: 4}
+	f := &Scale{Scope: Scope{Client: cs, Namespace: "kafka", RunID: "r1"}, StatefulSet: "kafka", Replicas: 4}
 	if err := f.Inject(t.Context()); err != nil {
 		t.Fatal(err)
 	}
 	for _, n := range []int32{4, 5} {
-		g := &Scale{Target: Target{Client: cs, Namespace: "kafka", RunID: "r2"}, StatefulSet: "kafka", Replicas: n}
+		g := &Scale{Scope: Scope{Client: cs, Namespace: "kafka", RunID: "r2"}, StatefulSet: "kafka", Replicas: n}
 		err := g.Inject(t.Context())
 		if err == nil || !strings.Contains(err.Error(), "already carries a scale entry (scale of run r1") {
 			t.Errorf("second Inject to %d = %v, want a refusal naming the entry", n, err)
@@ -232,7 +232,7 @@ func TestScaleDryRun(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			cs := newClient(append(tt.objs, allowedNS("kafka"))...)
 			var out bytes.Buffer
-			f := &Scale{Target: Target{Client: cs, Namespace: "kafka", RunID: "r1", DryRun: true, Out: &out},
+			f := &Scale{Scope: Scope{Client: cs, Namespace: "kafka", RunID: "r1", DryRun: true, Out: &out},
 				StatefulSet: "kafka", Replicas: 4}
 			before := getSTS(t, cs, "kafka", "kafka")
 			claims := claimsIn(t, cs, "kafka")
@@ -295,7 +295,7 @@ func TestScaleRecover(t *testing.T) {
 			cs := newClient(allowedNS("kafka"), scaleSTS("kafka", "kafka", 3, "data", "logs"), scaleSTS("kafka", "zk", 3, "data"),
 				testClaim("kafka", "data-kafka-2", old), testClaim("kafka", "data-kafka-4", old))
 			var out bytes.Buffer
-			f := &Scale{Target: Target{Client: cs, Namespace: "kafka", RunID: "r1", Out: &out}, StatefulSet: "kafka", Replicas: 5}
+			f := &Scale{Scope: Scope{Client: cs, Namespace: "kafka", RunID: "r1", Out: &out}, StatefulSet: "kafka", Replicas: 5}
 			if err := f.Inject(t.Context()); err != nil {
 				t.Fatal(err)
 			}
@@ -358,7 +358,7 @@ func TestScaleRecoverOrdinalStart(t *testing.T) {
 	s := scaleSTS("kafka", "kafka", 3, "data")
 	s.Spec.Ordinals = &appsv1.StatefulSetOrdinals{Start: 1} // pods kafka-1, kafka-2, kafka-3
 	cs := newClient(allowedNS("kafka"), s, testClaim("kafka", "data-kafka-3", time.Now().Add(-time.Hour)))
-	f := &Scale{Target: Target{Client: cs, Namespace: "kafka"}, StatefulSet: "kafka", Replicas: 4}
+	f := &Scale{Scope: Scope{Client: cs, Namespace: "kafka"}, StatefulSet: "kafka", Replicas: 4}
 	if err := f.Inject(t.Context()); err != nil {
 		t.Fatal(err)
 	}
@@ -400,8 +400,8 @@ func TestRecoverAllScale(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			cs := newClient(allowedNS("kafka"), scaleSTS("kafka", "kafka", 3, "data"))
 			for _, f := range []Fault{
-				&Scale{Target: Target{Client: cs, Namespace: "kafka", RunID: "r1"}, StatefulSet: "kafka", Replicas: 4},
-				&ConfigChange{Target: Target{Client: cs, Namespace: "kafka", RunID: "r2"}, StatefulSet: "kafka", Env: "KAFKA_X", Value: "true"},
+				&Scale{Scope: Scope{Client: cs, Namespace: "kafka", RunID: "r1"}, StatefulSet: "kafka", Replicas: 4},
+				&ConfigChange{Scope: Scope{Client: cs, Namespace: "kafka", RunID: "r2"}, StatefulSet: "kafka", Env: "KAFKA_X", Value: "true"},
 			} {
 				if err := f.Inject(t.Context()); err != nil {
 					t.Fatalf("%s: %v", f.Name(), err)
@@ -412,7 +412,7 @@ func TestRecoverAllScale(t *testing.T) {
 
 			if tt.fresh {
 				// A new process knows only which StatefulSet it scaled.
-				f := &Scale{Target: Target{Client: cs, Namespace: "kafka"}, StatefulSet: "kafka"}
+				f := &Scale{Scope: Scope{Client: cs, Namespace: "kafka"}, StatefulSet: "kafka"}
 				if err := f.Recover(t.Context()); err != nil {
 					t.Fatal(err)
 				}

@@ -14,21 +14,21 @@ import (
 // as each fault's Recover is.
 //
 // Inject checks the steps (each has a Fault or a Do, not both), then runs
-// the guard on its Target before any step, as every fault does. A step's
+// the guard on its Scope before any step, as every fault does. A step's
 // fault is injected through its own Inject, so it passes its own guard too.
 //
-// A dry run is the Target's (DryRun). Inject then prints "dry-run: " and
+// A dry run is the Scope's (DryRun). Inject then prints "dry-run: " and
 // the plan to Out, skips every Do step (a dry run makes no change, on Kafka
 // either), and builds each step's fault, which chooses its victim from what
 // the cluster is like now; it injects that fault only if the fault is a
-// dry-run fault itself (it embeds a Target with DryRun set) and skips any
+// dry-run fault itself (it embeds a Scope with DryRun set) and skips any
 // other, so a dry run never causes a fault. A step whose victim cannot be
 // chosen (Fault returns an error, which may be because a skipped Do step
 // would have set the stage) is told through Say and skipped, and the dry
 // run goes on. Recover then recovers the dry-run faults injected, which
 // only say what they would do.
 type Sequence struct {
-	Target
+	Scope
 	// What says what the sequence does, for narration and reports: Name
 	// returns it.
 	What  string
@@ -144,7 +144,7 @@ func (s *Sequence) tell(format string, a ...any) {
 	}
 }
 
-// isDryRunFault reports whether f is a dry run's: it embeds a Target with
+// isDryRunFault reports whether f is a dry run's: it embeds a Scope with
 // DryRun set.
 func isDryRunFault(f Fault) bool {
 	d, ok := f.(interface{ isDryRun() bool })

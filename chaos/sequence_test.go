@@ -9,10 +9,10 @@ import (
 	"testing"
 )
 
-// stepFault is a step's fault that logs what happens to it. Its Target's
+// stepFault is a step's fault that logs what happens to it. Its Scope's
 // DryRun makes it a dry-run fault.
 type stepFault struct {
-	Target
+	Scope
 	name                  string
 	log                   *[]string
 	injectErr, recoverErr error
@@ -75,7 +75,7 @@ func (tt sequenceCase) run(t *testing.T) {
 	cs := newClient(ns)
 	var log, says []string
 	var out bytes.Buffer
-	s := &Sequence{Target: Target{Client: cs, Namespace: "kafka", DryRun: tt.dryRun, Out: &out},
+	s := &Sequence{Scope: Scope{Client: cs, Namespace: "kafka", DryRun: tt.dryRun, Out: &out},
 		What: "a story", Steps: tt.steps(&log), Say: func(m string) { says = append(says, m) }}
 	err := s.Inject(t.Context())
 	switch {
@@ -161,12 +161,12 @@ func TestSequence(t *testing.T) {
 // refused by the guard, or with a malformed step, takes no step.
 func TestSequenceDryRunAndRefusals(t *testing.T) {
 	boom := errors.New("boom")
-	dry := Target{DryRun: true}
+	dry := Scope{DryRun: true}
 	for _, tt := range []sequenceCase{
 		{name: "dry run: no action, only dry-run faults injected", dryRun: true,
 			steps: func(log *[]string) []Step {
 				return []Step{
-					faultStep("a", &stepFault{Target: dry, name: "a", log: log}, nil),
+					faultStep("a", &stepFault{Scope: dry, name: "a", log: log}, nil),
 					doStep("b", log, nil),
 					faultStep("c", &stepFault{name: "c", log: log}, nil),
 				}
@@ -174,7 +174,7 @@ func TestSequenceDryRunAndRefusals(t *testing.T) {
 			wantLog:   []string{"build a", "inject a", "build c"},
 			wantRecov: []string{"recover a"},
 			wantSays:  []string{"dry-run: skipped: a dry run makes no change on Kafka", "dry-run: not injected: c is not a dry-run fault"}},
-		{name: "dry run: a fault without a Target is not injected", dryRun: true,
+		{name: "dry run: a fault without a Scope is not injected", dryRun: true,
 			steps: func(log *[]string) []Step {
 				return []Step{{What: "flaky", Fault: func(context.Context) (Fault, error) { return &flaky{}, nil }}}
 			},
@@ -182,8 +182,8 @@ func TestSequenceDryRunAndRefusals(t *testing.T) {
 		{name: "dry run: a victim that cannot be chosen is told and skipped", dryRun: true,
 			steps: func(log *[]string) []Step {
 				return []Step{
-					faultStep("a", &stepFault{Target: dry, name: "a", log: log}, boom),
-					faultStep("c", &stepFault{Target: dry, name: "c", log: log}, nil),
+					faultStep("a", &stepFault{Scope: dry, name: "a", log: log}, boom),
+					faultStep("c", &stepFault{Scope: dry, name: "c", log: log}, nil),
 				}
 			},
 			wantLog:   []string{"build a", "build c", "inject c"},

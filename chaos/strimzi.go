@@ -22,7 +22,7 @@ const ManualRollingUpdateAnnotation = "strimzi.io/manual-rolling-update"
 // is no ledger entry: Recover removes the annotation from the pods that
 // still carry it, that is, the ones the operator has not rolled yet.
 type ManualRollingUpdate struct {
-	Target
+	Scope
 	Pods []string
 }
 

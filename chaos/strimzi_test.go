@@ -8,7 +8,7 @@ import (
 
 func TestManualRollingUpdate(t *testing.T) {
 	cs := newClient(cluster(allowedNS("kafka"))...)
-	f := &ManualRollingUpdate{Target: Target{Client: cs, Namespace: "kafka", RunID: "r1"}, Pods: []string{"kafka-0", "kafka-1"}}
+	f := &ManualRollingUpdate{Scope: Scope{Client: cs, Namespace: "kafka", RunID: "r1"}, Pods: []string{"kafka-0", "kafka-1"}}
 	annotated := func() map[string]bool {
 		got := map[string]bool{}
 		for _, p := range f.Pods {
@@ -45,7 +45,7 @@ func TestManualRollingUpdate(t *testing.T) {
 
 func TestManualRollingUpdateMissingPod(t *testing.T) {
 	cs := newClient(cluster(allowedNS("kafka"))...)
-	f := &ManualRollingUpdate{Target: Target{Client: cs, Namespace: "kafka"}, Pods: []string{"kafka-0", "kafka-9"}}
+	f := &ManualRollingUpdate{Scope: Scope{Client: cs, Namespace: "kafka"}, Pods: []string{"kafka-0", "kafka-9"}}
 	if err := f.Inject(t.Context()); err == nil {
 		t.Fatal("Inject with a missing pod: want an error")
 	}

@@ -30,7 +30,7 @@ const (
 // image alone if someone changed it since. A StatefulSet carries one
 // upgrade entry at a time.
 type Upgrade struct {
-	Target
+	Scope
 	StatefulSet string
 	// Container defaults to the first container of the pod template.
 	Container string

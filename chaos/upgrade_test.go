@@ -84,7 +84,7 @@ func TestUpgrade(t *testing.T) {
 			}},
 		{name: "upgrade and config change of one container both recovered", wantImage: "apache/kafka",
 			steps: func(t *testing.T, f *Upgrade, cs fakeClient) error {
-				cc := &ConfigChange{Target: f.Target, StatefulSet: "kafka", Env: "KAFKA_X", Value: "true"}
+				cc := &ConfigChange{Scope: f.Scope, StatefulSet: "kafka", Env: "KAFKA_X", Value: "true"}
 				if err := cc.Inject(t.Context()); err != nil {
 					return err
 				}
@@ -100,7 +100,7 @@ func TestUpgrade(t *testing.T) {
 			}},
 		{name: "config change survives the upgrade's recovery", wantImage: "apache/kafka", wantEnv: true, wantLeft: 1,
 			steps: func(t *testing.T, f *Upgrade, cs fakeClient) error {
-				cc := &ConfigChange{Target: f.Target, StatefulSet: "kafka", Env: "KAFKA_X", Value: "true"}
+				cc := &ConfigChange{Scope: f.Scope, StatefulSet: "kafka", Env: "KAFKA_X", Value: "true"}
 				if err := cc.Inject(t.Context()); err != nil {
 					return err
 				}
@@ -118,7 +118,7 @@ func TestUpgrade(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			cs := newClient(allowedNS("kafka"), testSTS("kafka", "kafka"))
-			f := &Upgrade{Target: Target{Client: cs, Namespace: "kafka", RunID: "r1"}, StatefulSet: "kafka", Image: to}
+			f := &Upgrade{Scope: Scope{Client: cs, Namespace: "kafka", RunID: "r1"}, StatefulSet: "kafka", Image: to}
 			err := tt.steps(t, f, cs)
 			if tt.wantErr != "" {
 				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {

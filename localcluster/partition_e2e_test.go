@@ -35,7 +35,7 @@ func checkPartition(t *testing.T, ctx context.Context, cs kubernetes.Interface, 
 		kafka = append(kafka, p.Name)
 	}
 	victim := l.StatefulSet + "-2"
-	f := &chaos.Partition{Target: chaos.Target{Client: cs, Namespace: l.Namespace, RunID: "e2e"}, Exec: exec,
+	f := &chaos.Partition{Scope: chaos.Scope{Client: cs, Namespace: l.Namespace, RunID: "e2e"}, Exec: exec,
 		Mode: chaos.PartitionIsolate, Pod: victim, KafkaPods: kafka}
 	if err := f.Inject(ctx); err != nil {
 		t.Fatal(err)

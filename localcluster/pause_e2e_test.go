@@ -37,7 +37,7 @@ func checkPause(t *testing.T, ctx context.Context, cs kubernetes.Interface, cfg 
 		}
 	}
 	victim := l.StatefulSet + "-2"
-	f := &chaos.Pause{Target: chaos.Target{Client: cs, Namespace: l.Namespace, RunID: "e2e"}, Exec: exec, Pod: victim}
+	f := &chaos.Pause{Scope: chaos.Scope{Client: cs, Namespace: l.Namespace, RunID: "e2e"}, Exec: exec, Pod: victim}
 	if err := f.Inject(ctx); err != nil {
 		t.Fatal(err)
 	}

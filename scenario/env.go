@@ -157,9 +157,9 @@ func (e *Env) Snapshot(ctx context.Context) ([]brokers.Broker, error) {
 	return brokers.Snapshot(ctx, e.Kube, e.Namespace, e.Selector, e.Flavor)
 }
 
-// FaultTarget is what every fault of e aims at.
-func (e *Env) FaultTarget() chaos.Target {
-	return chaos.Target{Client: e.Kube, Namespace: e.Namespace, RunID: e.RunID, DryRun: e.DryRun, Out: e.out()}
+// FaultScope is what every fault of e aims at.
+func (e *Env) FaultScope() chaos.Scope {
+	return chaos.Scope{Client: e.Kube, Namespace: e.Namespace, RunID: e.RunID, DryRun: e.DryRun, Out: e.out()}
 }
 
 // Access is what recovering a fault needs besides the API: pods/exec, and

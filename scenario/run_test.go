@@ -154,7 +154,7 @@ func TestRunDryRunSkips(t *testing.T) {
 	st := Story[*testing.T]{
 		Label: "fake", Pick: pickBroker1,
 		Fault: func(_ *testing.T, v []brokers.Broker) chaos.Fault {
-			fault = &chaos.PodDelete{Target: env.FaultTarget(), Pod: v[0].Pod, Force: true}
+			fault = &chaos.PodDelete{Scope: env.FaultScope(), Pod: v[0].Pod, Force: true}
 			return fault
 		},
 		Workloads: []StartWorkload{func(context.Context, *Env, string) (Workload, error) {

@@ -59,7 +59,7 @@ func voterDiskLossStory(label string, s sentinel) story {
 		},
 		Fault: func(e *env, v []brokers.Broker) chaos.Fault {
 			var restarts int32
-			return &chaos.Sequence{Target: e.FaultTarget(), Say: func(m string) { By(m) }, What: fmt.Sprintf("disk loss of voter %d (wiped in place), then a force-delete of the quorum leader as it comes back", v[0].ID), Steps: []chaos.Step{
+			return &chaos.Sequence{Scope: e.FaultScope(), Say: func(m string) { By(m) }, What: fmt.Sprintf("disk loss of voter %d (wiped in place), then a force-delete of the quorum leader as it comes back", v[0].ID), Steps: []chaos.Step{
 				{What: fmt.Sprintf("wipe voter %d's volume in place and restart its container", v[0].ID), Fault: func(ctx context.Context) (chaos.Fault, error) {
 					var err error
 					restarts, err = restartsOf(ctx, e, v[0].Pod)
@@ -82,7 +82,7 @@ func voterDiskLossStory(label string, s sentinel) story {
 					}
 					By(fmt.Sprintf("node %d leads the quorum at epoch %d", old.LeaderID, old.LeaderEpoch))
 					killedAt = time.Now()
-					return &chaos.PodDelete{Target: e.FaultTarget(), Pod: b.Pod, Force: true}, nil
+					return &chaos.PodDelete{Scope: e.FaultScope(), Pod: b.Pod, Force: true}, nil
 				}},
 			}}
 		},
@@ -157,7 +157,7 @@ func laggingVoterDiskLossStory(label string, mode chaos.DiskLossMode, waitForVic
 			pause := func(id int32, f *chaos.Fault) func(context.Context) (chaos.Fault, error) {
 				return func(ctx context.Context) (chaos.Fault, error) {
 					p, err := pod(ctx, id)
-					*f = &chaos.Pause{Target: e.FaultTarget(), Exec: e.Exec, Pod: p}
+					*f = &chaos.Pause{Scope: e.FaultScope(), Exec: e.Exec, Pod: p}
 					return *f, err
 				}
 			}
@@ -187,7 +187,7 @@ func laggingVoterDiskLossStory(label string, mode chaos.DiskLossMode, waitForVic
 				name = fmt.Sprintf("voter %d frozen, a topic committed on %d and %d, voter %d's volume %s and fetched back, leader %d frozen, voter %d resumed",
 					lagging, leader, v[0].ID, v[0].ID, lostHow(mode), leader, lagging)
 			}
-			return &chaos.Sequence{Target: e.FaultTarget(), Say: func(m string) { By(m) }, What: name, Steps: []chaos.Step{
+			return &chaos.Sequence{Scope: e.FaultScope(), Say: func(m string) { By(m) }, What: name, Steps: []chaos.Step{
 				{What: "reading the quorum's epoch", Do: func(ctx context.Context) (err error) {
 					old, err = quorumNow(ctx, e)
 					return err

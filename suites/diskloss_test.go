@@ -132,7 +132,7 @@ func diskLossKafka(ctx SpecContext, layout string) *env {
 // diskLoss is the fault aimed at pod: allowed by the config's opt-in, or on
 // a Kafka the spec deployed for itself.
 func diskLoss(e *env, pod string, mode chaos.DiskLossMode) *chaos.DiskLoss {
-	return &chaos.DiskLoss{Target: e.FaultTarget(), Exec: e.Exec, Pod: pod, Mode: mode, AllowDataLoss: e.cfg.Target.AllowDataLoss || e.own}
+	return &chaos.DiskLoss{Scope: e.FaultScope(), Exec: e.Exec, Pod: pod, Mode: mode, AllowDataLoss: e.cfg.Target.AllowDataLoss || e.own}
 }
 
 // brokerDiskLossStory deletes a broker-only follower's claim and pod

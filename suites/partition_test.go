@@ -105,7 +105,7 @@ func partitionStory(label string, pick func(context.Context, *env, string, []bro
 			return pick(ctx, e, topic, snap)
 		},
 		Fault: func(e *env, v []brokers.Broker) chaos.Fault {
-			return &chaos.Partition{Target: e.FaultTarget(), Exec: e.Exec, Mode: mode, Pod: v[0].Pod, KafkaPods: kafkaPods}
+			return &chaos.Partition{Scope: e.FaultScope(), Exec: e.Exec, Mode: mode, Pod: v[0].Pod, KafkaPods: kafkaPods}
 		},
 		During: func(ctx context.Context, e *env, v []brokers.Broker) error {
 			start := time.Now()
@@ -116,7 +116,7 @@ func partitionStory(label string, pick func(context.Context, *env, string, []bro
 				watch <- watchLeadership(ctx, e, "kafkachaos-"+label, v[0].ID, start, d)
 			}()
 			By("probing from inside the pods that the cut connections fail and the allowed ones work")
-			f := &chaos.Partition{Target: e.FaultTarget(), Exec: e.Exec, Mode: mode, Pod: v[0].Pod, KafkaPods: kafkaPods}
+			f := &chaos.Partition{Scope: e.FaultScope(), Exec: e.Exec, Mode: mode, Pod: v[0].Pod, KafkaPods: kafkaPods}
 			if mode == chaos.PartitionClients {
 				agents, err := e.Kube.CoreV1().Pods(e.Namespace).List(ctx, metav1.ListOptions{LabelSelector: "app.kubernetes.io/name=kafkachaos-agent"})
 				if err != nil {

@@ -62,7 +62,7 @@ func pauseStory(label string, pick func(context.Context, *env, string, []brokers
 		Kind:  scenario.Hard,
 		Pick:  pick,
 		Fault: func(e *env, v []brokers.Broker) chaos.Fault {
-			return &chaos.Pause{Target: e.FaultTarget(), Exec: e.Exec, Pod: v[0].Pod}
+			return &chaos.Pause{Scope: e.FaultScope(), Exec: e.Exec, Pod: v[0].Pod}
 		},
 		During: func(ctx context.Context, e *env, v []brokers.Broker) error {
 			start := time.Now()
@@ -78,7 +78,7 @@ func pauseStory(label string, pick func(context.Context, *env, string, []brokers
 				err = pauseHeld(ctx, e, v[0].ID)
 			} else { // a controller-only node is not in the clients' metadata
 				By(fmt.Sprintf("checking that controller %d's JVM is stopped", v[0].ID))
-				err = jvmStopped(ctx, &chaos.Pause{Target: e.FaultTarget(), Exec: e.Exec, Pod: v[0].Pod})
+				err = jvmStopped(ctx, &chaos.Pause{Scope: e.FaultScope(), Exec: e.Exec, Pod: v[0].Pod})
 			}
 			By(fmt.Sprintf("broker %d, paused: %s", v[0].ID, <-watch))
 			return err

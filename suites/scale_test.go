@@ -42,7 +42,7 @@ var _ = Describe("A broker is added, then removed", Label("scale"), Serial, func
 			Kind: scenario.Graceful,
 			Fault: func(e *env, v []brokers.Broker) chaos.Fault {
 				added = fmt.Sprintf("%s-%d", e.cfg.Target.StatefulSet, len(v))
-				sc = &chaos.Scale{Target: e.FaultTarget(), StatefulSet: e.cfg.Target.StatefulSet, Replicas: int32(len(v) + 1),
+				sc = &chaos.Scale{Scope: e.FaultScope(), StatefulSet: e.cfg.Target.StatefulSet, Replicas: int32(len(v) + 1),
 					Kafka: e.Mover(), Topics: []string{topic}, Throttle: reassignThrottle}
 				return sc
 			},

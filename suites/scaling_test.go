@@ -60,7 +60,7 @@ var _ = Describe("Throughput against more agents and more brokers", Label("scali
 		By(fmt.Sprintf("measuring against the %d brokers", len(pods)))
 		measureAll(len(pods))
 
-		sc := &chaos.Scale{Target: e.FaultTarget(), StatefulSet: e.cfg.Target.StatefulSet, Replicas: int32(len(pods) + scalingAdded),
+		sc := &chaos.Scale{Scope: e.FaultScope(), StatefulSet: e.cfg.Target.StatefulSet, Replicas: int32(len(pods) + scalingAdded),
 			Kafka: e.Mover(), Topics: []string{topic}, Throttle: reassignThrottle}
 		var added []brokers.Broker
 		By("scaling out: " + sc.Name())

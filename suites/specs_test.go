@@ -80,7 +80,7 @@ func podDelete() story {
 		Kind:  scenario.Graceful,
 		Pick:  broker(namedBroker),
 		Fault: func(e *env, v []brokers.Broker) chaos.Fault {
-			return &chaos.PodDelete{Target: e.FaultTarget(), Pod: v[0].Pod}
+			return &chaos.PodDelete{Scope: e.FaultScope(), Pod: v[0].Pod}
 		},
 		NewPods: true,
 	}
@@ -115,7 +115,7 @@ func nodeDrain() story {
 		Pick:  broker(drainedBroker),
 		Fault: func(e *env, v []brokers.Broker) chaos.Fault {
 			drained = v[0].Node
-			return &chaos.NodeDrain{Target: e.FaultTarget(), Node: drained}
+			return &chaos.NodeDrain{Scope: e.FaultScope(), Node: drained}
 		},
 		During: func(ctx context.Context, e *env, _ []brokers.Broker) error {
 			By(fmt.Sprintf("holding the drain for %s: no broker pod may run on %s", e.cfg.Timing.Hold.Duration, drained))
@@ -142,7 +142,7 @@ func rollingRestart(e *env) story {
 		Kind:  scenario.Graceful,
 		Pick:  statefulSetPods,
 		Fault: func(e *env, _ []brokers.Broker) chaos.Fault {
-			return &chaos.RollingRestart{Target: e.FaultTarget(), StatefulSet: e.cfg.Target.StatefulSet}
+			return &chaos.RollingRestart{Scope: e.FaultScope(), StatefulSet: e.cfg.Target.StatefulSet}
 		},
 		During:  waitRollout,
 		NewPods: true,
@@ -155,7 +155,7 @@ func rollingRestart(e *env) story {
 			for _, b := range v {
 				pods = append(pods, b.Pod)
 			}
-			return &chaos.ManualRollingUpdate{Target: e.FaultTarget(), Pods: pods}
+			return &chaos.ManualRollingUpdate{Scope: e.FaultScope(), Pods: pods}
 		}
 		st.During = func(ctx context.Context, e *env, v []brokers.Broker) error {
 			By("waiting until the Strimzi operator has rolled every broker")
@@ -188,7 +188,7 @@ var _ = Describe("A broker config change is rolled out", Label("rolling-restart"
 			Kind:  scenario.Graceful,
 			Pick:  statefulSetPods,
 			Fault: func(e *env, _ []brokers.Broker) chaos.Fault {
-				return &chaos.ConfigChange{Target: e.FaultTarget(), StatefulSet: e.cfg.Target.StatefulSet, Env: configEnv, Value: flipped}
+				return &chaos.ConfigChange{Scope: e.FaultScope(), StatefulSet: e.cfg.Target.StatefulSet, Env: configEnv, Value: flipped}
 			},
 			During: func(ctx context.Context, e *env, v []brokers.Broker) error {
 				if err := waitRollout(ctx, e, v); err != nil {
@@ -232,7 +232,7 @@ var _ = Describe("Game day: every broker is force-deleted in turn", gameday(), L
 
 // forceDelete deletes the first victim's pod with grace period 0.
 func forceDelete(e *env, v []brokers.Broker) chaos.Fault {
-	return &chaos.PodDelete{Target: e.FaultTarget(), Pod: v[0].Pod, Force: true}
+	return &chaos.PodDelete{Scope: e.FaultScope(), Pod: v[0].Pod, Force: true}
 }
 
 // broker picks the broker with ID id.

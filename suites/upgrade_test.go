@@ -86,7 +86,7 @@ func upgradeStory(keep bool) story {
 			return statefulSetPods(ctx, e, topic, snap)
 		},
 		Fault: func(e *env, _ []brokers.Broker) chaos.Fault {
-			ups = []*chaos.Upgrade{{Target: e.FaultTarget(), StatefulSet: e.cfg.Target.StatefulSet, Image: image}}
+			ups = []*chaos.Upgrade{{Scope: e.FaultScope(), StatefulSet: e.cfg.Target.StatefulSet, Image: image}}
 			return ups[0]
 		},
 		During: func(ctx context.Context, e *env, v []brokers.Broker) error {
@@ -340,7 +340,7 @@ func upgradeOthers(ctx context.Context, e *env, image string, ups *[]*chaos.Upgr
 		if s.Name == e.cfg.Target.StatefulSet || !runsKafka(s.Spec.Template.Spec.Containers) {
 			continue
 		}
-		up := &chaos.Upgrade{Target: e.FaultTarget(), StatefulSet: s.Name, Image: image}
+		up := &chaos.Upgrade{Scope: e.FaultScope(), StatefulSet: s.Name, Image: image}
 		By("upgrading StatefulSet " + s.Name + " too: " + up.Name())
 		err := up.Inject(ctx)
 		DeferCleanup(up.Recover, NodeTimeout(faultRecoverTime))

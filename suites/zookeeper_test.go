@@ -121,7 +121,7 @@ func zooKeeperKill() story {
 			if victim != nil {
 				pod = victim.Name
 			}
-			return &chaos.PodDelete{Target: e.FaultTarget(), Pod: pod, Force: true}
+			return &chaos.PodDelete{Scope: e.FaultScope(), Pod: pod, Force: true}
 		},
 		PodsBack: func(ctx context.Context, e *env) error { return zooKeeperPodBack(ctx, e, victim) },
 		Finally: func(ctx context.Context, e *env, _ []brokers.Broker, o *outcome) {

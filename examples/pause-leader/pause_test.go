@@ -98,7 +98,7 @@ func TestPauseLeader(t *testing.T) {
 			return []brokers.Broker{b}, nil
 		},
 		Fault: func(_ *testing.T, v []brokers.Broker) chaos.Fault {
-			return &chaos.Pause{Target: env.FaultTarget(), Exec: env.Exec, Pod: v[0].Pod, Container: v[0].Container}
+			return &chaos.Pause{Scope: env.FaultScope(), Exec: env.Exec, Pod: v[0].Pod, Container: v[0].Container}
 		},
 	}
 	o, err := scenario.Run(ctx, env, t, st)
