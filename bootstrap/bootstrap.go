@@ -40,11 +40,11 @@ func (b Broker) Addr() string { return net.JoinHostPort(b.Host, strconv.Itoa(int
 // broker pods declare, brokers first by ID, each pod's ports in their
 // declared order. Pods without an IP yet are left out; when every broker
 // pod has one and none declares a port, the error wraps ErrNoPorts.
-func Seeds(ctx context.Context, cs kubernetes.Interface, namespace string, snap []brokers.Broker) ([]string, error) {
+func Seeds(ctx context.Context, cs kubernetes.Interface, namespace string, snap []brokers.Server) ([]string, error) {
 	var seeds []string
 	withIP, all := 0, 0
 	for _, b := range snap {
-		if !b.BrokerRole {
+		if !b.Broker {
 			continue
 		}
 		all++

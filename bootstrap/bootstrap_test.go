@@ -73,10 +73,10 @@ func TestSeedsAreThePodsDeclaredTCPPorts(t *testing.T) {
 		pod("events-kafka-1", corev1.ContainerPort{ContainerPort: 9094}),
 		pod("controller-0", corev1.ContainerPort{ContainerPort: 9093}),
 	)
-	snap := []brokers.Broker{
-		{ID: 0, Pod: "events-kafka-0", PodIP: "127.10.0.1", BrokerRole: true},
-		{ID: 1, Pod: "events-kafka-1", PodIP: "127.10.0.2", BrokerRole: true},
-		{ID: 2, Pod: "events-kafka-2", BrokerRole: true}, // no IP yet
+	snap := []brokers.Server{
+		{ID: 0, Pod: "events-kafka-0", PodIP: "127.10.0.1", Broker: true},
+		{ID: 1, Pod: "events-kafka-1", PodIP: "127.10.0.2", Broker: true},
+		{ID: 2, Pod: "events-kafka-2", Broker: true}, // no IP yet
 		{ID: 100, Pod: "controller-0", PodIP: "127.10.0.9", Controller: true},
 	}
 	got, err := Seeds(t.Context(), cs, "ns", snap)
@@ -96,11 +96,11 @@ func TestSeedsAreThePodsDeclaredTCPPorts(t *testing.T) {
 }
 
 func TestCheck(t *testing.T) {
-	snap := []brokers.Broker{
-		{ID: 0, Pod: "kafka-0", PodIP: "127.10.0.1", BrokerRole: true, Controller: true},
-		{ID: 1, Pod: "kafka-1", PodIP: "127.10.0.2", BrokerRole: true, Controller: true},
-		{ID: 2, Pod: "kafka-2", PodIP: "127.10.0.3", BrokerRole: true},
-		{ID: 3, Pod: "kafka-3", BrokerRole: true, Controller: true}, // not started yet
+	snap := []brokers.Server{
+		{ID: 0, Pod: "kafka-0", PodIP: "127.10.0.1", Broker: true, Controller: true},
+		{ID: 1, Pod: "kafka-1", PodIP: "127.10.0.2", Broker: true, Controller: true},
+		{ID: 2, Pod: "kafka-2", PodIP: "127.10.0.3", Broker: true},
+		{ID: 3, Pod: "kafka-3", Broker: true, Controller: true}, // not started yet
 	}
 	names := map[string]string{"kafka-0.h": "127.10.0.1", "kafka-1.h": "127.10.0.2", "kafka-2.h": "127.10.0.3", "localhost": "127.0.0.1",
 		"kafka-2-external.svc": "127.96.0.12"}

@@ -62,8 +62,8 @@ func (c Checker) dial(ctx context.Context, addr string) error {
 // connection there. A broker of snap that is not advertised yet, or whose
 // pod has no IP yet, is no problem here (it may still be starting; the
 // health wait sees it).
-func (c Checker) Advertised(ctx context.Context, adv []Broker, snap []brokers.Broker) []Problem {
-	pods := map[int32]brokers.Broker{}
+func (c Checker) Advertised(ctx context.Context, adv []Broker, snap []brokers.Server) []Problem {
+	pods := map[int32]brokers.Server{}
 	for _, b := range snap {
 		pods[b.ID] = b
 	}
@@ -98,7 +98,7 @@ func (c Checker) Advertised(ctx context.Context, adv []Broker, snap []brokers.Br
 }
 
 // owner names the pod of snap with ip, if any.
-func owner(ip string, snap []brokers.Broker) string {
+func owner(ip string, snap []brokers.Server) string {
 	for _, b := range snap {
 		if b.PodIP == ip {
 			return " (pod " + b.Pod + ")"
@@ -110,11 +110,11 @@ func owner(ip string, snap []brokers.Broker) string {
 // Voters checks controller.quorum.voters (id@host:port,...): each voter's
 // host resolves to the IP of the pod that runs the controller with that ID.
 // An empty value (a dynamic quorum) is no problem.
-func (c Checker) Voters(voters string, snap []brokers.Broker) []Problem {
+func (c Checker) Voters(voters string, snap []brokers.Server) []Problem {
 	if strings.TrimSpace(voters) == "" {
 		return nil
 	}
-	pods := map[int32]brokers.Broker{}
+	pods := map[int32]brokers.Server{}
 	for _, b := range snap {
 		pods[b.ID] = b
 	}

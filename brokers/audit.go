@@ -71,10 +71,10 @@ func safeReplicas(n int) int { return min(3, n) }
 //     advertises it, and every broker pod's ID is registered (AuditStableIDs).
 //
 // It returns every finding; an error only when it could not look.
-func Audit(ctx context.Context, cs kubernetes.Interface, kafka Kafka, namespace string, snap []Broker) ([]Finding, error) {
-	var brokers []Broker
+func Audit(ctx context.Context, cs kubernetes.Interface, kafka Kafka, namespace string, snap []Server) ([]Finding, error) {
+	var brokers []Server
 	for _, b := range snap {
-		if b.BrokerRole {
+		if b.Broker {
 			brokers = append(brokers, b)
 		}
 	}
@@ -98,7 +98,7 @@ func Audit(ctx context.Context, cs kubernetes.Interface, kafka Kafka, namespace 
 	return append(fs, ids...), nil
 }
 
-func auditStorage(snap []Broker) []Finding {
+func auditStorage(snap []Server) []Finding {
 	var fs []Finding
 	for _, b := range snap {
 		switch {
@@ -112,7 +112,7 @@ func auditStorage(snap []Broker) []Finding {
 	return fs
 }
 
-func auditPDB(ctx context.Context, cs kubernetes.Interface, namespace string, snap []Broker) ([]Finding, error) {
+func auditPDB(ctx context.Context, cs kubernetes.Interface, namespace string, snap []Server) ([]Finding, error) {
 	pdbs, err := cs.PolicyV1().PodDisruptionBudgets(namespace).List(ctx, metav1.ListOptions{})
 	if err != nil {
 		return nil, fmt.Errorf("brokers: audit: list PodDisruptionBudgets in %s: %w", namespace, err)
@@ -182,7 +182,7 @@ func disruptionsAllowed(p *policyv1.PodDisruptionBudget, n int) int {
 	return n
 }
 
-func auditSpread(brokers []Broker) []Finding {
+func auditSpread(brokers []Server) []Finding {
 	byNode := map[string][]string{}
 	for _, b := range brokers {
 		if b.Node != "" {
@@ -199,7 +199,7 @@ func auditSpread(brokers []Broker) []Finding {
 	return fs
 }
 
-func auditReplication(ctx context.Context, kafka Kafka, brokers []Broker) ([]Finding, error) {
+func auditReplication(ctx context.Context, kafka Kafka, brokers []Server) ([]Finding, error) {
 	if len(brokers) == 0 {
 		return nil, nil
 	}
@@ -238,11 +238,11 @@ func auditReplication(ctx context.Context, kafka Kafka, brokers []Broker) ([]Fin
 
 // advertisedBy reports whether host names b's pod: its IP, or a DNS name
 // under its pod name or its spec.hostname.
-func advertisedBy(host string, b Broker) bool {
+func advertisedBy(host string, b Server) bool {
 	return host == b.PodIP || strings.HasPrefix(host, b.Pod+".") || (b.Hostname != "" && strings.HasPrefix(host, b.Hostname+"."))
 }
 
-func auditIDs(ctx context.Context, kafka Kafka, brokers []Broker) ([]Finding, error) {
+func auditIDs(ctx context.Context, kafka Kafka, brokers []Server) ([]Finding, error) {
 	hosts, err := kafka.BrokerHosts(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("brokers: audit: %w", err)

@@ -56,11 +56,11 @@ func auditPDBOf(maxUnavailable *intstr.IntOrString, minAvailable *intstr.IntOrSt
 
 func TestAudit(t *testing.T) {
 	one, two, three, third := intstr.FromInt32(1), intstr.FromInt32(2), intstr.FromInt32(3), intstr.FromString("33%") // 33 % of 3 rounds up to 1, as the disruption controller does
-	safeSnap := func() []Broker {
-		var bs []Broker
+	safeSnap := func() []Server {
+		var bs []Server
 		for i := range int32(3) {
 			pod := fmt.Sprintf("kafka-%d", i)
-			bs = append(bs, Broker{ID: i, Pod: pod, Node: fmt.Sprintf("node-%d", i), BrokerRole: true, Controller: true,
+			bs = append(bs, Server{ID: i, Pod: pod, Node: fmt.Sprintf("node-%d", i), Broker: true, Controller: true,
 				Volumes: []Volume{{Claim: "data-" + pod, PV: "pv-" + pod}}})
 		}
 		return bs
@@ -70,7 +70,7 @@ func TestAudit(t *testing.T) {
 	}
 	tests := []struct {
 		name    string
-		snap    func([]Broker) []Broker
+		snap    func([]Server) []Server
 		pdb     *policyv1.PodDisruptionBudget
 		configs func(map[string]string)
 		hosts   func(map[int32]string)
@@ -79,14 +79,14 @@ func TestAudit(t *testing.T) {
 		{name: "safe", pdb: auditPDBOf(&one, nil)},
 		{name: "safe with minAvailable 2", pdb: auditPDBOf(nil, &two)},
 		{name: "emptyDir data dir", pdb: auditPDBOf(&one, nil),
-			snap: func(bs []Broker) []Broker { bs[1].Volumes, bs[1].Ephemeral = nil, []string{"emptyDir data"}; return bs },
+			snap: func(bs []Server) []Server { bs[1].Volumes, bs[1].Ephemeral = nil, []string{"emptyDir data"}; return bs },
 			want: []string{"broker 1 (pod kafka-1): " + AuditStorage + ": want a PersistentVolumeClaim, got emptyDir data"}},
 		{name: "no PDB", want: []string{"broker 0 (pod kafka-0): " + AuditPDB, "none: a node drain may evict several brokers"}},
 		{name: "PDB too loose", pdb: auditPDBOf(&two, nil), want: []string{"kafka allows 2 brokers down at once"}},
 		{name: "PDB allowing none", pdb: auditPDBOf(nil, &three), want: []string{"kafka allows none: a node drain blocks for ever"}},
 		{name: "percent of the selected pods", pdb: auditPDBOf(&third, nil)},
 		{name: "two brokers on one node", pdb: auditPDBOf(&one, nil),
-			snap: func(bs []Broker) []Broker { bs[2].Node = "node-0"; return bs },
+			snap: func(bs []Server) []Server { bs[2].Node = "node-0"; return bs },
 			want: []string{"node node-0: " + AuditSpread + ": want one broker per node, got kafka-0, kafka-2"}},
 		{name: "replication too low", pdb: auditPDBOf(&one, nil),
 			configs: func(c map[string]string) { c["default.replication.factor"], c["min.insync.replicas"] = "1", "1" },
@@ -104,14 +104,14 @@ func TestAudit(t *testing.T) {
 			hosts: func(h map[int32]string) { h[1], h[2] = h[2], h[1] },
 			want:  []string{"want node 1 advertised by pod kafka-1, got node 1 advertises kafka-2."}},
 		{name: "advertised by hostname (Koperator)", pdb: auditPDBOf(&one, nil),
-			snap: func(bs []Broker) []Broker {
+			snap: func(bs []Server) []Server {
 				for i := range bs {
 					bs[i].Hostname, bs[i].Pod = bs[i].Pod, bs[i].Pod+"-x7k2p"
 				}
 				return bs
 			}},
 		{name: "hostname of another pod", pdb: auditPDBOf(&one, nil),
-			snap: func(bs []Broker) []Broker {
+			snap: func(bs []Server) []Server {
 				for i := range bs {
 					bs[i].Hostname, bs[i].Pod = bs[(i+1)%len(bs)].Pod, bs[i].Pod+"-x7k2p"
 				}

@@ -50,7 +50,7 @@ type Rejoin struct {
 //   - its data dir is on a persistent volume: after has a PVC-backed volume
 //     and none of its data dirs is ephemeral ("data dir on a persistent
 //     volume"); an emptyDir data dir is named in the Problem.
-func CompareIdentity(before, after Broker, rejoin Rejoin) []Problem {
+func CompareIdentity(before, after Server, rejoin Rejoin) []Problem {
 	var out []Problem
 	add := func(check, want, got string) {
 		out = append(out, Problem{Broker: before.ID, Check: check, Want: want, Got: got})

@@ -7,8 +7,8 @@ import (
 
 func TestCompareIdentity(t *testing.T) {
 	data := Volume{Claim: "data-kafka-1", ClaimUID: "c-111", PV: "pvc-abc", PVUID: "123", StorageClass: "standard"}
-	before := Broker{ID: 1, Pod: "kafka-1", PodUID: "p-old", Node: "node-a", Volumes: []Volume{data}, Controller: true, BrokerRole: true}
-	restarted := func(change func(*Broker)) Broker {
+	before := Server{ID: 1, Pod: "kafka-1", PodUID: "p-old", Node: "node-a", Volumes: []Volume{data}, Controller: true, Broker: true}
+	restarted := func(change func(*Server)) Server {
 		b := before
 		b.PodUID, b.Node = "p-new", "node-b"
 		b.Volumes = slices.Clone(before.Volumes)
@@ -20,8 +20,8 @@ func TestCompareIdentity(t *testing.T) {
 
 	tests := []struct {
 		name       string
-		before     *Broker // nil: before
-		after      Broker
+		before     *Server // nil: before
+		after      Server
 		wantNewPod bool
 		newClaim   string   // Rejoin.NewClaim
 		want       []string // Problem.String(), in order
@@ -43,18 +43,18 @@ func TestCompareIdentity(t *testing.T) {
 		},
 		{
 			name:       "PV swapped",
-			after:      restarted(func(b *Broker) { b.Volumes[0].PV, b.Volumes[0].PVUID = "pvc-def", "456" }),
+			after:      restarted(func(b *Server) { b.Volumes[0].PV, b.Volumes[0].PVUID = "pvc-def", "456" }),
 			wantNewPod: true,
 			want:       []string{"broker 1: same PV for claim data-kafka-1: want pvc-abc (uid 123), got pvc-def (uid 456)"},
 		},
 		{
 			name:  "PV recreated under the same name",
-			after: restarted(func(b *Broker) { b.Volumes[0].PVUID = "789" }),
+			after: restarted(func(b *Server) { b.Volumes[0].PVUID = "789" }),
 			want:  []string{"broker 1: same PV for claim data-kafka-1: want pvc-abc (uid 123), got pvc-abc (uid 789)"},
 		},
 		{
 			name: "claim recreated on a new volume",
-			after: restarted(func(b *Broker) {
+			after: restarted(func(b *Server) {
 				b.Volumes[0] = Volume{Claim: "data-kafka-1", ClaimUID: "c-222", PV: "pvc-new", PVUID: "999"}
 			}),
 			want: []string{
@@ -64,7 +64,7 @@ func TestCompareIdentity(t *testing.T) {
 		},
 		{
 			name: "disk lost: claim recreated on a new volume",
-			after: restarted(func(b *Broker) {
+			after: restarted(func(b *Server) {
 				b.Volumes[0] = Volume{Claim: "data-kafka-1", ClaimUID: "c-222", PV: "pvc-new", PVUID: "999"}
 			}),
 			wantNewPod: true,
@@ -82,13 +82,13 @@ func TestCompareIdentity(t *testing.T) {
 		},
 		{
 			name:     "disk lost, new claim unbound",
-			after:    restarted(func(b *Broker) { b.Volumes[0] = Volume{Claim: "data-kafka-1", ClaimUID: "c-222"} }),
+			after:    restarted(func(b *Server) { b.Volumes[0] = Volume{Claim: "data-kafka-1", ClaimUID: "c-222"} }),
 			newClaim: "data-kafka-1",
 			want:     []string{"broker 1: new PV for claim data-kafka-1: want a volume other than pvc-abc (uid 123), got unbound"},
 		},
 		{
 			name:  "claim recreated, unbound",
-			after: restarted(func(b *Broker) { b.Volumes[0] = Volume{Claim: "data-kafka-1", ClaimUID: "c-222"} }),
+			after: restarted(func(b *Server) { b.Volumes[0] = Volume{Claim: "data-kafka-1", ClaimUID: "c-222"} }),
 			want: []string{
 				"broker 1: same claim data-kafka-1: want uid c-111, got uid c-222: the claim was recreated",
 				"broker 1: same PV for claim data-kafka-1: want pvc-abc (uid 123), got unbound",
@@ -96,12 +96,12 @@ func TestCompareIdentity(t *testing.T) {
 		},
 		{
 			name:  "claim no longer mounted",
-			after: restarted(func(b *Broker) { b.Volumes = []Volume{{Claim: "other", ClaimUID: "c-9", PV: "pv-9", PVUID: "9"}} }),
+			after: restarted(func(b *Server) { b.Volumes = []Volume{{Claim: "other", ClaimUID: "c-9", PV: "pv-9", PVUID: "9"}} }),
 			want:  []string{"broker 1: claim data-kafka-1 mounted: want pod kafka-1 to mount claim data-kafka-1, got its claims [other]"},
 		},
 		{
 			name: "emptyDir broker",
-			after: restarted(func(b *Broker) {
+			after: restarted(func(b *Server) {
 				b.Volumes, b.Ephemeral = nil, []string{"data"}
 			}),
 			want: []string{
@@ -111,19 +111,19 @@ func TestCompareIdentity(t *testing.T) {
 		},
 		{
 			name:       "emptyDir broker from the start",
-			before:     &Broker{ID: 1, Pod: "kafka-1", PodUID: "p-old", Ephemeral: []string{"data"}},
-			after:      Broker{ID: 1, Pod: "kafka-1", PodUID: "p-new", Ephemeral: []string{"data"}},
+			before:     &Server{ID: 1, Pod: "kafka-1", PodUID: "p-old", Ephemeral: []string{"data"}},
+			after:      Server{ID: 1, Pod: "kafka-1", PodUID: "p-new", Ephemeral: []string{"data"}},
 			wantNewPod: true,
 			want:       []string{`broker 1: data dir on a persistent volume: want a PersistentVolumeClaim, got the data dir is not on a persistent volume: volume "data" (emptyDir or other ephemeral volume) is lost with the pod`},
 		},
 		{
 			name:  "data dir in the container filesystem beside a claim",
-			after: restarted(func(b *Broker) { b.Ephemeral = []string{ContainerFilesystem} }),
+			after: restarted(func(b *Server) { b.Ephemeral = []string{ContainerFilesystem} }),
 			want:  []string{"broker 1: data dir on a persistent volume: want a PersistentVolumeClaim, got the data dir is not on a persistent volume: the container filesystem is lost with the pod"},
 		},
 		{
 			name:  "no volume at all",
-			after: restarted(func(b *Broker) { b.Volumes = nil }),
+			after: restarted(func(b *Server) { b.Volumes = nil }),
 			want: []string{
 				"broker 1: claim data-kafka-1 mounted: want pod kafka-1 to mount claim data-kafka-1, got its claims none",
 				"broker 1: data dir on a persistent volume: want a PersistentVolumeClaim, got the data dir is not on a persistent volume: pod kafka-1 has no PersistentVolumeClaim volume",
@@ -131,13 +131,13 @@ func TestCompareIdentity(t *testing.T) {
 		},
 		{
 			name:       "ID changed",
-			after:      restarted(func(b *Broker) { b.ID = 4 }),
+			after:      restarted(func(b *Server) { b.ID = 4 }),
 			wantNewPod: true,
 			want:       []string{"broker 1: same broker ID: want 1, got 4"},
 		},
 		{
 			name:       "no pod",
-			after:      Broker{},
+			after:      Server{},
 			wantNewPod: true,
 			want: []string{
 				"broker 1: same broker ID: want 1, got 0",

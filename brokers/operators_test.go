@@ -234,7 +234,7 @@ func TestOperatorIDsMatchPods(t *testing.T) {
 			}
 			var snapBrokers, snapControllers []int32
 			for _, b := range snap {
-				if b.BrokerRole {
+				if b.Broker {
 					snapBrokers = append(snapBrokers, b.ID)
 				}
 				if b.Controller {

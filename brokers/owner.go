@@ -19,10 +19,10 @@ var ErrNoStatefulSet = errors.New("brokers: no StatefulSet owns the broker pods"
 // snap (those with the broker role), from their owner references: what the
 // rolling-restart, config-change and scale faults change. When the brokers
 // belong to several StatefulSets it returns an error naming them.
-func BrokerStatefulSet(ctx context.Context, cs kubernetes.Interface, namespace string, snap []Broker) (string, error) {
+func BrokerStatefulSet(ctx context.Context, cs kubernetes.Interface, namespace string, snap []Server) (string, error) {
 	var owners []string
 	for _, b := range snap {
-		if !b.BrokerRole {
+		if !b.Broker {
 			continue
 		}
 		p, err := cs.CoreV1().Pods(namespace).Get(ctx, b.Pod, metav1.GetOptions{})

@@ -21,7 +21,7 @@ func ownedPod(name, kind, owner string) *corev1.Pod {
 }
 
 func TestBrokerStatefulSet(t *testing.T) {
-	snap := []Broker{{ID: 0, Pod: "b-0", BrokerRole: true}, {ID: 1, Pod: "b-1", BrokerRole: true}, {ID: 100, Pod: "c-0", Controller: true}}
+	snap := []Server{{ID: 0, Pod: "b-0", Broker: true}, {ID: 1, Pod: "b-1", Broker: true}, {ID: 100, Pod: "c-0", Controller: true}}
 	tests := []struct {
 		name    string
 		pods    []runtime.Object

@@ -31,9 +31,11 @@ type Volume struct {
 	StorageClass string    // the claim's storage class, else the volume's
 }
 
-// Broker is a snapshot of one broker's (or KRaft controller's) identity on
-// Kubernetes.
-type Broker struct {
+// Server is a snapshot of one Kafka server's identity on Kubernetes: a
+// pod that runs the broker role, the KRaft controller role, or both
+// (process.roles). Kafka's own word for either is "server"; a controller
+// only is Server{Controller: true, Broker: false}.
+type Server struct {
 	ID     int32
 	Pod    string
 	PodUID types.UID
@@ -57,8 +59,8 @@ type Broker struct {
 	Ephemeral []string
 	// Controller says whether the pod runs the KRaft controller role.
 	Controller bool
-	// BrokerRole says whether the pod runs the broker role.
-	BrokerRole bool
+	// Broker says whether the pod runs the broker role.
+	Broker bool
 	// ZooKeeperConnect is the broker's zookeeper.connect, as its env
 	// gives it (ZooKeeper mode; see ZooKeeperConnect); "" in KRaft mode or
 	// when the env does not tell.
@@ -85,7 +87,7 @@ type Broker struct {
 // mount and the container mounts no claim at all, the data dir is in the
 // container filesystem. Config volumes (configMap, secret, downwardAPI,
 // projected) and read-only mounts never hold a data dir.
-func Snapshot(ctx context.Context, cs kubernetes.Interface, namespace, selector string, f Flavor) ([]Broker, error) {
+func Snapshot(ctx context.Context, cs kubernetes.Interface, namespace, selector string, f Flavor) ([]Server, error) {
 	if f == "" {
 		var err error
 		if f, err = DetectFlavor(ctx, cs, namespace, selector); err != nil {
@@ -120,9 +122,9 @@ func Snapshot(ctx context.Context, cs kubernetes.Interface, namespace, selector 
 			return nil, fmt.Errorf("brokers: snapshot: pods %s and %s both carry broker ID %d under flavor %s", prev.Name, p.Name, id, f)
 		}
 	}
-	out := make([]Broker, 0, len(byID))
+	out := make([]Server, 0, len(byID))
 	for id, p := range byID {
-		b := Broker{
+		b := Server{
 			ID:        id,
 			Pod:       p.Name,
 			PodUID:    p.UID,
@@ -135,28 +137,28 @@ func Snapshot(ctx context.Context, cs kubernetes.Interface, namespace, selector 
 		if c := kafkaContainer(p); c != nil {
 			b.Container = c.Name
 		}
-		b.Controller, b.BrokerRole = f.roles(p)
+		b.Controller, b.Broker = f.roles(p)
 		b.ZooKeeperConnect = zooKeeperConnect(p)
 		if b.Volumes, err = volumes(ctx, cs, p); err != nil {
 			return nil, fmt.Errorf("brokers: snapshot: broker %d (pod %s): %w", id, p.Name, err)
 		}
 		out = append(out, b)
 	}
-	slices.SortFunc(out, func(a, b Broker) int { return cmp.Compare(a.ID, b.ID) })
+	slices.SortFunc(out, func(a, b Server) int { return cmp.Compare(a.ID, b.ID) })
 	return out, nil
 }
 
 // Subject names b in messages: "broker 1 (pod kafka-1)".
-func (b Broker) Subject() string { return fmt.Sprintf("broker %d (pod %s)", b.ID, b.Pod) }
+func (b Server) Subject() string { return fmt.Sprintf("broker %d (pod %s)", b.ID, b.Pod) }
 
 // ByID finds broker id in a snapshot.
-func ByID(bs []Broker, id int32) (Broker, bool) {
+func ByID(bs []Server, id int32) (Server, bool) {
 	for _, b := range bs {
 		if b.ID == id {
 			return b, true
 		}
 	}
-	return Broker{}, false
+	return Server{}, false
 }
 
 // volumes resolves the PVC-backed volumes of p to their claims and

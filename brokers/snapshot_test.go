@@ -61,7 +61,7 @@ func TestSnapshot(t *testing.T) {
 		objects  []runtime.Object
 		selector string
 		flavor   Flavor
-		want     []Broker
+		want     []Server
 		wantErr  string
 	}{
 		{
@@ -75,13 +75,13 @@ func TestSnapshot(t *testing.T) {
 				},
 				claim("data-kafka-0", "pvc-aaa"), claim("data-kafka-1", ""), otherPods()),
 			flavor: FlavorStatefulSet,
-			want: []Broker{
+			want: []Server{
 				{ID: 0, Pod: "kafka-0", PodUID: "uid-kafka-0", Node: "node-a", PodIP: "10.0.0.10", Ready: true,
-					Volumes: []Volume{vol("data-kafka-0", "pvc-aaa")}, Controller: true, BrokerRole: true},
+					Volumes: []Volume{vol("data-kafka-0", "pvc-aaa")}, Controller: true, Broker: true},
 				{ID: 1, Pod: "kafka-1", PodUID: "uid-kafka-1", Node: "node-b", PodIP: "10.0.0.11",
-					Volumes: []Volume{vol("data-kafka-1", "")}, Controller: true, BrokerRole: true},
+					Volumes: []Volume{vol("data-kafka-1", "")}, Controller: true, Broker: true},
 				{ID: 2, Pod: "kafka-2", PodUID: "uid-kafka-2", Node: "node-c", PodIP: "10.0.0.12", Ready: true,
-					Volumes: []Volume{{Claim: "data-kafka-2"}}, Controller: true, BrokerRole: true},
+					Volumes: []Volume{{Claim: "data-kafka-2"}}, Controller: true, Broker: true},
 			},
 		},
 		{
@@ -90,8 +90,8 @@ func TestSnapshot(t *testing.T) {
 				[]runtime.Object{splitControllerPod("0"), stsPod("kafka-broker", "0", "broker")},
 				claim("data-kafka-controller-0", "pvc-c0"), claim("data-kafka-broker-0", "pvc-b0")),
 			flavor: FlavorStatefulSet,
-			want: []Broker{
-				{ID: 0, Pod: "kafka-broker-0", PodUID: "uid-kafka-broker-0", Volumes: []Volume{vol("data-kafka-broker-0", "pvc-b0")}, BrokerRole: true},
+			want: []Server{
+				{ID: 0, Pod: "kafka-broker-0", PodUID: "uid-kafka-broker-0", Volumes: []Volume{vol("data-kafka-broker-0", "pvc-b0")}, Broker: true},
 				{ID: 100, Pod: "kafka-controller-0", PodUID: "uid-kafka-controller-0", Volumes: []Volume{vol("data-kafka-controller-0", "pvc-c0")}, Controller: true},
 			},
 		},
@@ -109,8 +109,8 @@ func TestSnapshot(t *testing.T) {
 						withVolume("strimzi-tmp", "/tmp", emptyDirSrc())),
 				},
 				claim("data-0-my-cluster-pool-a-3", "pvc-0"), claim("data-1-my-cluster-pool-a-3", "pvc-1"), otherPods()),
-			want: []Broker{
-				{ID: 3, Pod: "my-cluster-pool-a-3", PodUID: "uid-my-cluster-pool-a-3", BrokerRole: true,
+			want: []Server{
+				{ID: 3, Pod: "my-cluster-pool-a-3", PodUID: "uid-my-cluster-pool-a-3", Broker: true,
 					Volumes: []Volume{vol("data-0-my-cluster-pool-a-3", "pvc-0"), vol("data-1-my-cluster-pool-a-3", "pvc-1")}},
 				{ID: 7, Pod: "my-cluster-controllers-7", PodUID: "uid-my-cluster-controllers-7", Controller: true, Ephemeral: []string{"data"}},
 			},
@@ -122,7 +122,7 @@ func TestSnapshot(t *testing.T) {
 					withVolume("kafka-data-0", "/kafka-logs", claimSrc("my-kafka-5-storage-0-abcde")))},
 				claim("my-kafka-5-storage-0-abcde", "pvc-k5"), otherPods()),
 			flavor: FlavorKoperator,
-			want: []Broker{{ID: 5, Pod: "my-kafka-5-x7k2p", PodUID: "uid-my-kafka-5-x7k2p", BrokerRole: true,
+			want: []Server{{ID: 5, Pod: "my-kafka-5-x7k2p", PodUID: "uid-my-kafka-5-x7k2p", Broker: true,
 				Volumes: []Volume{vol("my-kafka-5-storage-0-abcde", "pvc-k5")}}},
 		},
 		{
@@ -134,20 +134,20 @@ func TestSnapshot(t *testing.T) {
 					return p
 				}()}),
 			flavor: FlavorKoperator,
-			want:   []Broker{{ID: 5, Pod: "my-kafka-5-newpd", PodUID: "uid-new", BrokerRole: true, Ephemeral: []string{ContainerFilesystem}}},
+			want:   []Server{{ID: 5, Pod: "my-kafka-5-newpd", PodUID: "uid-new", Broker: true, Ephemeral: []string{ContainerFilesystem}}},
 		},
 		{
 			name:     "selector narrows",
 			objects:  []runtime.Object{stsPod("kafka", "0", "broker"), stsPod("other", "1", "broker")},
 			selector: "app.kubernetes.io/name=other",
 			flavor:   FlavorStatefulSet,
-			want:     []Broker{{ID: 1, Pod: "other-1", PodUID: "uid-other-1", Volumes: []Volume{{Claim: "data-other-1"}}, BrokerRole: true}},
+			want:     []Server{{ID: 1, Pod: "other-1", PodUID: "uid-other-1", Volumes: []Volume{{Claim: "data-other-1"}}, Broker: true}},
 		},
 		{
 			name:    "no pods of the flavor",
 			objects: otherPods(),
 			flavor:  FlavorStatefulSet,
-			want:    []Broker{},
+			want:    []Server{},
 		},
 		{
 			name: "two pods with one ID",
@@ -206,7 +206,7 @@ func TestSnapshotVolumeForbidden(t *testing.T) {
 }
 
 func TestByID(t *testing.T) {
-	bs := []Broker{{ID: 0, Pod: "kafka-0"}, {ID: 2, Pod: "kafka-2"}}
+	bs := []Server{{ID: 0, Pod: "kafka-0"}, {ID: 2, Pod: "kafka-2"}}
 	tests := []struct {
 		id     int32
 		want   string

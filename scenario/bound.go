@@ -30,7 +30,7 @@ const (
 // allows (0: none), and where that limit comes from: none for a story
 // that says why it is unbounded; the config's bounds.maxUnavailable when
 // set; the story's own; else by the kind of fault.
-func unavailabilityBound[E any](ctx context.Context, env *Env, st Story[E], snap, victims []brokers.Broker) (time.Duration, string) {
+func unavailabilityBound[E any](ctx context.Context, env *Env, st Story[E], snap, victims []brokers.Server) (time.Duration, string) {
 	switch {
 	case st.Unbounded != "":
 		return 0, "not bounded: " + st.Unbounded
@@ -51,7 +51,7 @@ func unavailabilityBound[E any](ctx context.Context, env *Env, st Story[E], snap
 // reachable by the story's clients), which the manifests keep equal. In
 // ZooKeeper mode the controller learns of a dead broker when its
 // ZooKeeper session expires.
-func hardBound(ctx context.Context, env *Env, snap, victims []brokers.Broker) (time.Duration, string) {
+func hardBound(ctx context.Context, env *Env, snap, victims []brokers.Server) (time.Duration, string) {
 	key, session := "broker.session.timeout.ms", kafkaDefaultSessionTimeout
 	if env.ZooKeeperConnect != "" {
 		key, session = "zookeeper.session.timeout.ms", kafkaDefaultZooKeeperSessionTimeout
@@ -97,7 +97,7 @@ func brokerConfigDuration(ctx context.Context, env *Env, id int32, key string) (
 // 8.4 s after a broker-only one. It is 0 in ZooKeeper mode, and when no
 // victim is both broker and the active controller; when the active
 // controller cannot be read, a combined victim is taken to be it.
-func controllerFailover(ctx context.Context, env *Env, victims []brokers.Broker) (time.Duration, string) {
+func controllerFailover(ctx context.Context, env *Env, victims []brokers.Server) (time.Duration, string) {
 	if env.ZooKeeperConnect != "" {
 		return 0, ""
 	}
@@ -121,14 +121,14 @@ func controllerFailover(ctx context.Context, env *Env, victims []brokers.Broker)
 // over as well as fencing a broker: a combined node that is the active
 // controller (active, as read, or, when reading it failed with err, any
 // combined node), and why; false when there is none.
-func failoverVictim(victims []brokers.Broker, active int32, err error) (int32, string, bool) {
-	var combined []brokers.Broker
+func failoverVictim(victims []brokers.Server, active int32, err error) (int32, string, bool) {
+	var combined []brokers.Server
 	for _, v := range victims {
-		if v.Controller && v.BrokerRole {
+		if v.Controller && v.Broker {
 			combined = append(combined, v)
 		}
 	}
-	i := slices.IndexFunc(combined, func(b brokers.Broker) bool { return b.ID == active })
+	i := slices.IndexFunc(combined, func(b brokers.Server) bool { return b.ID == active })
 	switch {
 	case len(combined) == 0, err == nil && i < 0:
 		return 0, "", false

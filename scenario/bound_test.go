@@ -19,15 +19,15 @@ import (
 // session timeout and says so.
 func TestUnavailabilityBound(t *testing.T) {
 	set := BoundsConfig{MaxUnavailable: metav1.Duration{Duration: 42 * time.Second}}
-	snap := []brokers.Broker{{ID: 0, BrokerRole: true}}
-	combined := []brokers.Broker{{ID: 0, BrokerRole: true, Controller: true}}
+	snap := []brokers.Server{{ID: 0, Broker: true}}
+	combined := []brokers.Server{{ID: 0, Broker: true, Controller: true}}
 	type story = Story[any]
 	tests := []struct {
 		name   string
 		bounds BoundsConfig
 		zk     string
 		st     story
-		snap   []brokers.Broker // default snap
+		snap   []brokers.Server // default snap
 		want   time.Duration
 		why    string
 	}{
@@ -61,24 +61,24 @@ func TestUnavailabilityBound(t *testing.T) {
 }
 
 func TestFailoverVictim(t *testing.T) {
-	combined := func(id int32) brokers.Broker { return brokers.Broker{ID: id, BrokerRole: true, Controller: true} }
-	brokerOnly := brokers.Broker{ID: 3, BrokerRole: true}
-	controllerOnly := brokers.Broker{ID: 4, Controller: true}
+	combined := func(id int32) brokers.Server { return brokers.Server{ID: id, Broker: true, Controller: true} }
+	brokerOnly := brokers.Server{ID: 3, Broker: true}
+	controllerOnly := brokers.Server{ID: 4, Controller: true}
 	unread := errors.New("no leader")
 	tests := []struct {
 		name    string
-		victims []brokers.Broker
+		victims []brokers.Server
 		active  int32
 		err     error
 		want    int32 // -1: no failover
 	}{
-		{"the victim is the active controller", []brokers.Broker{combined(1)}, 1, nil, 1},
-		{"a combined victim, another node is active", []brokers.Broker{combined(1)}, 2, nil, -1},
-		{"a broker-only victim", []brokers.Broker{brokerOnly}, 3, nil, -1},
-		{"a controller-only victim leads no partition", []brokers.Broker{controllerOnly}, 4, nil, -1},
-		{"the active controller unread: a combined victim may be it", []brokers.Broker{combined(1)}, -1, unread, 1},
-		{"the active controller unread, no combined victim", []brokers.Broker{brokerOnly}, -1, unread, -1},
-		{"every pod of a roll, the second is active", []brokers.Broker{combined(0), combined(1), combined(2)}, 1, nil, 1},
+		{"the victim is the active controller", []brokers.Server{combined(1)}, 1, nil, 1},
+		{"a combined victim, another node is active", []brokers.Server{combined(1)}, 2, nil, -1},
+		{"a broker-only victim", []brokers.Server{brokerOnly}, 3, nil, -1},
+		{"a controller-only victim leads no partition", []brokers.Server{controllerOnly}, 4, nil, -1},
+		{"the active controller unread: a combined victim may be it", []brokers.Server{combined(1)}, -1, unread, 1},
+		{"the active controller unread, no combined victim", []brokers.Server{brokerOnly}, -1, unread, -1},
+		{"every pod of a roll, the second is active", []brokers.Server{combined(0), combined(1), combined(2)}, 1, nil, 1},
 	}
 	for _, tt := range tests {
 		id, why, ok := failoverVictim(tt.victims, tt.active, tt.err)

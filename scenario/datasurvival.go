@@ -29,10 +29,10 @@ type dirIDs map[int32]map[string]string
 // that has the broker role (a controller has no log dirs to describe): the
 // dirs from a DescribeLogDirs request through cl, the IDs through
 // pods/exec into the broker's Kafka container.
-func (e *Env) readDirIDs(ctx context.Context, cl *kafkaadmin.Client, bs []brokers.Broker) (dirIDs, error) {
+func (e *Env) readDirIDs(ctx context.Context, cl *kafkaadmin.Client, bs []brokers.Server) (dirIDs, error) {
 	out := dirIDs{}
 	for _, b := range bs {
-		if !b.BrokerRole {
+		if !b.Broker {
 			continue
 		}
 		dirs, err := cl.LogDirs(ctx, b.ID)
@@ -53,7 +53,7 @@ func (e *Env) readDirIDs(ctx context.Context, cl *kafkaadmin.Client, bs []broker
 
 // readDirIDsOrSay reads the directory IDs of bs's brokers, or says in o's
 // observations why data survival cannot be checked, and returns nil then.
-func (e *Env) readDirIDsOrSay(ctx context.Context, bs []brokers.Broker, o *Outcome) dirIDs {
+func (e *Env) readDirIDsOrSay(ctx context.Context, bs []brokers.Server, o *Outcome) dirIDs {
 	var ids dirIDs
 	err := e.WithKafka(func(cl *kafkaadmin.Client) error {
 		var err error
@@ -95,7 +95,7 @@ func lostOnPurpose(dataLost bool, victims []int32) []int32 {
 // dataSurvivalProblems reads the directory IDs of the brokers of before
 // again, from their pods in after, and compares them (each must be the
 // same: brokers.CompareDirectoryIDs), but for the brokers of lost.
-func (e *Env) dataSurvivalProblems(ctx context.Context, before dirIDs, after []brokers.Broker, lost []int32) []string {
+func (e *Env) dataSurvivalProblems(ctx context.Context, before dirIDs, after []brokers.Server, lost []int32) []string {
 	var p []string
 	err := e.WithKafka(func(cl *kafkaadmin.Client) error {
 		for _, id := range slices.Sorted(maps.Keys(before)) {
@@ -103,7 +103,7 @@ func (e *Env) dataSurvivalProblems(ctx context.Context, before dirIDs, after []b
 			if !ok || slices.Contains(lost, id) {
 				continue // a broker without a pod: the identity check names it
 			}
-			now, err := e.readDirIDs(ctx, cl, []brokers.Broker{b})
+			now, err := e.readDirIDs(ctx, cl, []brokers.Server{b})
 			if err != nil {
 				p = append(p, fmt.Sprintf("broker %d: its log dirs' directory IDs after the fault could not be read: %v", id, err))
 				continue

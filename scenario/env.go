@@ -153,7 +153,7 @@ func (e *Env) WithKafka(fn func(*kafkaadmin.Client) error) error {
 }
 
 // Snapshot returns every broker's identity on Kubernetes.
-func (e *Env) Snapshot(ctx context.Context) ([]brokers.Broker, error) {
+func (e *Env) Snapshot(ctx context.Context) ([]brokers.Server, error) {
 	return brokers.Snapshot(ctx, e.Kube, e.Namespace, e.Selector, e.Flavor)
 }
 
@@ -214,10 +214,10 @@ func (e *Env) Controller(ctx context.Context) (id int32, what string, err error)
 }
 
 // BrokerIDs lists the IDs of the snapshot's brokers (not controllers-only).
-func BrokerIDs(bs []brokers.Broker) []int32 {
+func BrokerIDs(bs []brokers.Server) []int32 {
 	var ids []int32
 	for _, b := range bs {
-		if b.BrokerRole {
+		if b.Broker {
 			ids = append(ids, b.ID)
 		}
 	}

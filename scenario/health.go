@@ -108,7 +108,7 @@ func (e *Env) ensembleProblems(ctx context.Context) []string {
 
 // WaitPodsBack waits until each victim's pod is Ready (and, with newPod,
 // a new pod); it returns what it last saw when that never happened.
-func (e *Env) WaitPodsBack(ctx context.Context, victims []brokers.Broker, newPod bool) error {
+func (e *Env) WaitPodsBack(ctx context.Context, victims []brokers.Server, newPod bool) error {
 	return Poll(ctx, PodBackPoll, PodBackTimeout, "victims back as Ready pods", func(ctx context.Context) error {
 		var waiting []string
 		for _, v := range victims {
@@ -130,7 +130,7 @@ func (e *Env) WaitPodsBack(ctx context.Context, victims []brokers.Broker, newPod
 }
 
 // AuditProblems runs brokers.Audit on the snapshot.
-func (e *Env) AuditProblems(ctx context.Context, snap []brokers.Broker) []string {
+func (e *Env) AuditProblems(ctx context.Context, snap []brokers.Server) []string {
 	var fs []brokers.Finding
 	err := e.WithKafka(func(cl *kafkaadmin.Client) (err error) {
 		fs, err = brokers.Audit(ctx, e.Kube, cl, e.Namespace, snap)

@@ -101,7 +101,7 @@ func (r *run[E]) clusterProblems(ctx context.Context) []string {
 // identityProblems compares each broker before and after: victims must be
 // new pods when newPods, and on a new claim from template newVolume when
 // set; the others keep their claims and volumes.
-func identityProblems(before, after []brokers.Broker, victims []int32, newPods bool, newVolume string) []string {
+func identityProblems(before, after []brokers.Server, victims []int32, newPods bool, newVolume string) []string {
 	var p []string
 	for _, b := range before {
 		a, ok := brokers.ByID(after, b.ID)

@@ -45,31 +45,31 @@ func TestIdentityProblems(t *testing.T) {
 	vol := func(claim, uid, pv string) brokers.Volume {
 		return brokers.Volume{Claim: claim, ClaimUID: types.UID(uid), PV: pv, PVUID: types.UID(pv + "-uid")}
 	}
-	b := func(id int32, pod, podUID string, v brokers.Volume) brokers.Broker {
-		return brokers.Broker{ID: id, Pod: pod, PodUID: types.UID(podUID), BrokerRole: true, Volumes: []brokers.Volume{v}}
+	b := func(id int32, pod, podUID string, v brokers.Volume) brokers.Server {
+		return brokers.Server{ID: id, Pod: pod, PodUID: types.UID(podUID), Broker: true, Volumes: []brokers.Volume{v}}
 	}
-	before := []brokers.Broker{
+	before := []brokers.Server{
 		b(0, "kafka-0", "p0", vol("data-kafka-0", "c0", "pv0")),
 		b(1, "kafka-1", "p1", vol("data-kafka-1", "c1", "pv1")),
 	}
 	tests := []struct {
 		name      string
-		after     []brokers.Broker
+		after     []brokers.Server
 		victims   []int32
 		newPods   bool
 		newVolume string
 		want      []string // substrings, one problem each
 	}{
-		{"a victim replaced, the bystander untouched", []brokers.Broker{before[0],
+		{"a victim replaced, the bystander untouched", []brokers.Server{before[0],
 			b(1, "kafka-1", "p1b", vol("data-kafka-1", "c1", "pv1"))}, []int32{1}, true, "", nil},
 		{"a victim that kept its pod", before, []int32{1}, true, "", []string{"broker 1: new pod"}},
-		{"a bystander replaced is no problem of identity", []brokers.Broker{b(0, "kafka-0", "p0b", vol("data-kafka-0", "c0", "pv0")),
+		{"a bystander replaced is no problem of identity", []brokers.Server{b(0, "kafka-0", "p0b", vol("data-kafka-0", "c0", "pv0")),
 			b(1, "kafka-1", "p1b", vol("data-kafka-1", "c1", "pv1"))}, []int32{1}, true, "", nil},
-		{"a bystander on another volume", []brokers.Broker{b(0, "kafka-0", "p0", vol("data-kafka-0", "c0", "pvX")),
+		{"a bystander on another volume", []brokers.Server{b(0, "kafka-0", "p0", vol("data-kafka-0", "c0", "pvX")),
 			b(1, "kafka-1", "p1b", vol("data-kafka-1", "c1", "pv1"))}, []int32{1}, true, "", []string{"broker 0: same PV for claim data-kafka-0"}},
-		{"a disk loss: a new claim on a new volume", []brokers.Broker{before[0],
+		{"a disk loss: a new claim on a new volume", []brokers.Server{before[0],
 			b(1, "kafka-1", "p1b", vol("data-kafka-1", "c1b", "pv1b"))}, []int32{1}, true, "data", nil},
-		{"a disk loss that kept its volume", []brokers.Broker{before[0],
+		{"a disk loss that kept its volume", []brokers.Server{before[0],
 			b(1, "kafka-1", "p1b", vol("data-kafka-1", "c1", "pv1"))}, []int32{1}, true, "data", []string{"broker 1: new claim data-kafka-1", "broker 1: new PV for claim data-kafka-1"}},
 		{"a broker gone", before[:1], []int32{1}, true, "", []string{"broker 1: no pod carries this broker ID any more (was kafka-1)"}},
 	}

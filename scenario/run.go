@@ -26,7 +26,7 @@ type run[E any] struct {
 	o     *Outcome
 
 	// prepare
-	before    []brokers.Broker
+	before    []brokers.Server
 	clusterID string
 	dirs      dirIDs
 	// load
@@ -41,7 +41,7 @@ type run[E any] struct {
 	// story still does.
 	watchers *atomic.Pointer[func()]
 	// inject
-	victims    []brokers.Broker
+	victims    []brokers.Server
 	hypothesis steadystate.Hypothesis
 	fault      chaos.Fault
 	faultAt    time.Time // before Inject: a drain's evictions happen inside it

@@ -29,12 +29,12 @@ func TestChecksInReportOrder(t *testing.T) {
 }
 
 // pickBroker1 picks broker 1.
-func pickBroker1(_ context.Context, _ *testing.T, _ string, snap []brokers.Broker) ([]brokers.Broker, error) {
+func pickBroker1(_ context.Context, _ *testing.T, _ string, snap []brokers.Server) ([]brokers.Server, error) {
 	b, ok := brokers.ByID(snap, 1)
 	if !ok {
 		return nil, errors.New("no broker 1")
 	}
-	return []brokers.Broker{b}, nil
+	return []brokers.Server{b}, nil
 }
 
 // A whole story against fakes: the checks come in report.Checks()'s order,
@@ -54,10 +54,10 @@ func TestRunFillsChecksInOrder(t *testing.T) {
 	st := Story[*testing.T]{
 		Label: "fake", Kind: Graceful, Round: "round 1",
 		Pick:   pickBroker1,
-		Fault:  func(*testing.T, []brokers.Broker) chaos.Fault { return f },
-		During: func(context.Context, *testing.T, []brokers.Broker) error { during = true; return nil },
-		Settle: func(context.Context, *testing.T, []brokers.Broker) error { settled = true; return nil },
-		Finally: func(_ context.Context, _ *testing.T, _ []brokers.Broker, o *Outcome) {
+		Fault:  func(*testing.T, []brokers.Server) chaos.Fault { return f },
+		During: func(context.Context, *testing.T, []brokers.Server) error { during = true; return nil },
+		Settle: func(context.Context, *testing.T, []brokers.Server) error { settled = true; return nil },
+		Finally: func(_ context.Context, _ *testing.T, _ []brokers.Server, o *Outcome) {
 			finally = true
 			o.Observations = append(o.Observations, "seen")
 		},
@@ -123,7 +123,7 @@ func TestRunRecoversAFailedInject(t *testing.T) {
 	f := &fakeFault{injectErr: errors.New("evictions refused")}
 	st := Story[*testing.T]{
 		Label: "fake", Pick: pickBroker1,
-		Fault:     func(*testing.T, []brokers.Broker) chaos.Fault { return f },
+		Fault:     func(*testing.T, []brokers.Server) chaos.Fault { return f },
 		Workloads: []StartWorkload{start(&fakeWorkload{})},
 	}
 	_, err := Run(t.Context(), env, t, st)
@@ -153,7 +153,7 @@ func TestRunDryRunSkips(t *testing.T) {
 	var fault *chaos.PodDelete
 	st := Story[*testing.T]{
 		Label: "fake", Pick: pickBroker1,
-		Fault: func(_ *testing.T, v []brokers.Broker) chaos.Fault {
+		Fault: func(_ *testing.T, v []brokers.Server) chaos.Fault {
 			fault = &chaos.PodDelete{Scope: env.FaultScope(), Pod: v[0].Pod, Force: true}
 			return fault
 		},
@@ -196,7 +196,7 @@ func TestRunNeedsCleanups(t *testing.T) {
 	env, _ := testEnv(t)
 	env.Cleanups = nil
 	f := &fakeFault{}
-	st := Story[*testing.T]{Label: "fake", Pick: pickBroker1, Fault: func(*testing.T, []brokers.Broker) chaos.Fault { return f }}
+	st := Story[*testing.T]{Label: "fake", Pick: pickBroker1, Fault: func(*testing.T, []brokers.Server) chaos.Fault { return f }}
 	if _, err := Run(t.Context(), env, t, st); err == nil || f.injected != 0 {
 		t.Errorf("Run: %v, injected %d times", err, f.injected)
 	}
@@ -208,7 +208,7 @@ func TestRunAgentsRefused(t *testing.T) {
 	env, _ := testEnv(t)
 	env.NoAgents = "in-cluster agents reach PLAINTEXT brokers only, for now"
 	st := Story[*testing.T]{Label: "fake", Agents: 3, Pick: pickBroker1,
-		Fault: func(*testing.T, []brokers.Broker) chaos.Fault { return &fakeFault{} }}
+		Fault: func(*testing.T, []brokers.Server) chaos.Fault { return &fakeFault{} }}
 	_, err := Run(t.Context(), env, t, st)
 	var skip *SkipError
 	if !errors.As(err, &skip) || skip.Reason != env.NoAgents {

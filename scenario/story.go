@@ -42,7 +42,7 @@ func (k Kind) String() string {
 // Picker chooses a story's victims when the fault is injected, after the
 // baseline, from a snapshot of the brokers, so "the leader of partition 0"
 // is the leader of then. topic is the story's workload topic.
-type Picker[E any] func(ctx context.Context, e E, topic string, snap []brokers.Broker) ([]brokers.Broker, error)
+type Picker[E any] func(ctx context.Context, e E, topic string, snap []brokers.Server) ([]brokers.Server, error)
 
 // Story is one fault's tale: whom it hits, what it does, and what happens
 // while it holds. E is the caller's own environment, which the story's
@@ -54,13 +54,13 @@ type Story[E any] struct {
 	// Pick chooses the victims.
 	Pick Picker[E]
 	// Fault builds the fault aimed at the victims.
-	Fault func(e E, victims []brokers.Broker) chaos.Fault
+	Fault func(e E, victims []brokers.Server) chaos.Fault
 	// During runs while the fault holds, in place of holding for
 	// Timing.Hold when set; an error is a failed check of the fault phase.
-	During func(ctx context.Context, e E, victims []brokers.Broker) error
+	During func(ctx context.Context, e E, victims []brokers.Server) error
 	// Settle runs after Recover, before the victims are awaited (a config
 	// change rolls the pods back); an error fails report.CheckRolledOut.
-	Settle func(ctx context.Context, e E, victims []brokers.Broker) error
+	Settle func(ctx context.Context, e E, victims []brokers.Server) error
 	// NewPods: the victims must come back as new pods (new UIDs).
 	NewPods bool
 	// PodsBack, when set, waits for the fault's pods that are not brokers
@@ -78,7 +78,7 @@ type Story[E any] struct {
 	DataLost bool
 	// Finally runs after the story's own checks: it adds the figures it
 	// measured (Observations) and the problems of checks of its own.
-	Finally func(ctx context.Context, e E, victims []brokers.Broker, o *Outcome)
+	Finally func(ctx context.Context, e E, victims []brokers.Server, o *Outcome)
 	// Round names one of several stories of a spec (game day rounds), so
 	// each has its own row in the report.
 	Round string

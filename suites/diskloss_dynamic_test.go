@@ -95,7 +95,7 @@ func replacedVoterStory(label string, s sentinel) story {
 	var degraded string
 	return story{
 		Label: label, Kind: scenario.Hard, NewPods: true, NewVolume: "data", DataLost: true,
-		Pick: func(ctx context.Context, e *env, _ string, snap []brokers.Broker) ([]brokers.Broker, error) {
+		Pick: func(ctx context.Context, e *env, _ string, snap []brokers.Server) ([]brokers.Server, error) {
 			v, l, err := voterFollower(ctx, e, snap)
 			if err != nil {
 				return nil, err
@@ -107,10 +107,10 @@ func replacedVoterStory(label string, s sentinel) story {
 				return nil, fmt.Errorf("voter %d has no directory ID in the voter set: the quorum is static, and this story needs a dynamic one", v.ID)
 			}
 			By(fmt.Sprintf("voter %d (%s, directory %s) follows the quorum leader %d", v.ID, v.Pod, ids.quorum, l))
-			return []brokers.Broker{v}, nil
+			return []brokers.Server{v}, nil
 		},
-		Fault: func(e *env, v []brokers.Broker) chaos.Fault { return diskLoss(e, v[0].Pod, chaos.DiskLossClaim) },
-		During: func(ctx context.Context, e *env, v []brokers.Broker) error {
+		Fault: func(e *env, v []brokers.Server) chaos.Fault { return diskLoss(e, v[0].Pod, chaos.DiskLossClaim) },
+		During: func(ctx context.Context, e *env, v []brokers.Server) error {
 			injected := time.Now()
 			By(fmt.Sprintf("waiting until node %d is back as a new Ready pod", v[0].ID))
 			if err := e.WaitPodsBack(ctx, v, true); err != nil {
@@ -162,7 +162,7 @@ func replacedVoterStory(label string, s sentinel) story {
 				return nil
 			})
 		},
-		Finally: func(ctx context.Context, e *env, v []brokers.Broker, o *outcome) {
+		Finally: func(ctx context.Context, e *env, v []brokers.Server, o *outcome) {
 			o.Observations = append(o.Observations, ids.after(ctx, e, v[0], o))
 			if asObserver > 0 {
 				o.Observations = append(o.Observations, fmt.Sprintf("node %d fetched as an observer with directory %s, caught up, %s after its claim and pod were deleted; meanwhile the voter set still held (%d, %s); predicted: an observer until an operator adds it (KIP-853)",

@@ -36,7 +36,7 @@ type directoryIDs struct {
 }
 
 // readDirectoryIDs reads voter v's directory IDs.
-func readDirectoryIDs(ctx context.Context, e *env, v brokers.Broker) (directoryIDs, error) {
+func readDirectoryIDs(ctx context.Context, e *env, v brokers.Server) (directoryIDs, error) {
 	meta, err := metaProperties(ctx, e, v.Pod)
 	if err != nil {
 		return directoryIDs{}, err
@@ -65,7 +65,7 @@ func voterDirectory(q kafkaadmin.Quorum, id int32) string {
 // the empty log for the voter it knew, which then votes for any candidate
 // (KAFKA-14077, which KIP-853's directory IDs exist to prevent). That is
 // an identity problem of the deployment.
-func (d directoryIDs) after(ctx context.Context, e *env, v brokers.Broker, o *outcome) string {
+func (d directoryIDs) after(ctx context.Context, e *env, v brokers.Server, o *outcome) string {
 	meta, err := metaProperties(ctx, e, v.Pod)
 	if err != nil {
 		return fmt.Sprintf("voter %d's meta.properties after the disk loss: %v", v.ID, err)

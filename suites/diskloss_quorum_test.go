@@ -18,21 +18,21 @@ import (
 
 // voterFollower picks a voter that is not the quorum's leader; with
 // exclude, one that is not among those either.
-func voterFollower(ctx context.Context, e *env, snap []brokers.Broker, exclude ...int32) (brokers.Broker, int32, error) {
+func voterFollower(ctx context.Context, e *env, snap []brokers.Server, exclude ...int32) (brokers.Server, int32, error) {
 	var leader int32
 	err := e.WithKafka(func(cl *kafkaadmin.Client) (err error) {
 		leader, err = cl.ActiveController(ctx)
 		return err
 	})
 	if err != nil {
-		return brokers.Broker{}, -1, err
+		return brokers.Server{}, -1, err
 	}
 	for _, b := range snap {
 		if b.Controller && b.ID != leader && !slices.Contains(exclude, b.ID) {
 			return b, leader, nil
 		}
 	}
-	return brokers.Broker{}, leader, fmt.Errorf("no voter other than the leader %d and %v", leader, exclude)
+	return brokers.Server{}, leader, fmt.Errorf("no voter other than the leader %d and %v", leader, exclude)
 }
 
 // voterDiskLossStory wipes a following voter's volume in place, then, as
@@ -48,16 +48,16 @@ func voterDiskLossStory(label string, s sentinel) story {
 		// Two nodes are hit: no one timeout predicts the unavailability,
 		// which is bounded by the default for a fault of no known timing.
 		Label: label, DataLost: true,
-		Pick: func(ctx context.Context, e *env, _ string, snap []brokers.Broker) ([]brokers.Broker, error) {
+		Pick: func(ctx context.Context, e *env, _ string, snap []brokers.Server) ([]brokers.Server, error) {
 			v, l, err := voterFollower(ctx, e, snap)
 			if err != nil {
 				return nil, err
 			}
 			By(fmt.Sprintf("voter %d (%s) follows the quorum leader %d", v.ID, v.Pod, l))
 			metaBefore, err = metaProperties(ctx, e, v.Pod)
-			return []brokers.Broker{v}, err
+			return []brokers.Server{v}, err
 		},
-		Fault: func(e *env, v []brokers.Broker) chaos.Fault {
+		Fault: func(e *env, v []brokers.Server) chaos.Fault {
 			var restarts int32
 			return &chaos.Sequence{Scope: e.FaultScope(), Say: func(m string) { By(m) }, What: fmt.Sprintf("disk loss of voter %d (wiped in place), then a force-delete of the quorum leader as it comes back", v[0].ID), Steps: []chaos.Step{
 				{What: fmt.Sprintf("wipe voter %d's volume in place and restart its container", v[0].ID), Fault: func(ctx context.Context) (chaos.Fault, error) {
@@ -86,12 +86,12 @@ func voterDiskLossStory(label string, s sentinel) story {
 				}},
 			}}
 		},
-		During: func(ctx context.Context, e *env, _ []brokers.Broker) (err error) {
+		During: func(ctx context.Context, e *env, _ []brokers.Server) (err error) {
 			By(fmt.Sprintf("waiting for a quorum leader past epoch %d", old.LeaderEpoch))
 			now, elected, err = quorumLeaderAfter(ctx, e, old.LeaderEpoch, -1, killedAt)
 			return err
 		},
-		Finally: func(ctx context.Context, e *env, v []brokers.Broker, o *outcome) {
+		Finally: func(ctx context.Context, e *env, v []brokers.Server, o *outcome) {
 			if elected == 0 {
 				o.Observations = append(o.Observations, "no new quorum leader seen (see the fault check)")
 			} else {
@@ -125,7 +125,7 @@ func laggingVoterDiskLossStory(label string, mode chaos.DiskLossMode, waitForVic
 		Label: label, NewPods: mode == chaos.DiskLossClaim, NewVolume: newVolumeOf(mode), DataLost: true,
 		Unbounded: "the story holds the leader frozen and the third voter's volume empty until a new quorum leader is elected: " +
 			"every partition is unwritable for that long, by design; the spec is about the metadata",
-		Pick: func(ctx context.Context, e *env, _ string, snap []brokers.Broker) ([]brokers.Broker, error) {
+		Pick: func(ctx context.Context, e *env, _ string, snap []brokers.Server) ([]brokers.Server, error) {
 			v, l, err := voterFollower(ctx, e, snap)
 			if err != nil {
 				return nil, err
@@ -139,9 +139,9 @@ func laggingVoterDiskLossStory(label string, mode chaos.DiskLossMode, waitForVic
 			s = sentinel{topic: "kafkachaos-sentinel", partitions: 3, records: 100, replicas: []int32{leader, v.ID}}
 			primer = sentinel{topic: "kafkachaos-primer", partitions: 1, records: 1, replicas: []int32{leader, v.ID}}
 			ids, err = readDirectoryIDs(ctx, e, v)
-			return []brokers.Broker{v}, err
+			return []brokers.Server{v}, err
 		},
-		Fault: func(e *env, v []brokers.Broker) chaos.Fault {
+		Fault: func(e *env, v []brokers.Server) chaos.Fault {
 			pod := func(ctx context.Context, id int32) (string, error) {
 				snap, err := e.Snapshot(ctx)
 				if err != nil {
@@ -241,8 +241,8 @@ func laggingVoterDiskLossStory(label string, mode chaos.DiskLossMode, waitForVic
 				{What: fmt.Sprintf("resuming the old leader %d", leader), Do: func(ctx context.Context) error { return pauseLeader.Recover(ctx) }},
 			}}
 		},
-		During: func(context.Context, *env, []brokers.Broker) error { return nil },
-		Finally: func(ctx context.Context, e *env, v []brokers.Broker, o *outcome) {
+		During: func(context.Context, *env, []brokers.Server) error { return nil },
+		Finally: func(ctx context.Context, e *env, v []brokers.Server, o *outcome) {
 			o.Observations = append(o.Observations, ids.after(ctx, e, v[0], o))
 			if shape != "" {
 				o.Observations = append(o.Observations, "before the leader froze: "+shape)

@@ -146,7 +146,7 @@ func brokerDiskLossStory(label string) story {
 	var podBack time.Duration
 	return story{
 		Label: label, Kind: scenario.Hard, NewPods: true, NewVolume: "data", DataLost: true,
-		Pick: func(ctx context.Context, e *env, topic string, snap []brokers.Broker) ([]brokers.Broker, error) {
+		Pick: func(ctx context.Context, e *env, topic string, snap []brokers.Server) ([]brokers.Server, error) {
 			v, err := brokerOnlyFollower(ctx, e, topic, snap)
 			if err != nil {
 				return nil, err
@@ -160,8 +160,8 @@ func brokerDiskLossStory(label string) story {
 			metaBefore, err = metaProperties(ctx, e, v[0].Pod)
 			return v, err
 		},
-		Fault: func(e *env, v []brokers.Broker) chaos.Fault { return diskLoss(e, v[0].Pod, chaos.DiskLossClaim) },
-		During: func(ctx context.Context, e *env, v []brokers.Broker) error {
+		Fault: func(e *env, v []brokers.Server) chaos.Fault { return diskLoss(e, v[0].Pod, chaos.DiskLossClaim) },
+		During: func(ctx context.Context, e *env, v []brokers.Server) error {
 			injected := time.Now()
 			By(fmt.Sprintf("waiting until broker %d is back as a new Ready pod", v[0].ID))
 			if err := e.WaitPodsBack(ctx, v, true); err != nil {
@@ -179,7 +179,7 @@ func brokerDiskLossStory(label string) story {
 			}
 			return err
 		},
-		Finally: func(ctx context.Context, e *env, v []brokers.Broker, o *outcome) {
+		Finally: func(ctx context.Context, e *env, v []brokers.Server, o *outcome) {
 			if c.took == 0 {
 				o.Observations = append(o.Observations, fmt.Sprintf("broker %d: not seen caught up (see the fault check)", v[0].ID), volumeIdentity(ctx, e, v[0], metaBefore, o))
 				return
@@ -208,7 +208,7 @@ func otherBroker(ctx context.Context, e *env, id int32) (int32, error) {
 // volumeIdentity reads the victim's meta.properties again: Kafka formatted
 // the empty volume, so node.id and cluster.id must be the same and
 // directory.id new; otherwise it is an identity problem.
-func volumeIdentity(ctx context.Context, e *env, v brokers.Broker, before map[string]string, o *outcome) string {
+func volumeIdentity(ctx context.Context, e *env, v brokers.Server, before map[string]string, o *outcome) string {
 	after, err := metaProperties(ctx, e, v.Pod)
 	if err != nil {
 		o.Add(report.CheckIdentity, fmt.Sprintf("broker %d: meta.properties after the disk loss: %v", v.ID, err))
@@ -228,15 +228,15 @@ func volumeIdentity(ctx context.Context, e *env, v brokers.Broker, before map[st
 
 // brokerOnlyFollower picks a broker that runs no controller and does not
 // lead the workload topic's partition 0.
-func brokerOnlyFollower(ctx context.Context, e *env, topic string, snap []brokers.Broker) ([]brokers.Broker, error) {
+func brokerOnlyFollower(ctx context.Context, e *env, topic string, snap []brokers.Server) ([]brokers.Server, error) {
 	leader, err := leaderOf(0)(ctx, e, topic, snap)
 	if err != nil {
 		return nil, err
 	}
 	for _, b := range snap {
-		if b.BrokerRole && !b.Controller && b.ID != leader[0].ID {
+		if b.Broker && !b.Controller && b.ID != leader[0].ID {
 			By(fmt.Sprintf("broker %d (%s) runs no controller and follows %s/0", b.ID, b.Pod, topic))
-			return []brokers.Broker{b}, nil
+			return []brokers.Server{b}, nil
 		}
 	}
 	return nil, fmt.Errorf("no broker-only node other than the leader %d: the layout has none", leader[0].ID)

@@ -28,12 +28,12 @@ const gitTimeout = 10 * time.Second
 // recordEnvironment adds what the run runs against to its report, once
 // Kafka is healthy: snap is the Kafka pods then. What cannot be read is
 // left empty and said, never failed on.
-func recordEnvironment(ctx context.Context, e *env, snap []brokers.Broker) {
+func recordEnvironment(ctx context.Context, e *env, snap []brokers.Server) {
 	By("recording the run's environment: Kubernetes and Kafka versions, the load's settings")
 	AddReportEntry(environmentEntryName, environment(ctx, e, snap), ReportEntryVisibilityNever)
 }
 
-func environment(ctx context.Context, e *env, snap []brokers.Broker) report.Environment {
+func environment(ctx context.Context, e *env, snap []brokers.Server) report.Environment {
 	ss := e.cfg.SteadyState
 	env := report.Environment{
 		RunID: e.RunID, Kafkachaos: suiteBuild(ctx), Flavor: string(e.Flavor), Namespace: e.Namespace,

@@ -14,8 +14,8 @@ import (
 
 // observeFencing adds fencingObservation to a hard fault's outcome whose
 // victim is a broker (a controller-only node leads no partition).
-func observeFencing(_ context.Context, e *env, victims []brokers.Broker, o *outcome) {
-	if len(victims) > 0 && victims[0].BrokerRole {
+func observeFencing(_ context.Context, e *env, victims []brokers.Server, o *outcome) {
+	if len(victims) > 0 && victims[0].Broker {
 		o.Observations = append(o.Observations, fencingObservation(*o, e.ZooKeeperConnect != ""))
 	}
 }

@@ -88,7 +88,7 @@ const (
 // partitionStory cuts the first victim off as mode says for d. The fault
 // holds as planned when, from inside the pods, every connection the mode
 // cuts fails and every one it allows succeeds.
-func partitionStory(label string, pick func(context.Context, *env, string, []brokers.Broker) ([]brokers.Broker, error), mode chaos.PartitionMode, d time.Duration) story {
+func partitionStory(label string, pick func(context.Context, *env, string, []brokers.Server) ([]brokers.Server, error), mode chaos.PartitionMode, d time.Duration) story {
 	var kafkaPods []string // every Kafka pod when the victim was picked
 	return story{
 		Label: label,
@@ -97,17 +97,17 @@ func partitionStory(label string, pick func(context.Context, *env, string, []bro
 		// peers-only is replica.lag.time.max.ms; for clients, nothing: the
 		// default bound).
 		Kind: partitionKind(mode),
-		Pick: func(ctx context.Context, e *env, topic string, snap []brokers.Broker) ([]brokers.Broker, error) {
+		Pick: func(ctx context.Context, e *env, topic string, snap []brokers.Server) ([]brokers.Server, error) {
 			kafkaPods = kafkaPods[:0]
 			for _, b := range snap {
 				kafkaPods = append(kafkaPods, b.Pod)
 			}
 			return pick(ctx, e, topic, snap)
 		},
-		Fault: func(e *env, v []brokers.Broker) chaos.Fault {
+		Fault: func(e *env, v []brokers.Server) chaos.Fault {
 			return &chaos.Partition{Scope: e.FaultScope(), Exec: e.Exec, Mode: mode, Pod: v[0].Pod, KafkaPods: kafkaPods}
 		},
-		During: func(ctx context.Context, e *env, v []brokers.Broker) error {
+		During: func(ctx context.Context, e *env, v []brokers.Server) error {
 			start := time.Now()
 			By(fmt.Sprintf("holding the %s partition of %s for %s, watching the leaders of %s", mode, v[0].Pod, d, "kafkachaos-"+label))
 			watch := make(chan leadershipSeen, 1)

@@ -56,15 +56,15 @@ var _ = Describe("The active KRaft controller is paused", Label("pause"), Serial
 
 // pauseStory freezes the first victim's JVM for d. The fault holds as
 // planned when the paused broker answers no request while another does.
-func pauseStory(label string, pick func(context.Context, *env, string, []brokers.Broker) ([]brokers.Broker, error), d time.Duration) story {
+func pauseStory(label string, pick func(context.Context, *env, string, []brokers.Server) ([]brokers.Server, error), d time.Duration) story {
 	return story{
 		Label: label,
 		Kind:  scenario.Hard,
 		Pick:  pick,
-		Fault: func(e *env, v []brokers.Broker) chaos.Fault {
+		Fault: func(e *env, v []brokers.Server) chaos.Fault {
 			return &chaos.Pause{Scope: e.FaultScope(), Exec: e.Exec, Pod: v[0].Pod}
 		},
-		During: func(ctx context.Context, e *env, v []brokers.Broker) error {
+		During: func(ctx context.Context, e *env, v []brokers.Server) error {
 			start := time.Now()
 			By(fmt.Sprintf("holding the pause for %s, watching the leaders of %s", d, "kafkachaos-"+label))
 			watch := make(chan leadershipSeen, 1)
@@ -73,7 +73,7 @@ func pauseStory(label string, pick func(context.Context, *env, string, []brokers
 				watch <- watchLeadership(ctx, e, "kafkachaos-"+label, v[0].ID, start, d)
 			}()
 			var err error
-			if v[0].BrokerRole {
+			if v[0].Broker {
 				By(fmt.Sprintf("checking that broker %d answers nothing while paused", v[0].ID))
 				err = pauseHeld(ctx, e, v[0].ID)
 			} else { // a controller-only node is not in the clients' metadata
@@ -214,8 +214,8 @@ func jvmStopped(ctx context.Context, f *chaos.Pause) error {
 
 // followerOf picks a broker that replicates partition p of the workload
 // topic without leading it.
-func followerOf(p int32) func(context.Context, *env, string, []brokers.Broker) ([]brokers.Broker, error) {
-	return func(ctx context.Context, e *env, topic string, snap []brokers.Broker) ([]brokers.Broker, error) {
+func followerOf(p int32) func(context.Context, *env, string, []brokers.Server) ([]brokers.Server, error) {
+	return func(ctx context.Context, e *env, topic string, snap []brokers.Server) ([]brokers.Server, error) {
 		leader, err := leaderOf(p)(ctx, e, topic, snap)
 		if err != nil {
 			return nil, err

@@ -36,7 +36,7 @@ const (
 
 // reach is one look at the brokers' addresses.
 type reach struct {
-	snap     []brokers.Broker
+	snap     []brokers.Server
 	adv      []bootstrap.Broker
 	problems []bootstrap.Problem
 }
@@ -140,7 +140,7 @@ func lookAtAddresses(ctx context.Context, e *env, checker bootstrap.Checker) (re
 
 // seeds is what the suite's clients dial first: the bootstrap, or before
 // it is known, every declared port of the broker pods.
-func (e *env) seeds(ctx context.Context, snap []brokers.Broker) ([]string, error) {
+func (e *env) seeds(ctx context.Context, snap []brokers.Server) ([]string, error) {
 	if len(e.Bootstrap) > 0 {
 		return e.Bootstrap, nil
 	}
@@ -152,7 +152,7 @@ func (e *env) seeds(ctx context.Context, snap []brokers.Broker) ([]string, error
 // fenced, what it advertises, and the last lines of its log. It is what a
 // health timeout reports, so that a Kafka that never turns healthy names
 // its cause.
-func brokerDiagnosis(ctx context.Context, e *env, snap []brokers.Broker) string {
+func brokerDiagnosis(ctx context.Context, e *env, snap []brokers.Server) string {
 	if len(snap) == 0 {
 		return "no broker pod was seen"
 	}
@@ -221,7 +221,7 @@ func podState(ctx context.Context, e *env, name string) string {
 // expectSafe runs the safety audit once before any story: a deployment
 // that cannot lose a broker pod safely would fail every story's audit
 // check, so the suite stops at once and names what is unsafe.
-func expectSafe(ctx context.Context, e *env, snap []brokers.Broker) {
+func expectSafe(ctx context.Context, e *env, snap []brokers.Server) {
 	By("auditing the deployment once before any story: storage, PDB, spread, replication, stable IDs")
 	Expect(e.AuditProblems(ctx, snap)).To(BeEmpty(), "the deployment in %s is not safe to disrupt: every story's audit would fail", e.Namespace)
 }

@@ -40,13 +40,13 @@ var _ = Describe("A broker is added, then removed", Label("scale"), Serial, func
 			// Adding a broker, moving partitions and back, and removing it
 			// are all graceful: bounded as a roll is, and paced.
 			Kind: scenario.Graceful,
-			Fault: func(e *env, v []brokers.Broker) chaos.Fault {
+			Fault: func(e *env, v []brokers.Server) chaos.Fault {
 				added = fmt.Sprintf("%s-%d", e.cfg.Target.StatefulSet, len(v))
 				sc = &chaos.Scale{Scope: e.FaultScope(), StatefulSet: e.cfg.Target.StatefulSet, Replicas: int32(len(v) + 1),
 					Kafka: e.Mover(), Topics: []string{topic}, Throttle: reassignThrottle}
 				return sc
 			},
-			During: func(ctx context.Context, e *env, v []brokers.Broker) error {
+			During: func(ctx context.Context, e *env, v []brokers.Server) error {
 				By("waiting until the new broker " + added + " is Ready, registered, and the cluster healthy")
 				nb, err := waitAdded(ctx, e, added)
 				if err != nil {
@@ -69,7 +69,7 @@ var _ = Describe("A broker is added, then removed", Label("scale"), Serial, func
 				}
 				return movedProblems(moved, nb.ID)
 			},
-			Settle: func(ctx context.Context, e *env, _ []brokers.Broker) error {
+			Settle: func(ctx context.Context, e *env, _ []brokers.Server) error {
 				By("waiting until " + added + " is gone, then unregistering its broker ID")
 				return removeAdded(ctx, e, added, addedID)
 			},
@@ -105,7 +105,7 @@ func movedProblems(moved kafkaadmin.Assignments, id int32) error {
 // brokersApartFromControllers returns the pods of the brokers' StatefulSet,
 // and skips the spec when one of them runs a KRaft controller: a broker
 // added to it would be a controller outside the static voter set.
-func brokersApartFromControllers(ctx context.Context, e *env) []brokers.Broker {
+func brokersApartFromControllers(ctx context.Context, e *env) []brokers.Server {
 	GinkgoHelper()
 	snap, err := e.Snapshot(ctx)
 	Expect(err).NotTo(HaveOccurred())
@@ -120,8 +120,8 @@ func brokersApartFromControllers(ctx context.Context, e *env) []brokers.Broker {
 }
 
 // waitAdded waits until pod is Ready and returns it as a broker.
-func waitAdded(ctx context.Context, e *env, pod string) (brokers.Broker, error) {
-	var b brokers.Broker
+func waitAdded(ctx context.Context, e *env, pod string) (brokers.Server, error) {
+	var b brokers.Server
 	err := InterceptGomegaFailure(func() {
 		Eventually(ctx, func(ctx context.Context) error {
 			p, err := e.Kube.CoreV1().Pods(e.Namespace).Get(ctx, pod, metav1.GetOptions{})
@@ -149,7 +149,7 @@ func waitAdded(ctx context.Context, e *env, pod string) (brokers.Broker, error) 
 
 // addedProblems checks that nb took the next broker ID and a persistent
 // volume no other broker has.
-func addedProblems(before []brokers.Broker, nb brokers.Broker) error {
+func addedProblems(before []brokers.Server, nb brokers.Server) error {
 	var p []string
 	ids := scenario.BrokerIDs(before)
 	if next := slices.Max(ids) + 1; nb.ID != next {

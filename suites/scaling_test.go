@@ -62,7 +62,7 @@ var _ = Describe("Throughput against more agents and more brokers", Label("scali
 
 		sc := &chaos.Scale{Scope: e.FaultScope(), StatefulSet: e.cfg.Target.StatefulSet, Replicas: int32(len(pods) + scalingAdded),
 			Kafka: e.Mover(), Topics: []string{topic}, Throttle: reassignThrottle}
-		var added []brokers.Broker
+		var added []brokers.Server
 		By("scaling out: " + sc.Name())
 		Expect(sc.Inject(ctx)).To(Succeed())
 		DeferCleanup(func(ctx SpecContext) {

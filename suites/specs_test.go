@@ -79,7 +79,7 @@ func podDelete() story {
 		Label: "pod-delete",
 		Kind:  scenario.Graceful,
 		Pick:  broker(namedBroker),
-		Fault: func(e *env, v []brokers.Broker) chaos.Fault {
+		Fault: func(e *env, v []brokers.Server) chaos.Fault {
 			return &chaos.PodDelete{Scope: e.FaultScope(), Pod: v[0].Pod}
 		},
 		NewPods: true,
@@ -113,11 +113,11 @@ func nodeDrain() story {
 		Label: "node-drain",
 		Kind:  scenario.Graceful,
 		Pick:  broker(drainedBroker),
-		Fault: func(e *env, v []brokers.Broker) chaos.Fault {
+		Fault: func(e *env, v []brokers.Server) chaos.Fault {
 			drained = v[0].Node
 			return &chaos.NodeDrain{Scope: e.FaultScope(), Node: drained}
 		},
-		During: func(ctx context.Context, e *env, _ []brokers.Broker) error {
+		During: func(ctx context.Context, e *env, _ []brokers.Server) error {
 			By(fmt.Sprintf("holding the drain for %s: no broker pod may run on %s", e.cfg.Timing.Hold.Duration, drained))
 			looks, missed, err := podsKeptOff(ctx, e, drained, e.cfg.Timing.Hold.Duration)
 			if missed > 0 {
@@ -141,7 +141,7 @@ func rollingRestart(e *env) story {
 		Label: "rolling-restart",
 		Kind:  scenario.Graceful,
 		Pick:  statefulSetPods,
-		Fault: func(e *env, _ []brokers.Broker) chaos.Fault {
+		Fault: func(e *env, _ []brokers.Server) chaos.Fault {
 			return &chaos.RollingRestart{Scope: e.FaultScope(), StatefulSet: e.cfg.Target.StatefulSet}
 		},
 		During:  waitRollout,
@@ -150,14 +150,14 @@ func rollingRestart(e *env) story {
 	if e.Flavor == brokers.FlavorStrimzi {
 		// The operator owns the pods: ask it to roll them.
 		st.Pick = brokerPods
-		st.Fault = func(e *env, v []brokers.Broker) chaos.Fault {
+		st.Fault = func(e *env, v []brokers.Server) chaos.Fault {
 			var pods []string
 			for _, b := range v {
 				pods = append(pods, b.Pod)
 			}
 			return &chaos.ManualRollingUpdate{Scope: e.FaultScope(), Pods: pods}
 		}
-		st.During = func(ctx context.Context, e *env, v []brokers.Broker) error {
+		st.During = func(ctx context.Context, e *env, v []brokers.Server) error {
 			By("waiting until the Strimzi operator has rolled every broker")
 			return e.WaitPodsBack(ctx, v, true)
 		}
@@ -187,17 +187,17 @@ var _ = Describe("A broker config change is rolled out", Label("rolling-restart"
 			Label: "config-change",
 			Kind:  scenario.Graceful,
 			Pick:  statefulSetPods,
-			Fault: func(e *env, _ []brokers.Broker) chaos.Fault {
+			Fault: func(e *env, _ []brokers.Server) chaos.Fault {
 				return &chaos.ConfigChange{Scope: e.FaultScope(), StatefulSet: e.cfg.Target.StatefulSet, Env: configEnv, Value: flipped}
 			},
-			During: func(ctx context.Context, e *env, v []brokers.Broker) error {
+			During: func(ctx context.Context, e *env, v []brokers.Server) error {
 				if err := waitRollout(ctx, e, v); err != nil {
 					return err
 				}
 				By("checking that every rolled broker runs with " + configKey + "=" + flipped)
 				return brokerConfigIs(ctx, e, v, configKey, flipped)
 			},
-			Settle: func(ctx context.Context, e *env, v []brokers.Broker) error {
+			Settle: func(ctx context.Context, e *env, v []brokers.Server) error {
 				if err := waitRollout(ctx, e, v); err != nil {
 					return err
 				}
@@ -231,24 +231,24 @@ var _ = Describe("Game day: every broker is force-deleted in turn", gameday(), L
 })
 
 // forceDelete deletes the first victim's pod with grace period 0.
-func forceDelete(e *env, v []brokers.Broker) chaos.Fault {
+func forceDelete(e *env, v []brokers.Server) chaos.Fault {
 	return &chaos.PodDelete{Scope: e.FaultScope(), Pod: v[0].Pod, Force: true}
 }
 
 // broker picks the broker with ID id.
-func broker(id int32) func(context.Context, *env, string, []brokers.Broker) ([]brokers.Broker, error) {
-	return func(_ context.Context, _ *env, _ string, snap []brokers.Broker) ([]brokers.Broker, error) {
+func broker(id int32) func(context.Context, *env, string, []brokers.Server) ([]brokers.Server, error) {
+	return func(_ context.Context, _ *env, _ string, snap []brokers.Server) ([]brokers.Server, error) {
 		b, ok := brokers.ByID(snap, id)
 		if !ok {
 			return nil, fmt.Errorf("no broker %d among %v", id, scenario.BrokerIDs(snap))
 		}
-		return []brokers.Broker{b}, nil
+		return []brokers.Server{b}, nil
 	}
 }
 
 // leaderOf picks the leader of the workload topic's partition p.
-func leaderOf(p int32) func(context.Context, *env, string, []brokers.Broker) ([]brokers.Broker, error) {
-	return func(ctx context.Context, e *env, topic string, snap []brokers.Broker) ([]brokers.Broker, error) {
+func leaderOf(p int32) func(context.Context, *env, string, []brokers.Server) ([]brokers.Server, error) {
+	return func(ctx context.Context, e *env, topic string, snap []brokers.Server) ([]brokers.Server, error) {
 		var id int32
 		err := e.WithKafka(func(cl *kafkaadmin.Client) (err error) {
 			id, err = cl.PartitionLeader(ctx, topic, p)
@@ -264,7 +264,7 @@ func leaderOf(p int32) func(context.Context, *env, string, []brokers.Broker) ([]
 
 // activeController picks the KRaft quorum's leader, or in ZooKeeper mode
 // the controller broker.
-func activeController(ctx context.Context, e *env, topic string, snap []brokers.Broker) ([]brokers.Broker, error) {
+func activeController(ctx context.Context, e *env, topic string, snap []brokers.Server) ([]brokers.Server, error) {
 	id, what, err := e.Controller(ctx)
 	if err != nil {
 		return nil, err
@@ -274,8 +274,8 @@ func activeController(ctx context.Context, e *env, topic string, snap []brokers.
 }
 
 // statefulSetPods picks every pod of the rolled StatefulSet.
-func statefulSetPods(_ context.Context, e *env, _ string, snap []brokers.Broker) ([]brokers.Broker, error) {
-	var v []brokers.Broker
+func statefulSetPods(_ context.Context, e *env, _ string, snap []brokers.Server) ([]brokers.Server, error) {
+	var v []brokers.Server
 	for _, b := range snap {
 		if strings.HasPrefix(b.Pod, e.cfg.Target.StatefulSet+"-") {
 			v = append(v, b)
@@ -288,10 +288,10 @@ func statefulSetPods(_ context.Context, e *env, _ string, snap []brokers.Broker)
 }
 
 // brokerPods picks every pod with the broker role.
-func brokerPods(_ context.Context, _ *env, _ string, snap []brokers.Broker) ([]brokers.Broker, error) {
-	var v []brokers.Broker
+func brokerPods(_ context.Context, _ *env, _ string, snap []brokers.Server) ([]brokers.Server, error) {
+	var v []brokers.Server
 	for _, b := range snap {
-		if b.BrokerRole {
+		if b.Broker {
 			v = append(v, b)
 		}
 	}
@@ -299,7 +299,7 @@ func brokerPods(_ context.Context, _ *env, _ string, snap []brokers.Broker) ([]b
 }
 
 // waitRollout waits until the StatefulSet has rolled every pod.
-func waitRollout(ctx context.Context, e *env, _ []brokers.Broker) error {
+func waitRollout(ctx context.Context, e *env, _ []brokers.Server) error {
 	return waitRolledOut(ctx, e, e.cfg.Target.StatefulSet)
 }
 
@@ -383,7 +383,7 @@ func configOf(ctx context.Context, e *env, id int32, key string) (string, error)
 }
 
 // brokerConfigIs checks a broker config's value on each victim.
-func brokerConfigIs(ctx context.Context, e *env, victims []brokers.Broker, key, want string) error {
+func brokerConfigIs(ctx context.Context, e *env, victims []brokers.Server, key, want string) error {
 	var wrong []string
 	err := e.WithKafka(func(cl *kafkaadmin.Client) error {
 		for _, v := range victims {

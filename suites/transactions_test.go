@@ -74,7 +74,7 @@ func raisingTransactionVersion(st story) story {
 	st.Label = "txn-upgrade"
 	during, finally := st.During, st.Finally
 	var observed string
-	st.During = func(ctx context.Context, e *env, v []brokers.Broker) error {
+	st.During = func(ctx context.Context, e *env, v []brokers.Server) error {
 		if err := during(ctx, e, v); err != nil {
 			return err
 		}
@@ -82,7 +82,7 @@ func raisingTransactionVersion(st story) story {
 		observed, err = raiseTransactionVersion(ctx, e)
 		return err
 	}
-	st.Finally = func(ctx context.Context, e *env, v []brokers.Broker, o *outcome) {
+	st.Finally = func(ctx context.Context, e *env, v []brokers.Server, o *outcome) {
 		finally(ctx, e, v, o)
 		o.Observations = append(o.Observations, observed)
 	}
@@ -99,8 +99,8 @@ func withTransactions(st story) story {
 // txnCoordinatorOf picks the transaction coordinator of the workload's
 // transactional producer i: the leader of its __transaction_state
 // partition, as FindCoordinator names it.
-func txnCoordinatorOf(i int) func(context.Context, *env, string, []brokers.Broker) ([]brokers.Broker, error) {
-	return func(ctx context.Context, e *env, topic string, snap []brokers.Broker) ([]brokers.Broker, error) {
+func txnCoordinatorOf(i int) func(context.Context, *env, string, []brokers.Server) ([]brokers.Server, error) {
+	return func(ctx context.Context, e *env, topic string, snap []brokers.Server) ([]brokers.Server, error) {
 		id := txn.TransactionalID(topic+steadystate.TxnTopicSuffix, i)
 		cl, err := e.KafkaClient()
 		if err != nil {

@@ -74,7 +74,7 @@ func upgradeStory(keep bool) story {
 	st := story{
 		Label: "upgrade",
 		Kind:  scenario.Graceful,
-		Pick: func(ctx context.Context, e *env, topic string, snap []brokers.Broker) ([]brokers.Broker, error) {
+		Pick: func(ctx context.Context, e *env, topic string, snap []brokers.Server) ([]brokers.Server, error) {
 			By("reading what every node runs before the upgrade: the version its log names, the feature levels it answers with")
 			var err error
 			if before, err = nodeVersions(ctx, e); err != nil {
@@ -85,11 +85,11 @@ func upgradeStory(keep bool) story {
 			}
 			return statefulSetPods(ctx, e, topic, snap)
 		},
-		Fault: func(e *env, _ []brokers.Broker) chaos.Fault {
+		Fault: func(e *env, _ []brokers.Server) chaos.Fault {
 			ups = []*chaos.Upgrade{{Scope: e.FaultScope(), StatefulSet: e.cfg.Target.StatefulSet, Image: image}}
 			return ups[0]
 		},
-		During: func(ctx context.Context, e *env, v []brokers.Broker) error {
+		During: func(ctx context.Context, e *env, v []brokers.Server) error {
 			if err := waitRollout(ctx, e, v); err != nil {
 				return err
 			}
@@ -119,7 +119,7 @@ func upgradeStory(keep bool) story {
 			return err
 		},
 		NewPods: true,
-		Finally: func(_ context.Context, _ *env, _ []brokers.Broker, o *outcome) {
+		Finally: func(_ context.Context, _ *env, _ []brokers.Server, o *outcome) {
 			what := "every node rolled to " + image + " one by one, under load"
 			if !keep {
 				what += ", then back to " + from + " before metadata.version was raised"
@@ -130,7 +130,7 @@ func upgradeStory(keep bool) story {
 	}
 	if !keep {
 		st.Label = "upgrade-rollback"
-		st.Settle = func(ctx context.Context, e *env, v []brokers.Broker) error {
+		st.Settle = func(ctx context.Context, e *env, v []brokers.Server) error {
 			// Recover began the brokers' roll back: one StatefulSet at a
 			// time, so the controllers go back once it is done.
 			if err := waitRollout(ctx, e, v); err != nil {
@@ -216,7 +216,7 @@ func nodeVersions(ctx context.Context, e *env) (map[int32]nodeVersion, error) {
 		n := nodeVersion{pod: b.Pod, uid: string(pod.UID), running: v}
 		if f, ok := fs[b.ID]; ok {
 			n.features = &f
-		} else if b.BrokerRole {
+		} else if b.Broker {
 			return nil, fmt.Errorf("broker %d (%s) did not answer ApiVersions", b.ID, b.Pod)
 		}
 		out[b.ID] = n

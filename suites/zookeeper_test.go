@@ -22,7 +22,7 @@ import (
 
 // zooKeeperMode reports whether the brokers keep their metadata in
 // ZooKeeper (their env names a zookeeper.connect), and the connect string.
-func zooKeeperMode(snap []brokers.Broker) (string, bool) {
+func zooKeeperMode(snap []brokers.Server) (string, bool) {
 	for _, b := range snap {
 		if b.ZooKeeperConnect != "" {
 			return b.ZooKeeperConnect, true
@@ -107,7 +107,7 @@ func zooKeeperKill() story {
 		MaxUnavailable: GracefulMaxUnavailable,
 		MaxUnavailableWhy: "the ZooKeeper leader's kill: the ensemble elects another within seconds and the brokers' sessions move to it, " +
 			"so the producers should hardly notice (measured 0 s); a window as long as the session timeout means the brokers' sessions expired",
-		Pick: func(ctx context.Context, e *env, _ string, _ []brokers.Broker) ([]brokers.Broker, error) {
+		Pick: func(ctx context.Context, e *env, _ string, _ []brokers.Server) ([]brokers.Server, error) {
 			p, err := zooKeeperLeaderPod(ctx, e)
 			if err != nil {
 				return nil, err
@@ -116,7 +116,7 @@ func zooKeeperKill() story {
 			By(fmt.Sprintf("pod %s (%s) leads the ZooKeeper ensemble", p.Name, p.Status.PodIP))
 			return nil, nil
 		},
-		Fault: func(e *env, _ []brokers.Broker) chaos.Fault {
+		Fault: func(e *env, _ []brokers.Server) chaos.Fault {
 			pod := "<the ZooKeeper leader>" // a dry run picks nothing
 			if victim != nil {
 				pod = victim.Name
@@ -124,7 +124,7 @@ func zooKeeperKill() story {
 			return &chaos.PodDelete{Scope: e.FaultScope(), Pod: pod, Force: true}
 		},
 		PodsBack: func(ctx context.Context, e *env) error { return zooKeeperPodBack(ctx, e, victim) },
-		Finally: func(ctx context.Context, e *env, _ []brokers.Broker, o *outcome) {
+		Finally: func(ctx context.Context, e *env, _ []brokers.Server, o *outcome) {
 			if ens, ok := e.Ensemble(ctx); ok {
 				o.Observations = append(o.Observations, "ZooKeeper after the kill: "+ens.String())
 			}
@@ -138,7 +138,7 @@ func zooKeeperPodBack(ctx context.Context, e *env, old *corev1.Pod) error {
 	if old == nil {
 		return errors.New("no ZooKeeper pod was killed")
 	}
-	return e.WaitPodsBack(ctx, []brokers.Broker{{Pod: old.Name, PodUID: old.UID}}, true)
+	return e.WaitPodsBack(ctx, []brokers.Server{{Pod: old.Name, PodUID: old.UID}}, true)
 }
 
 // configByStartScript says why a config change by env cannot reach the

@@ -82,7 +82,7 @@ func TestPauseLeader(t *testing.T) {
 	st := scenario.Story[*testing.T]{
 		Label: "example-pause-leader",
 		Kind:  scenario.Hard, // Kafka fences a frozen broker after broker.session.timeout.ms
-		Pick: func(ctx context.Context, t *testing.T, topic string, snap []brokers.Broker) ([]brokers.Broker, error) {
+		Pick: func(ctx context.Context, t *testing.T, topic string, snap []brokers.Server) ([]brokers.Server, error) {
 			var id int32
 			err := env.WithKafka(func(cl *kafkaadmin.Client) (err error) {
 				id, err = cl.PartitionLeader(ctx, topic, partition)
@@ -95,9 +95,9 @@ func TestPauseLeader(t *testing.T) {
 			if !ok {
 				return nil, fmt.Errorf("no pod carries broker %d, the leader of %s/%d", id, topic, partition)
 			}
-			return []brokers.Broker{b}, nil
+			return []brokers.Server{b}, nil
 		},
-		Fault: func(_ *testing.T, v []brokers.Broker) chaos.Fault {
+		Fault: func(_ *testing.T, v []brokers.Server) chaos.Fault {
 			return &chaos.Pause{Scope: env.FaultScope(), Exec: env.Exec, Pod: v[0].Pod, Container: v[0].Container}
 		},
 	}
