@@ -7,11 +7,11 @@ import (
 
 	"github.com/twmb/franz-go/pkg/kgo"
 	"k8s.io/client-go/kubernetes"
-	"k8s.io/client-go/tools/clientcmd"
 
 	"github.com/kafkachaos/kafkachaos/bootstrap"
 	"github.com/kafkachaos/kafkachaos/brokers"
 	"github.com/kafkachaos/kafkachaos/chaos"
+	"github.com/kafkachaos/kafkachaos/clusters"
 	"github.com/kafkachaos/kafkachaos/localcluster/nodeagent"
 )
 
@@ -20,7 +20,8 @@ import (
 // cluster kept by kafkachaos cluster up.
 type Target struct {
 	// Kubeconfig and Context reach the cluster; an empty Kubeconfig means
-	// $KUBECONFIG, else ~/.kube/config (or StateDir's).
+	// StateDir's, else clusters.LoadRESTConfig's search ($KUBECONFIG,
+	// ~/.kube/config, ~/.kafkachaos/local/kubeconfig).
 	Kubeconfig, Context string
 	// StateDir is a local cluster's state dir (kafkachaos cluster up
 	// --state-dir): its kubeconfig, and its names for the brokers.
@@ -39,16 +40,13 @@ type Target struct {
 // opts in. The caller sets the Narrator, Cleanups and Recorder, the run
 // ID, and its own timing, bounds and steady state.
 func Connect(ctx context.Context, t Target) (*Env, error) {
-	rules := clientcmd.NewDefaultClientConfigLoadingRules()
-	switch {
-	case t.Kubeconfig != "":
-		rules.ExplicitPath = t.Kubeconfig
-	case t.StateDir != "":
-		rules.ExplicitPath = filepath.Join(t.StateDir, "kubeconfig")
+	kubeconfig := t.Kubeconfig
+	if kubeconfig == "" && t.StateDir != "" {
+		kubeconfig = filepath.Join(t.StateDir, "kubeconfig")
 	}
-	cfg, err := clientcmd.NewNonInteractiveDeferredLoadingClientConfig(rules, &clientcmd.ConfigOverrides{CurrentContext: t.Context}).ClientConfig()
+	cfg, err := clusters.Existing{Kubeconfig: kubeconfig, Context: t.Context}.Up(ctx)
 	if err != nil {
-		return nil, fmt.Errorf("scenario: kubeconfig: %w", err)
+		return nil, fmt.Errorf("scenario: %w", err)
 	}
 	cs, err := kubernetes.NewForConfig(cfg)
 	if err != nil {

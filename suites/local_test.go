@@ -19,11 +19,10 @@ import (
 	"github.com/kafkachaos/kafkachaos/manifests"
 )
 
-// bringUpLocal starts the embedded cluster (in a temporary state dir,
-// taken down at the end, unless target.stateDir names one to use and keep)
-// and deploys Kafka, unless the config tests your own (LayoutNone).
-func bringUpLocal(ctx context.Context, e *env) {
-	c := startLocal(ctx, e)
+// prepareLocal deploys Kafka on the local cluster c, unless the config
+// tests your own (LayoutNone), then grants manifests/rbac and acts as its
+// ServiceAccount.
+func prepareLocal(ctx context.Context, e *env, c *localcluster.Cluster) {
 	if e.cfg.UsersKafka() {
 		By("testing your own Kafka in namespace " + e.Namespace + ": nothing is deployed")
 	} else {
@@ -49,10 +48,11 @@ func bringUpLocal(ctx context.Context, e *env) {
 	actAsServiceAccount(ctx, e)
 }
 
-// startLocal brings the embedded cluster up (idempotent on a kept one) and
-// attaches e to it as its admin.
-func startLocal(ctx context.Context, e *env) *localcluster.Cluster {
-	if !e.cfg.UsersKafka() {
+// localProvider is the embedded cluster of e's target: in
+// target.stateDir, kept (and in a dry run used as it is, nothing
+// started), else in a temporary state dir that Down deletes.
+func localProvider(ctx context.Context, e *env) localcluster.Provider {
+	if !e.cfg.UsersKafka() && !e.cfg.DryRun {
 		expectKafkaJars(e.cfg.Target.KafkaVersion)
 	}
 	state, keep := e.cfg.Target.StateDir, e.cfg.Target.StateDir != ""
@@ -63,7 +63,7 @@ func startLocal(ctx context.Context, e *env) *localcluster.Cluster {
 		DeferCleanup(os.RemoveAll, state)
 	}
 	bin := e.cfg.Target.Binary
-	if bin == "" && !localcluster.BesideExecutable() {
+	if bin == "" && !localcluster.BesideExecutable() && !e.cfg.DryRun {
 		// In the state dir, so a cluster left running keeps its agent's
 		// program; a kept cluster's existing one is reused as it is. The
 		// agent runs kafkachaos, beside it, for the load agents' pods.
@@ -77,17 +77,7 @@ func startLocal(ctx context.Context, e *env) *localcluster.Cluster {
 	c, err := localcluster.New(localcluster.WithStateDir(state), localcluster.WithAgentBinary(bin),
 		localcluster.WithLogf(func(f string, a ...any) { GinkgoWriter.Printf(f+"\n", a...) }))
 	Expect(err).NotTo(HaveOccurred())
-	if !keep {
-		DeferCleanup(func(ctx SpecContext) {
-			By("taking the local cluster down and deleting its state")
-			Expect(c.Down(ctx, true)).To(Succeed())
-		}, NodeTimeout(clusterDownTimeout))
-	}
-
-	By("bringing up the embedded local cluster (control plane, 3 nodes) in " + state)
-	Expect(c.Up(ctx)).To(Succeed())
-	attach(e, c)
-	return c
+	return localcluster.Provider{Cluster: c, Keep: keep, AsItIs: e.cfg.DryRun}
 }
 
 // attachDryRun is a dry run's local cluster: the one running in
@@ -95,13 +85,6 @@ func startLocal(ctx context.Context, e *env) *localcluster.Cluster {
 // the one write is the TokenRequest that lets the suite act as its
 // ServiceAccount, which creates no object.
 func attachDryRun(ctx context.Context, e *env) {
-	c, err := localcluster.New(localcluster.WithStateDir(e.cfg.Target.StateDir))
-	Expect(err).NotTo(HaveOccurred())
-	for _, st := range c.Status() {
-		Expect(st.Running).To(BeTrue(), "a dry run uses the local cluster in %s as it is, and its %s is not running: bring it up with kafkachaos cluster up --state-dir %s, or run without -kafkachaos.dry-run",
-			e.cfg.Target.StateDir, st.Name, e.cfg.Target.StateDir)
-	}
-	attach(e, c)
 	if !e.cfg.UsersKafka() {
 		layout, err := e.cfg.SpecLayout()
 		Expect(err).NotTo(HaveOccurred())
@@ -110,7 +93,7 @@ func attachDryRun(ctx context.Context, e *env) {
 		Expect(n).To(Equal(layout.Pods), "a dry run deploys nothing: Kafka (%s) must run in %s already (%s)", layout.Name, layout.Namespace, seen)
 		e.Bootstrap = layout.Bootstrap()
 	}
-	_, err = e.Admin.CoreV1().ServiceAccounts(e.Namespace).Get(ctx, manifests.ServiceAccount, metav1.GetOptions{})
+	_, err := e.Admin.CoreV1().ServiceAccounts(e.Namespace).Get(ctx, manifests.ServiceAccount, metav1.GetOptions{})
 	Expect(err).NotTo(HaveOccurred(), "a dry run grants nothing: manifests/rbac must be granted in %s already (run once without -kafkachaos.dry-run)", e.Namespace)
 	By("dry-run: acting as the ServiceAccount of manifests/rbac on the running local cluster in " + e.cfg.Target.StateDir)
 	actAsServiceAccount(ctx, e)

@@ -20,10 +20,10 @@ import (
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
-	"k8s.io/client-go/tools/clientcmd"
 
 	"github.com/kafkachaos/kafkachaos/brokers"
 	"github.com/kafkachaos/kafkachaos/chaos"
+	"github.com/kafkachaos/kafkachaos/clusters"
 	"github.com/kafkachaos/kafkachaos/internal/kube"
 	"github.com/kafkachaos/kafkachaos/kafkasec"
 	"github.com/kafkachaos/kafkachaos/localcluster"
@@ -110,21 +110,30 @@ var _ = BeforeSuite(func(ctx SpecContext) {
 	e := newEnv(cfg)
 	suite = e
 	By(fmt.Sprintf("run %s: namespace %s, %d records/s", e.RunID, e.Namespace, cfg.SteadyState.Rate))
-	switch {
-	case cfg.DryRun && cfg.Local() && cfg.Target.StateDir == "":
+	if cfg.DryRun && cfg.Local() && cfg.Target.StateDir == "" {
 		By("dry-run: would bring up the embedded local cluster and deploy manifests/kafka (" + cfg.Target.Layout + ")")
 		return
-	case cfg.DryRun && cfg.Local():
-		attachDryRun(ctx, e)
-	case cfg.Local():
-		bringUpLocal(ctx, e)
-	default:
-		rc, err := existingCluster(cfg.Target)
+	}
+	p := targetCluster(ctx, e)
+	By("bringing up (or reaching) " + p.Name())
+	// Down is safe after a failed Up; it leaves a cluster it found as it is.
+	DeferCleanup(func(ctx SpecContext) {
+		By("done with " + p.Name() + ": a cluster this run created is taken down, any other left as it is")
+		Expect(p.Down(ctx)).To(Succeed())
+	}, NodeTimeout(clusterDownTimeout))
+	e.rest, err = p.Up(ctx)
+	Expect(err).NotTo(HaveOccurred())
+	if lp, ok := p.(localcluster.Provider); ok {
+		attach(e, lp.Cluster)
+		if cfg.DryRun {
+			attachDryRun(ctx, e)
+		} else {
+			prepareLocal(ctx, e, lp.Cluster)
+		}
+	} else {
+		e.Kube, err = kubernetes.NewForConfig(e.rest)
 		Expect(err).NotTo(HaveOccurred())
-		e.rest = rc
-		e.Kube, err = kubernetes.NewForConfig(rc)
-		Expect(err).NotTo(HaveOccurred())
-		e.Admin, e.KubeConfig = e.Kube, rc
+		e.Admin, e.KubeConfig = e.Kube, e.rest
 		e.Bootstrap = cfg.Target.Bootstrap
 		sec, err := cfg.Target.Security.Resolve()
 		Expect(err).NotTo(HaveOccurred())
@@ -243,17 +252,15 @@ func detectFlavor(ctx context.Context, e *env) brokers.Flavor {
 	return flavor
 }
 
-// existingCluster returns the REST config of target's cluster: the pod's
-// ServiceAccount in cluster, else the kubeconfig.
-func existingCluster(t TargetConfig) (*rest.Config, error) {
-	if t.InCluster {
-		By("connecting to the cluster as this pod's ServiceAccount")
-		return rest.InClusterConfig()
+// targetCluster is the cluster of e's target: the embedded local one
+// (kept in target.stateDir, used as it is in a dry run, else in a
+// temporary state dir taken down at the end), or an existing one.
+func targetCluster(ctx context.Context, e *env) clusters.Provider {
+	t := e.cfg.Target
+	if !e.cfg.Local() {
+		return clusters.Existing{Kubeconfig: t.Kubeconfig, Context: t.Context, InCluster: t.InCluster}
 	}
-	By("connecting to the cluster in " + t.Kubeconfig)
-	return clientcmd.NewNonInteractiveDeferredLoadingClientConfig(
-		&clientcmd.ClientConfigLoadingRules{ExplicitPath: t.Kubeconfig},
-		&clientcmd.ConfigOverrides{CurrentContext: t.Context}).ClientConfig()
+	return localProvider(ctx, e)
 }
 
 func newRunID() string {

@@ -3,11 +3,9 @@ package main
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
 	"io"
 	"net/http"
 	"net/http/httptest"
-	"os"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -16,89 +14,10 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	networkingv1 "k8s.io/api/networking/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/client-go/tools/clientcmd"
-	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
 
 	"github.com/kafkachaos/kafkachaos/chaos"
+	"github.com/kafkachaos/kafkachaos/clusters/clusterstest"
 )
-
-// writeKubeconfig writes a kubeconfig for server with context "test".
-func writeKubeconfig(t *testing.T, path, server string) {
-	t.Helper()
-	cfg := clientcmdapi.NewConfig()
-	cfg.Clusters["test"] = &clientcmdapi.Cluster{Server: server}
-	cfg.AuthInfos["test"] = &clientcmdapi.AuthInfo{}
-	cfg.Contexts["test"] = &clientcmdapi.Context{Cluster: "test", AuthInfo: "test"}
-	cfg.CurrentContext = "test"
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := clientcmd.WriteToFile(*cfg, path); err != nil {
-		t.Fatal(err)
-	}
-}
-
-func TestLoadRESTConfig(t *testing.T) {
-	tests := []struct {
-		name       string
-		files      map[string]string // path under $HOME -> server
-		flag       string            // under $HOME
-		env        string            // under $HOME, ":"-separated
-		context    string
-		wantServer string
-		wantErr    string
-	}{
-		{name: "flag", files: map[string]string{"a": "https://a", ".kube/config": "https://home"}, flag: "a", wantServer: "https://a"},
-		{name: "flag names a missing file", files: map[string]string{".kube/config": "https://home"}, flag: "nope", wantErr: "--kubeconfig"},
-		{name: "env", files: map[string]string{"b": "https://b", ".kube/config": "https://home"}, env: "missing:b", wantServer: "https://b"},
-		{name: "env names no file", files: map[string]string{".kube/config": "https://home"}, env: "missing", wantErr: "$KUBECONFIG"},
-		{name: "home", files: map[string]string{".kube/config": "https://home", ".kafkachaos/local/kubeconfig": "https://local"}, wantServer: "https://home"},
-		{name: "local cluster", files: map[string]string{".kafkachaos/local/kubeconfig": "https://local"}, wantServer: "https://local"},
-		{name: "none", wantErr: ".kafkachaos/local/kubeconfig"},
-		{name: "unknown context", files: map[string]string{".kube/config": "https://home"}, context: "nope", wantErr: "nope"},
-		{name: "not a kubeconfig", files: map[string]string{"bad": ""}, flag: "bad", wantErr: "kubeconfig"},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			home := t.TempDir()
-			t.Setenv("HOME", home)
-			for p, server := range tt.files {
-				if server == "" {
-					if err := os.WriteFile(filepath.Join(home, p), []byte("{not yaml"), 0o600); err != nil {
-						t.Fatal(err)
-					}
-					continue
-				}
-				writeKubeconfig(t, filepath.Join(home, p), server)
-			}
-			var env []string
-			for _, p := range strings.Split(tt.env, ":") {
-				if p != "" {
-					env = append(env, filepath.Join(home, p))
-				}
-			}
-			t.Setenv("KUBECONFIG", strings.Join(env, string(os.PathListSeparator)))
-			flag := ""
-			if tt.flag != "" {
-				flag = filepath.Join(home, tt.flag)
-			}
-			cfg, err := loadRESTConfig(flag, tt.context)
-			if tt.wantErr != "" {
-				var ue usageError
-				if err == nil || !strings.Contains(err.Error(), tt.wantErr) || !errors.As(err, &ue) {
-					t.Fatalf("err = %v, want a usage error saying %q", err, tt.wantErr)
-				}
-				return
-			}
-			if err != nil {
-				t.Fatal(err)
-			}
-			if cfg.Host != tt.wantServer {
-				t.Errorf("server %q, want %q", cfg.Host, tt.wantServer)
-			}
-		})
-	}
-}
 
 func TestRecoverMissingKubeconfigExitsTwo(t *testing.T) {
 	t.Setenv("HOME", t.TempDir())
@@ -185,7 +104,7 @@ func TestRecoverRetriesAnUnavailableAPI(t *testing.T) {
 	ts := httptest.NewServer(api)
 	defer ts.Close()
 	kc := filepath.Join(t.TempDir(), "kubeconfig")
-	writeKubeconfig(t, kc, ts.URL)
+	clusterstest.WriteKubeconfig(t, kc, ts.URL)
 	var stdout, stderr bytes.Buffer
 	if code := run([]string{"recover", "--kubeconfig", kc}, &stdout, &stderr); code != exitOK {
 		t.Fatalf("exit %d; stderr %s", code, stderr.String())
@@ -244,7 +163,7 @@ func TestRecoverCommand(t *testing.T) {
 			ts := httptest.NewServer(api)
 			defer ts.Close()
 			kc := filepath.Join(t.TempDir(), "kubeconfig")
-			writeKubeconfig(t, kc, ts.URL)
+			clusterstest.WriteKubeconfig(t, kc, ts.URL)
 			var stdout, stderr bytes.Buffer
 			code := run(append([]string{"recover", "--kubeconfig", kc}, tt.args...), &stdout, &stderr)
 			if code != exitOK {
