@@ -1,4 +1,3 @@
-// Package clusterstest helps tests that need a kubeconfig on disk.
 package clusterstest
 
 import (

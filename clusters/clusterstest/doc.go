@@ -1,0 +1,2 @@
+// Package clusterstest helps tests that need a kubeconfig on disk.
+package clusterstest
