@@ -35,6 +35,20 @@ type GroupConfig struct {
 	// Protocol is GroupProtocolClassic (the default) or
 	// GroupProtocolConsumer.
 	Protocol string
+	// Name is the group's ID; empty names it after the run
+	// (kafkachaos-<run>-app). A story that aims a fault at the group's
+	// coordinator names it, so it can ask FindCoordinator. Its start
+	// offsets are committed before any member joins, so a name used
+	// before starts afresh.
+	Name string
+}
+
+// name is the group's ID in a run of cfg.
+func (g GroupConfig) name(run uint64, base uint32) string {
+	if g.Name != "" {
+		return g.Name
+	}
+	return fmtGroup(run, base) + "-app"
 }
 
 // maxGroupMembers bounds GroupConfig.Members.
@@ -77,7 +91,7 @@ type member struct {
 // group before any member joins.
 func (r *Runner) startAppGroup(ctx context.Context, adm *kadm.Client, begin time.Time, startOffsets []int64) (*appGroup, error) {
 	c := r.cfg
-	g := &appGroup{name: fmtGroup(c.RunID, c.ProducerBase) + "-app", chk: groupcheck.New(begin, startOffsets), stop: make(chan struct{})}
+	g := &appGroup{name: c.Group.name(c.RunID, c.ProducerBase), chk: groupcheck.New(begin, startOffsets), stop: make(chan struct{})}
 	if err := commitStart(ctx, adm, g.name, c.Topic, startOffsets); err != nil {
 		return nil, err
 	}

@@ -1,7 +1,11 @@
 package steadystate
 
 import (
+	"context"
 	"testing"
+
+	"github.com/twmb/franz-go/pkg/kadm"
+	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/kafkachaos/kafkachaos/steadystate/groupcheck"
 )
@@ -11,8 +15,18 @@ func TestRunGroupOfThreeIsClean(t *testing.T) {
 		t.Run(protocol, func(t *testing.T) {
 			c := newFake(t)
 			cfg := fakeConfig(c)
-			cfg.Group = GroupConfig{Members: 3, Protocol: protocol}
+			cfg.Group = GroupConfig{Members: 3, Protocol: protocol, Name: "app-" + protocol}
 			rep := runFake(t, cfg)
+			// The group went by the name given: its commits are there.
+			cl, err := kgo.NewClient(kgo.SeedBrokers(c.ListenAddrs()...))
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer cl.Close()
+			offs, err := kadm.NewClient(cl).FetchOffsets(context.Background(), cfg.Group.Name)
+			if err != nil || len(offs) == 0 {
+				t.Errorf("no commits of group %s: %v %v", cfg.Group.Name, offs, err)
+			}
 			g := rep.Group
 			if g == nil {
 				t.Fatal("no group verdict in the report")

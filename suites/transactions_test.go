@@ -2,7 +2,6 @@ package suites
 
 import (
 	"context"
-	"fmt"
 	"time"
 
 	. "github.com/onsi/ginkgo/v2"
@@ -100,21 +99,7 @@ func withTransactions(st story) story {
 // transactional producer i: the leader of its __transaction_state
 // partition, as FindCoordinator names it.
 func txnCoordinatorOf(i int) func(context.Context, *env, string, []brokers.Server) ([]brokers.Server, error) {
-	return func(ctx context.Context, e *env, topic string, snap []brokers.Server) ([]brokers.Server, error) {
-		id := txn.TransactionalID(topic+steadystate.TxnTopicSuffix, i)
-		cl, err := e.KafkaClient()
-		if err != nil {
-			return nil, err
-		}
-		defer cl.Close()
-		c, ok := kadm.NewClient(cl).FindTxnCoordinators(ctx, id)[id]
-		switch {
-		case !ok:
-			return nil, fmt.Errorf("FindCoordinator named no coordinator for transactional ID %s", id)
-		case c.Err != nil:
-			return nil, fmt.Errorf("finding the coordinator of transactional ID %s: %w", id, c.Err)
-		}
-		By(fmt.Sprintf("broker %d coordinates the transactions of %s", c.NodeID, id))
-		return broker(c.NodeID)(ctx, e, topic, snap)
-	}
+	return coordinatorOf("the transactions of", func(_ *env, topic string) string {
+		return txn.TransactionalID(topic+steadystate.TxnTopicSuffix, i)
+	}, (*kadm.Client).FindTxnCoordinators)
 }
