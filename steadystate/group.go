@@ -41,6 +41,9 @@ type GroupConfig struct {
 	// offsets are committed before any member joins, so a name used
 	// before starts afresh.
 	Name string
+	// Control, when set, lets a story crash and restart members
+	// (GroupControl); its members then dial through it.
+	Control *GroupControl
 }
 
 // name is the group's ID in a run of cfg.
@@ -67,11 +70,18 @@ func (g GroupConfig) validate() error {
 // appGroup is the running group: its members and the checker they report to.
 type appGroup struct {
 	name    string
+	topic   string
 	chk     *groupcheck.Checker
-	members []*member
-	wg      sync.WaitGroup
-	stop    chan struct{}
-	once    sync.Once
+	opts    func(m *member) []kgo.Opt // a member's client options
+	ctx     context.Context           // the run's
+	members []*member                 // by slot: the member now in it
+	all     []*member                 // every member started, crashed ones too
+	// restarts counts, by slot, the members started after a crash.
+	restarts []int
+	control  *GroupControl
+	wg       sync.WaitGroup
+	stop     chan struct{}
+	once     sync.Once
 }
 
 // member is one member of the group: a client of its own.
@@ -82,21 +92,28 @@ type member struct {
 	chk   *groupcheck.Checker
 	mu    sync.Mutex
 	// next is, by partition, the offset after the last record processed;
-	// committed, what the broker last acknowledged of it.
+	// committed, what the broker last acknowledged of it; owned, what the
+	// member was assigned and has not given up.
 	next      map[int32]kgo.EpochOffset
 	committed map[int32]int64
+	owned     map[int32]bool
+	// life is held while the member processes, commits or hears of a
+	// rebalance, so that a crash comes between two of those (alive).
+	life    sync.Mutex
+	crashed bool
+	// ctx ends with the run, or at a crash (cancel).
+	ctx    context.Context
+	cancel context.CancelFunc
+	dialer *cutDialer // nil unless the group has a Control
 }
 
 // startGroup starts the group's members at startOffsets, committed for the
 // group before any member joins.
 func (r *Runner) startAppGroup(ctx context.Context, adm *kadm.Client, begin time.Time, startOffsets []int64) (*appGroup, error) {
 	c := r.cfg
-	g := &appGroup{name: c.Group.name(c.RunID, c.ProducerBase), chk: groupcheck.New(begin, startOffsets), stop: make(chan struct{})}
-	if err := commitStart(ctx, adm, g.name, c.Topic, startOffsets); err != nil {
-		return nil, err
-	}
-	for i := range c.Group.Members {
-		m := &member{name: fmt.Sprintf("member-%d", i), topic: c.Topic, chk: g.chk, next: map[int32]kgo.EpochOffset{}, committed: map[int32]int64{}}
+	g := &appGroup{name: c.Group.name(c.RunID, c.ProducerBase), topic: c.Topic, chk: groupcheck.New(begin, startOffsets), stop: make(chan struct{}),
+		ctx: ctx, restarts: make([]int, c.Group.Members), control: c.Group.Control}
+	g.opts = func(m *member) []kgo.Opt {
 		opts := append(r.baseOpts(),
 			kgo.ConsumerGroup(g.name), kgo.ConsumeTopics(c.Topic),
 			kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()),
@@ -106,29 +123,89 @@ func (r *Runner) startAppGroup(ctx context.Context, adm *kadm.Client, begin time
 		if c.Group.Protocol == GroupProtocolConsumer {
 			opts = append(opts, kgo.ServerSideBalancer(), kgo.Balancers(kgo.RangeBalancer()))
 		}
-		cl, err := kgo.NewClient(opts...)
+		if m.dialer != nil {
+			opts = append(opts, kgo.Dialer(m.dialer.DialContext))
+		}
+		return opts
+	}
+	if g.control != nil && c.TLS != nil {
+		return nil, errors.New("steadystate: a group's member faults (GroupConfig.Control) need PLAINTEXT brokers")
+	}
+	if err := commitStart(ctx, adm, g.name, c.Topic, startOffsets); err != nil {
+		return nil, err
+	}
+	for i := range c.Group.Members {
+		m, err := g.newMember(fmt.Sprintf("member-%d", i))
 		if err != nil {
 			g.close()
-			return nil, fmt.Errorf("steadystate: group member %d client: %w", i, err)
+			return nil, err
 		}
-		m.cl = cl
 		g.members = append(g.members, m)
 	}
 	for _, m := range g.members {
-		g.wg.Go(func() { m.run(ctx, g.stop) })
+		g.start(m)
+	}
+	if g.control != nil {
+		g.control.attach(g)
 	}
 	return g, nil
 }
 
-// close stops the members and waits for them; they leave the group.
+// newMember makes a member named name, with a client of its own; start
+// runs it.
+func (g *appGroup) newMember(name string) (*member, error) {
+	m := &member{name: name, topic: g.topic, chk: g.chk, next: map[int32]kgo.EpochOffset{}, committed: map[int32]int64{}, owned: map[int32]bool{}}
+	m.ctx, m.cancel = context.WithCancel(g.ctx)
+	if g.control != nil {
+		m.dialer = newCutDialer(g.control.dial)
+	}
+	cl, err := kgo.NewClient(g.opts(m)...)
+	if err != nil {
+		m.cancel()
+		return nil, fmt.Errorf("steadystate: group %s, %s's client: %w", g.name, name, err)
+	}
+	m.cl = cl
+	g.all = append(g.all, m)
+	return m, nil
+}
+
+// start runs m until the group stops.
+func (g *appGroup) start(m *member) { g.wg.Go(func() { m.run(g.stop) }) }
+
+// close stops the members and waits for them; the live ones leave the
+// group. A crashed member's client cannot reach the brokers: its Close
+// (which would try to leave) is given closeCrashed, then left to finish.
 func (g *appGroup) close() {
 	g.once.Do(func() {
+		if g.control != nil {
+			g.control.detach()
+		}
 		close(g.stop)
 		g.wg.Wait()
-		for _, m := range g.members {
+		var crashed sync.WaitGroup
+		for _, m := range g.all {
+			if m.hasCrashed() {
+				crashed.Go(func() { closeWithin(m.cl, closeCrashed) })
+				continue
+			}
 			m.cl.Close()
+			m.cancel()
 		}
+		crashed.Wait()
 	})
+}
+
+// closeCrashed is how long close waits for a crashed member's client.
+const closeCrashed = 5 * time.Second
+
+// closeWithin closes cl, waiting at most d for it.
+func closeWithin(cl *kgo.Client, d time.Duration) {
+	done := make(chan struct{})
+	go func() { cl.Close(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(d):
+	}
 }
 
 // drain waits until the group has processed every offset below end, or
@@ -150,31 +227,37 @@ func (g *appGroup) drain(ctx context.Context, end []int64, timeout time.Duration
 	return nil
 }
 
-// run polls, processes and commits until stop or ctx ends.
-func (m *member) run(ctx context.Context, stop <-chan struct{}) {
+// run polls, processes and commits until stop, the run's end, or a
+// crash.
+func (m *member) run(stop <-chan struct{}) {
 	for {
 		select {
 		case <-stop:
 			return
-		case <-ctx.Done():
+		case <-m.ctx.Done():
 			return
 		default:
 		}
-		pollCtx, cancel := context.WithTimeout(ctx, consumerPoll)
+		pollCtx, cancel := context.WithTimeout(m.ctx, consumerPoll)
 		fetches := m.cl.PollFetches(pollCtx)
 		cancel()
 		if fetches.IsClientClosed() {
 			return
 		}
-		now := time.Now()
-		fetches.EachError(func(_ string, p int32, err error) {
-			var loss *kgo.ErrDataLoss
-			if errors.As(err, &loss) {
-				m.chk.Observe(groupcheck.Event{At: now, Member: m.name, Kind: groupcheck.Reset, Partition: p, First: loss.ResetTo})
-			}
+		ran := m.alive(func() {
+			now := time.Now()
+			fetches.EachError(func(_ string, p int32, err error) {
+				var loss *kgo.ErrDataLoss
+				if errors.As(err, &loss) {
+					m.chk.Observe(groupcheck.Event{At: now, Member: m.name, Kind: groupcheck.Reset, Partition: p, First: loss.ResetTo})
+				}
+			})
+			fetches.EachPartition(func(fp kgo.FetchTopicPartition) { m.process(now, fp) })
+			m.commit(m.ctx, nil)
 		})
-		fetches.EachPartition(func(fp kgo.FetchTopicPartition) { m.process(now, fp) })
-		m.commit(ctx, nil)
+		if !ran {
+			return
+		}
 		m.cl.AllowRebalance()
 	}
 }
@@ -214,6 +297,10 @@ func (m *member) commit(ctx context.Context, only []int32) {
 	if len(offs) == 0 {
 		return
 	}
+	// A crash ends the commit at once, whoever asked for it.
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	defer context.AfterFunc(m.ctx, cancel)()
 	m.cl.CommitOffsetsSync(ctx, map[string]map[int32]kgo.EpochOffset{m.topic: offs}, func(_ *kgo.Client, _ *kmsg.OffsetCommitRequest, resp *kmsg.OffsetCommitResponse, err error) {
 		if err != nil || resp == nil {
 			return
@@ -235,21 +322,32 @@ func (m *member) commit(ctx context.Context, only []int32) {
 }
 
 func (m *member) assigned(_ context.Context, _ *kgo.Client, as map[string][]int32) {
-	now := time.Now()
-	for _, p := range as[m.topic] {
-		m.chk.Observe(groupcheck.Event{At: now, Member: m.name, Kind: groupcheck.Assigned, Partition: p})
-	}
+	m.alive(func() {
+		now := time.Now()
+		m.mu.Lock()
+		for _, p := range as[m.topic] {
+			m.owned[p] = true
+		}
+		m.mu.Unlock()
+		for _, p := range as[m.topic] {
+			m.chk.Observe(groupcheck.Event{At: now, Member: m.name, Kind: groupcheck.Assigned, Partition: p})
+		}
+	})
 }
 
 // revoked commits what the member processed of the partitions it gives up,
 // as applications do, before reporting them revoked.
 func (m *member) revoked(ctx context.Context, _ *kgo.Client, rs map[string][]int32) {
-	m.commit(ctx, rs[m.topic])
-	m.gone(rs)
+	m.alive(func() {
+		m.commit(ctx, rs[m.topic])
+		m.gone(rs)
+	})
 }
 
 // lost reports partitions taken away without a chance to commit.
-func (m *member) lost(_ context.Context, _ *kgo.Client, ls map[string][]int32) { m.gone(ls) }
+func (m *member) lost(_ context.Context, _ *kgo.Client, ls map[string][]int32) {
+	m.alive(func() { m.gone(ls) })
+}
 
 func (m *member) gone(ps map[string][]int32) {
 	now := time.Now()
@@ -257,6 +355,7 @@ func (m *member) gone(ps map[string][]int32) {
 	for _, p := range ps[m.topic] {
 		delete(m.next, p)
 		delete(m.committed, p)
+		delete(m.owned, p)
 	}
 	m.mu.Unlock()
 	for _, p := range ps[m.topic] {

@@ -3,6 +3,7 @@ package suites
 import (
 	"context"
 	"fmt"
+	"time"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
@@ -10,6 +11,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"github.com/kafkachaos/kafkachaos/brokers"
+	"github.com/kafkachaos/kafkachaos/chaos"
 	"github.com/kafkachaos/kafkachaos/scenario"
 	"github.com/kafkachaos/kafkachaos/steadystate"
 )
@@ -22,22 +24,32 @@ const groupMembers = 3
 // through the rolling restart that users' upgrades do, on each group
 // protocol. Its history is checked event by event (steadystate/groupcheck).
 var _ = Describe("An application's consumer group reads through a rolling restart", Label("consumer-group"), Serial, func() {
-	for _, protocol := range []string{steadystate.GroupProtocolConsumer, steadystate.GroupProtocolClassic} {
-		storySpec(fmt.Sprintf("a group of %d on the %s protocol loses, skips and miscommits nothing while the brokers roll", groupMembers, protocol),
-			Label("group-protocol-"+protocol), func(ctx SpecContext, e *env) story {
-				skipWithoutCluster(e, "consumer-group")
-				if protocol == steadystate.GroupProtocolConsumer {
-					skipWithoutConsumerProtocol(ctx, e)
-				}
-				st := rollingRestart(e)
-				st.Label = "consumer-group-" + protocol
-				st.Workloads = []scenario.StartWorkload{scenario.SteadyStateOf(scenario.Shape{
-					Group: steadystate.GroupConfig{Members: groupMembers, Protocol: protocol},
-				})}
-				return st
-			})
-	}
+	groupSpecs("group-rolling-restart", "a group of %d on the %s protocol loses, skips and miscommits nothing while the brokers roll",
+		func(e *env, protocol string) story {
+			st := rollingRestart(e)
+			st.Label = "consumer-group-" + protocol
+			st.Workloads = []scenario.StartWorkload{scenario.SteadyStateOf(scenario.Shape{
+				Group: steadystate.GroupConfig{Members: groupMembers, Protocol: protocol},
+			})}
+			return st
+		})
 })
+
+// groupSpecs is a spec on each group protocol, labelled label and
+// group-protocol-<protocol>, its text made of format with the group's
+// size and the protocol; it is skipped without a cluster, and on KIP-848's
+// protocol with brokers that do not serve it.
+func groupSpecs(label, format string, build func(e *env, protocol string) story) {
+	for _, protocol := range []string{steadystate.GroupProtocolConsumer, steadystate.GroupProtocolClassic} {
+		storySpec(fmt.Sprintf(format, groupMembers, protocol), Label(label, "group-protocol-"+protocol), func(ctx SpecContext, e *env) story {
+			skipWithoutCluster(e, "consumer-group")
+			if protocol == steadystate.GroupProtocolConsumer {
+				skipWithoutConsumerProtocol(ctx, e)
+			}
+			return build(e, protocol)
+		})
+	}
+}
 
 // The group's coordinator fails: the broker that leads the group's
 // __consumer_offsets partition, which holds its commits and, on either
@@ -45,21 +57,80 @@ var _ = Describe("An application's consumer group reads through a rolling restar
 // and the group must lose, skip and miscommit nothing. Kafka's own
 // consumer_test.py bounces brokers under a group for this reason.
 var _ = Describe("An application's consumer group loses its coordinator", Label("consumer-group"), Serial, func() {
-	for _, protocol := range []string{steadystate.GroupProtocolConsumer, steadystate.GroupProtocolClassic} {
-		storySpec(fmt.Sprintf("the coordinator's pod force-deleted: a group of %d on the %s protocol loses, skips and miscommits nothing", groupMembers, protocol),
-			Label("group-coordinator-kill", "group-protocol-"+protocol), func(ctx SpecContext, e *env) story {
-				skipWithoutCluster(e, "consumer-group")
-				if protocol == steadystate.GroupProtocolConsumer {
-					skipWithoutConsumerProtocol(ctx, e)
-				}
-				st := story{Label: "group-coordinator-kill-" + protocol, Kind: scenario.Hard, Pick: groupCoordinator, Fault: forceDelete, NewPods: true}
-				st.Workloads = []scenario.StartWorkload{scenario.SteadyStateOf(scenario.Shape{
-					Group: steadystate.GroupConfig{Members: groupMembers, Protocol: protocol, Name: appGroupName(e, "kafkachaos-"+st.Label)},
-				})}
-				return st
-			})
-	}
+	groupSpecs("group-coordinator-kill", "the coordinator's pod force-deleted: a group of %d on the %s protocol loses, skips and miscommits nothing",
+		func(e *env, protocol string) story {
+			st := story{Label: "group-coordinator-kill-" + protocol, Kind: scenario.Hard, Pick: groupCoordinator, Fault: forceDelete, NewPods: true}
+			st.Workloads = []scenario.StartWorkload{scenario.SteadyStateOf(scenario.Shape{
+				Group: steadystate.GroupConfig{Members: groupMembers, Protocol: protocol, Name: appGroupName(e, "kafkachaos-"+st.Label)},
+			})}
+			return st
+		})
 })
+
+// A member of the group crashes, as an application's process does: no
+// LeaveGroup, its connections closed. Kafka's consumer_test.py
+// (test_consumer_failure) kills a consumer the same way. The coordinator
+// learns of it only when its session expires (session.timeout.ms, 45 s by
+// default on both protocols), and then the others must take its
+// partitions from the last commit; on recovery a new member joins in its
+// place. The brokers are untouched: the producers must not notice.
+var _ = Describe("A member of an application's consumer group crashes", Label("consumer-group"), Serial, func() {
+	groupSpecs("group-member-crash", "the others of a group of %d on the %s protocol take its partitions within the session timeout; nothing lost, skipped or miscommitted",
+		memberCrashStory)
+})
+
+// memberSessionTimeout is a member's session timeout on both protocols:
+// franz-go's SessionTimeout default (classic) and Kafka's
+// group.consumer.session.timeout.ms default (KIP-848), 45 s each.
+// reassignMargin allows the rebalance after it (a heartbeat interval: 3 s
+// in franz-go's classic default, 5 s in Kafka's KIP-848 default; and the
+// members' joins).
+const (
+	memberSessionTimeout = 45 * time.Second
+	reassignMargin       = 15 * time.Second
+)
+
+// memberCrashStory crashes member 1 of the group and holds until every
+// partition has an owner again, which must come within the session timeout
+// and the margin; its figure is the time to that.
+func memberCrashStory(e *env, protocol string) story {
+	control := steadystate.NewGroupControl(e.Dial)
+	var crash *scenario.MemberCrash
+	var reassigned time.Duration
+	st := story{Label: "group-member-crash-" + protocol, Kind: scenario.Unknown,
+		MaxUnavailable: scenario.GracefulMaxUnavailable, MaxUnavailableWhy: "a client fault: no broker is touched, so the producers must not notice",
+		Pick: func(context.Context, *env, string, []brokers.Server) ([]brokers.Server, error) { return nil, nil },
+		Fault: func(e *env, _ []brokers.Server) chaos.Fault {
+			crash = &scenario.MemberCrash{Control: control, Slot: 1, DryRun: e.DryRun, Out: GinkgoWriter}
+			return crash
+		},
+		During: func(ctx context.Context, _ *env, _ []brokers.Server) error {
+			if len(crash.Owned) == 0 {
+				return fmt.Errorf("%s owned no partition when it crashed: nothing for the others to take over", crash.Crashed)
+			}
+			limit := memberSessionTimeout + reassignMargin
+			By(fmt.Sprintf("%s crashed owning partitions %v: waiting until the others own every partition (at most the session timeout %s + %s)", crash.Crashed, crash.Owned, memberSessionTimeout, reassignMargin))
+			start := time.Now()
+			err := scenario.Poll(ctx, time.Second, limit, "every partition owned again", func(context.Context) error {
+				un, err := control.Unowned()
+				if err == nil && len(un) > 0 {
+					err = fmt.Errorf("partitions %v have no owner", un)
+				}
+				return err
+			})
+			reassigned = time.Since(start)
+			return err
+		},
+		Finally: func(_ context.Context, _ *env, _ []brokers.Server, o *scenario.Outcome) {
+			o.Observations = append(o.Observations, fmt.Sprintf("%s crashed owning partitions %v; every partition had an owner again %s later (session timeout %s)",
+				crash.Crashed, crash.Owned, reassigned.Round(100*time.Millisecond), memberSessionTimeout))
+		},
+	}
+	st.Workloads = []scenario.StartWorkload{scenario.SteadyStateOf(scenario.Shape{
+		Group: steadystate.GroupConfig{Members: groupMembers, Protocol: protocol, Control: control},
+	})}
+	return st
+}
 
 // appGroupName is the application group's ID on topic in e's run: known
 // before the group starts, so a picker can ask for its coordinator.

@@ -234,6 +234,19 @@ func countOf(ws []Witness, c Check) int {
 	return n
 }
 
+// UnownedNow lists the partitions no member owns now.
+func (c *Checker) UnownedNow() []int32 {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	var ps []int32
+	for p := range c.parts {
+		if c.parts[p].owners == 0 {
+			ps = append(ps, int32(p))
+		}
+	}
+	return ps
+}
+
 // ProcessedThrough reports whether the group has processed every offset
 // below end in each partition (by index).
 func (c *Checker) ProcessedThrough(end []int64) bool {

@@ -1,0 +1,72 @@
+package scenario
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+
+	"github.com/kafkachaos/kafkachaos/steadystate"
+)
+
+// MemberCrash is a client fault: a member of the application's consumer
+// group crashes (steadystate.GroupControl.Crash: no LeaveGroup, its
+// connections closed), and Recover starts a new member in its place, as a
+// restarted process. Nothing on the cluster changes, so there is nothing
+// for the ledger: the crashed client dies with the run.
+type MemberCrash struct {
+	Control *steadystate.GroupControl
+	// Slot is the member's place in the group (0 to Members-1).
+	Slot   int
+	DryRun bool
+	Out    io.Writer
+	// Crashed is the crashed member's name and Owned the partitions it
+	// owned, once injected.
+	Crashed string
+	Owned   []int32
+}
+
+func (f *MemberCrash) Name() string {
+	return fmt.Sprintf("crash consumer group member %d (no LeaveGroup)", f.Slot)
+}
+
+func (f *MemberCrash) Plan() string {
+	return fmt.Sprintf("crash member %d of the application's consumer group: it stops polling and committing, sends no LeaveGroup and its connections close; on recovery a new member joins in its place", f.Slot)
+}
+
+func (f *MemberCrash) Inject(context.Context) error {
+	if f.DryRun {
+		if f.Out != nil {
+			fmt.Fprintln(f.Out, "dry-run: "+f.Plan())
+		}
+		return nil
+	}
+	name, owned, err := f.Control.Crash(f.Slot)
+	if err != nil {
+		return err
+	}
+	f.Crashed, f.Owned = name, owned
+	if f.Out != nil {
+		fmt.Fprintf(f.Out, "%s crashed, owning partitions %v\n", name, owned)
+	}
+	return nil
+}
+
+// Recover starts a new member in the crashed one's slot; once the run has
+// ended (its group closed) there is nothing to recover.
+func (f *MemberCrash) Recover(context.Context) error {
+	if f.DryRun {
+		return nil
+	}
+	name, started, err := f.Control.Restart(f.Slot)
+	switch {
+	case errors.Is(err, steadystate.ErrNoGroup):
+		return nil
+	case err != nil:
+		return err
+	}
+	if f.Out != nil && started {
+		fmt.Fprintf(f.Out, "%s joined in member %d's place\n", name, f.Slot)
+	}
+	return nil
+}
