@@ -29,8 +29,9 @@ build:
 # The exit code is the verdict. LABELS picks other specs (a Ginkgo label
 # filter); ARGS passes suite flags, e.g.
 #   make chaos LABELS=gameday ARGS='-kafkachaos.config=my.yaml'
-# KAFKA_VERSION=X.Y.Z (and UPGRADE_FROM) given to make are fetched and
-# passed to the suite: make chaos KAFKA_VERSION=3.9.2 runs the gate on 3.9.2.
+# KAFKA_VERSION=X.Y.Z (and UPGRADE_FROM) given to make are passed to the
+# suite: make chaos KAFKA_VERSION=3.9.2 runs the gate on 3.9.2. Only the
+# Kafka versions the chosen specs run are fetched (chaos-kafka).
 REPORTS := $(CURDIR)/reports
 LABELS  ?= gate
 ARGS    ?=
@@ -66,7 +67,7 @@ why_failed = { echo; echo "why the specs failed ($(1)/report.json):"; \
 # B: KRaft). A failed spec does not stop the other run; compare's exit 1
 # (B worse than A somewhere) is a result here, not an error.
 ZK_VS_KRAFT_LABELS := gate || controller-kill || zookeeper-kill
-zk-vs-kraft: prereqs setup
+zk-vs-kraft: prereqs
 	-$(MAKE) --no-print-directory chaos LABELS='$(ZK_VS_KRAFT_LABELS)' KAFKA_VERSION=$(ZK_KAFKA_VERSION) ARGS='-kafkachaos.layout=zookeeper' REPORTS=$(REPORTS)/zookeeper
 	-$(MAKE) --no-print-directory chaos LABELS='$(ZK_VS_KRAFT_LABELS)' KAFKA_VERSION=$(ZK_KAFKA_VERSION) ARGS='-kafkachaos.layout=combined' REPORTS=$(REPORTS)/kraft
 	@$(GO) run ./cmd/kafkachaos compare $(REPORTS)/zookeeper/report.json $(REPORTS)/kraft/report.json; rc=$$?; [ $$rc -le 1 ]
@@ -77,9 +78,10 @@ zk-vs-kraft: prereqs setup
 # plane, Chromium rendering the HTML report) one package at a time, so a
 # 2-core machine is not oversubscribed, then the suite's gate, negative,
 # rbac, agents, 5 s pause, 10 s peers-only partition, broker disk-loss,
-# upgrade, ZooKeeper-mode and consumer group (a rolling restart under a
-# group of 3 on KIP-848's protocol) specs end to end on the local cluster (acting as
-# manifests/rbac's ServiceAccount).
+# upgrade, ZooKeeper-mode, consumer group (a member of a group of 3 on
+# KIP-848's protocol crashed) and transaction coordinator kill specs end to
+# end on the local cluster (acting as manifests/rbac's ServiceAccount). It
+# fetches every Kafka version its specs run (make setup).
 REAL_PKGS := ./internal/localkafka/ ./steadystate/javaclients/ ./steadystate/txn/ ./localcluster/... ./suites/interrupt/ ./suites/yourkafka/ ./report/
 test: prereqs-test lint setup
 	$(GO) test -count=1 -short -timeout 20m $(GOTESTFLAGS) ./...

@@ -85,7 +85,7 @@ func (t Scope) say(format string, a ...any) {
 // Sequence.Inject.
 func (t Scope) check(ctx context.Context) error {
 	if t.Client == nil {
-		return errors.New("chaos: target has no Kubernetes client")
+		return errors.New("chaos: scope has no Kubernetes client")
 	}
 	return CheckNamespace(ctx, t.Client, t.Namespace)
 }

@@ -78,7 +78,7 @@ func (f *Partition) Probe(ctx context.Context) ([]Reach, error) {
 		return nil, err
 	}
 	if f.Client == nil || f.Exec == nil {
-		return nil, fmt.Errorf("chaos: probe %s: target has no client or exec", f.Name())
+		return nil, fmt.Errorf("chaos: probe %s: scope has no client or exec", f.Name())
 	}
 	pods, err := f.pods(ctx)
 	if err != nil {

@@ -158,7 +158,7 @@ func (f *Pause) stop(ctx context.Context, container string) error {
 // Recover implements Fault: SIGCONT to the JVM, then the entry removed.
 func (f *Pause) Recover(ctx context.Context) error {
 	if f.Client == nil || f.Exec == nil {
-		return errors.New("chaos: pause: target has no client or exec")
+		return errors.New("chaos: pause: scope has no client or exec")
 	}
 	return f.recoverOn(ctx, f.Name(), Access{Exec: f.Exec}, onPod, f.Pod, func(Entry) bool { return true })
 }
@@ -206,7 +206,7 @@ func (f *Pause) container(ctx context.Context) (string, error) {
 // "1234:T" (T: stopped), read inside the container; it changes nothing.
 func (f *Pause) State(ctx context.Context) (string, error) {
 	if f.Client == nil || f.Exec == nil {
-		return "", errors.New("chaos: pause: target has no client or exec")
+		return "", errors.New("chaos: pause: scope has no client or exec")
 	}
 	container, err := f.container(ctx)
 	if err != nil {

@@ -35,6 +35,7 @@ type Existing struct {
 	InCluster bool
 }
 
+// Name says which cluster x reaches.
 func (x Existing) Name() string {
 	switch {
 	case x.InCluster:
@@ -46,6 +47,7 @@ func (x Existing) Name() string {
 	}
 }
 
+// Up returns the REST config of x's cluster, changing nothing.
 func (x Existing) Up(context.Context) (*rest.Config, error) {
 	if x.InCluster {
 		cfg, err := rest.InClusterConfig()
@@ -57,6 +59,7 @@ func (x Existing) Up(context.Context) (*rest.Config, error) {
 	return LoadRESTConfig(x.Kubeconfig, x.Context)
 }
 
+// Down leaves the cluster as it is.
 func (Existing) Down(context.Context) error { return nil }
 
 // LocalKubeconfig is the kubeconfig of the local cluster that `kafkachaos
@@ -77,12 +80,12 @@ var ErrNoKubeconfig = errors.New("no usable kubeconfig")
 func LoadRESTConfig(kubeconfig, kubeContext string) (*rest.Config, error) {
 	rules, err := loadingRules(kubeconfig)
 	if err != nil {
-		return nil, fmt.Errorf("%w: %w", ErrNoKubeconfig, err)
+		return nil, fmt.Errorf("clusters: %w: %w", ErrNoKubeconfig, err)
 	}
 	cfg, err := clientcmd.NewNonInteractiveDeferredLoadingClientConfig(rules,
 		&clientcmd.ConfigOverrides{CurrentContext: kubeContext}).ClientConfig()
 	if err != nil {
-		return nil, fmt.Errorf("%w: kubeconfig: %w", ErrNoKubeconfig, err)
+		return nil, fmt.Errorf("clusters: %w: kubeconfig: %w", ErrNoKubeconfig, err)
 	}
 	return cfg, nil
 }
@@ -93,7 +96,7 @@ func LoadRESTConfig(kubeconfig, kubeContext string) (*rest.Config, error) {
 func loadingRules(explicit string) (*clientcmd.ClientConfigLoadingRules, error) {
 	if explicit != "" {
 		if err := readable(explicit); err != nil {
-			return nil, fmt.Errorf("--kubeconfig: %w", err)
+			return nil, fmt.Errorf("kubeconfig %s: %w", explicit, err)
 		}
 		return &clientcmd.ClientConfigLoadingRules{ExplicitPath: explicit}, nil
 	}

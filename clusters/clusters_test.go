@@ -21,7 +21,7 @@ func TestLoadRESTConfig(t *testing.T) {
 		wantErr    string
 	}{
 		{name: "flag", files: map[string]string{"a": "https://a", ".kube/config": "https://home"}, flag: "a", wantServer: "https://a"},
-		{name: "flag names a missing file", files: map[string]string{".kube/config": "https://home"}, flag: "nope", wantErr: "--kubeconfig"},
+		{name: "flag names a missing file", files: map[string]string{".kube/config": "https://home"}, flag: "nope", wantErr: "kubeconfig "},
 		{name: "env", files: map[string]string{"b": "https://b", ".kube/config": "https://home"}, env: "missing:b", wantServer: "https://b"},
 		{name: "env names no file", files: map[string]string{".kube/config": "https://home"}, env: "missing", wantErr: "$KUBECONFIG"},
 		{name: "home", files: map[string]string{".kube/config": "https://home", ".kafkachaos/local/kubeconfig": "https://local"}, wantServer: "https://home"},

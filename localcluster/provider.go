@@ -23,6 +23,7 @@ type Provider struct {
 
 var _ clusters.Provider = Provider{}
 
+// Name says where the cluster's state is.
 func (p Provider) Name() string { return "the embedded local cluster in " + p.dir }
 
 // Up brings the cluster up (idempotent on a running one), or with AsItIs

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/kafkachaos/kafkachaos/chaos"
 	"github.com/kafkachaos/kafkachaos/steadystate"
 )
 
@@ -26,15 +27,26 @@ type MemberCrash struct {
 	Owned   []int32
 }
 
+var _ chaos.Fault = (*MemberCrash)(nil)
+
+// ErrNoControl: a MemberCrash without a GroupControl.
+var ErrNoControl = errors.New("scenario: a member crash needs the group's steadystate.GroupControl")
+
+// Name says which member crashes.
 func (f *MemberCrash) Name() string {
 	return fmt.Sprintf("crash consumer group member %d (no LeaveGroup)", f.Slot)
 }
 
+// Plan says what Inject does.
 func (f *MemberCrash) Plan() string {
 	return fmt.Sprintf("crash member %d of the application's consumer group: it stops polling and committing, sends no LeaveGroup and its connections close; on recovery a new member joins in its place", f.Slot)
 }
 
+// Inject crashes the member (a dry run prints the plan).
 func (f *MemberCrash) Inject(context.Context) error {
+	if f.Control == nil {
+		return ErrNoControl
+	}
 	if f.DryRun {
 		if f.Out != nil {
 			fmt.Fprintln(f.Out, "dry-run: "+f.Plan())
@@ -43,7 +55,7 @@ func (f *MemberCrash) Inject(context.Context) error {
 	}
 	name, owned, err := f.Control.Crash(f.Slot)
 	if err != nil {
-		return err
+		return fmt.Errorf("scenario: crashing group member %d: %w", f.Slot, err)
 	}
 	f.Crashed, f.Owned = name, owned
 	if f.Out != nil {
@@ -55,7 +67,7 @@ func (f *MemberCrash) Inject(context.Context) error {
 // Recover starts a new member in the crashed one's slot; once the run has
 // ended (its group closed) there is nothing to recover.
 func (f *MemberCrash) Recover(context.Context) error {
-	if f.DryRun {
+	if f.DryRun || f.Control == nil {
 		return nil
 	}
 	name, started, err := f.Control.Restart(f.Slot)
@@ -63,7 +75,7 @@ func (f *MemberCrash) Recover(context.Context) error {
 	case errors.Is(err, steadystate.ErrNoGroup):
 		return nil
 	case err != nil:
-		return err
+		return fmt.Errorf("scenario: restarting group member %d: %w", f.Slot, err)
 	}
 	if f.Out != nil && started {
 		fmt.Fprintf(f.Out, "%s joined in member %d's place\n", name, f.Slot)

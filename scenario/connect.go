@@ -3,6 +3,7 @@ package scenario
 import (
 	"context"
 	"fmt"
+	"os"
 	"path/filepath"
 
 	"github.com/twmb/franz-go/pkg/kgo"
@@ -20,8 +21,9 @@ import (
 // cluster kept by kafkachaos cluster up.
 type Target struct {
 	// Kubeconfig and Context reach the cluster; an empty Kubeconfig means
-	// StateDir's, else clusters.LoadRESTConfig's search ($KUBECONFIG,
-	// ~/.kube/config, ~/.kafkachaos/local/kubeconfig).
+	// StateDir's, else, in a pod, its ServiceAccount, else
+	// clusters.LoadRESTConfig's search ($KUBECONFIG, ~/.kube/config,
+	// ~/.kafkachaos/local/kubeconfig).
 	Kubeconfig, Context string
 	// StateDir is a local cluster's state dir (kafkachaos cluster up
 	// --state-dir): its kubeconfig, and its names for the brokers.
@@ -40,11 +42,14 @@ type Target struct {
 // opts in. The caller sets the Narrator, Cleanups and Recorder, the run
 // ID, and its own timing, bounds and steady state.
 func Connect(ctx context.Context, t Target) (*Env, error) {
-	kubeconfig := t.Kubeconfig
-	if kubeconfig == "" && t.StateDir != "" {
-		kubeconfig = filepath.Join(t.StateDir, "kubeconfig")
+	x := clusters.Existing{Kubeconfig: t.Kubeconfig, Context: t.Context}
+	switch {
+	case x.Kubeconfig == "" && t.StateDir != "":
+		x.Kubeconfig = filepath.Join(t.StateDir, "kubeconfig")
+	case x.Kubeconfig == "" && os.Getenv("KUBERNETES_SERVICE_HOST") != "":
+		x.InCluster = true // a scenario running in a pod, as client-go's defaults would
 	}
-	cfg, err := clusters.Existing{Kubeconfig: kubeconfig, Context: t.Context}.Up(ctx)
+	cfg, err := x.Up(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("scenario: %w", err)
 	}

@@ -61,7 +61,7 @@ type run[E any] struct {
 // or for a story env cannot run. The fault's Recover is registered with
 // env's Cleanups right after Inject, whatever Inject returned.
 func Run[E any](ctx context.Context, env *Env, e E, st Story[E]) (Outcome, error) {
-	r := &run[E]{env: env, e: e, st: st, topic: "kafkachaos-" + st.Label, o: &Outcome{}, watchers: &atomic.Pointer[func()]{}}
+	r := &run[E]{env: env, e: e, st: st, topic: Topic(st.Label), o: &Outcome{}, watchers: &atomic.Pointer[func()]{}}
 	for _, phase := range []func(context.Context) error{r.prepare, r.load, r.inject, r.recover, r.judge} {
 		if err := phase(ctx); err != nil {
 			return *r.o, err

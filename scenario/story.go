@@ -39,6 +39,9 @@ func (k Kind) String() string {
 	return "unknown"
 }
 
+// Topic is the workload topic of a story labelled label.
+func Topic(label string) string { return "kafkachaos-" + label }
+
 // Picker chooses a story's victims when the fault is injected, after the
 // baseline, from a snapshot of the brokers, so "the leader of partition 0"
 // is the leader of then. topic is the story's workload topic.

@@ -36,7 +36,7 @@ type GroupConfig struct {
 	// GroupProtocolConsumer.
 	Protocol string
 	// Name is the group's ID; empty names it after the run
-	// (kafkachaos-<run>-app). A story that aims a fault at the group's
+	// (kafkachaos-<run ID in hex>[-p<producer base>]-app). A story that aims a fault at the group's
 	// coordinator names it, so it can ask FindCoordinator. Its start
 	// offsets are committed before any member joins, so a name used
 	// before starts afresh.
@@ -107,7 +107,7 @@ type member struct {
 	dialer *cutDialer // nil unless the group has a Control
 }
 
-// startGroup starts the group's members at startOffsets, committed for the
+// startAppGroup starts the group's members at startOffsets, committed for the
 // group before any member joins.
 func (r *Runner) startAppGroup(ctx context.Context, adm *kadm.Client, begin time.Time, startOffsets []int64) (*appGroup, error) {
 	c := r.cfg
@@ -174,11 +174,13 @@ func (g *appGroup) start(m *member) { g.wg.Go(func() { m.run(g.stop) }) }
 
 // close stops the members and waits for them; the live ones leave the
 // group. A crashed member's client cannot reach the brokers: its Close
-// (which would try to leave) is given closeCrashed, then left to finish.
+// (which would try to leave) is given closeCrashed, then left to finish
+// in the background, where its dials fail until franz-go gives up (its
+// retry timeout): a bounded leak, after a crash only.
 func (g *appGroup) close() {
 	g.once.Do(func() {
 		if g.control != nil {
-			g.control.detach()
+			g.control.detach(g)
 		}
 		close(g.stop)
 		g.wg.Wait()

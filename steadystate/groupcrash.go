@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"slices"
 	"sync"
 	"time"
 
@@ -44,7 +45,14 @@ func (gc *GroupControl) attach(g *appGroup) {
 	gc.g = g
 }
 
-func (gc *GroupControl) detach() { gc.attach(nil) }
+// detach forgets g, if it is the group attached.
+func (gc *GroupControl) detach(g *appGroup) {
+	gc.mu.Lock()
+	defer gc.mu.Unlock()
+	if gc.g == g {
+		gc.g = nil
+	}
+}
 
 // group is the running group, or an error when there is none.
 func (gc *GroupControl) group() (*appGroup, error) {
@@ -105,6 +113,26 @@ func (gc *GroupControl) Restart(i int) (string, bool, error) {
 	return m.name, true, nil
 }
 
+// Owned lists the partitions the member in slot i owns now (none once it
+// crashed).
+func (gc *GroupControl) Owned(i int) ([]int32, error) {
+	gc.mu.Lock()
+	defer gc.mu.Unlock()
+	g, err := gc.slot(i)
+	if err != nil {
+		return nil, err
+	}
+	m := g.members[i]
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	var ps []int32
+	for p := range m.owned {
+		ps = append(ps, p)
+	}
+	slices.Sort(ps)
+	return ps, nil
+}
+
 // Unowned lists the partitions that no live member owns now.
 func (gc *GroupControl) Unowned() ([]int32, error) {
 	gc.mu.Lock()
@@ -136,6 +164,7 @@ func (m *member) crash() []int32 {
 	clear(m.next)
 	clear(m.committed)
 	m.mu.Unlock()
+	slices.Sort(owned)
 	now := time.Now()
 	for _, p := range owned {
 		m.chk.Observe(groupcheck.Event{At: now, Member: m.name, Kind: groupcheck.Revoked, Partition: p})
@@ -163,17 +192,20 @@ func (m *member) alive(f func()) bool {
 }
 
 // cutDialer dials through base until cut, and then closes every
-// connection it made and refuses new ones. Its zero value with a nil base
-// is a member that cannot crash: it is not used.
+// connection it made and refuses new ones. A member of a group without a
+// Control has none.
 type cutDialer struct {
 	base  func(ctx context.Context, network, addr string) (net.Conn, error)
 	mu    sync.Mutex
 	done  bool
-	conns map[net.Conn]struct{}
+	conns map[*trackedConn]struct{} // open ones: a closed one leaves
 }
 
 func newCutDialer(base func(ctx context.Context, network, addr string) (net.Conn, error)) *cutDialer {
-	return &cutDialer{base: base, conns: map[net.Conn]struct{}{}}
+	if base == nil {
+		base = (&net.Dialer{}).DialContext
+	}
+	return &cutDialer{base: base, conns: map[*trackedConn]struct{}{}}
 }
 
 func (d *cutDialer) DialContext(ctx context.Context, network, addr string) (net.Conn, error) {
@@ -193,8 +225,9 @@ func (d *cutDialer) DialContext(ctx context.Context, network, addr string) (net.
 		c.Close()
 		return nil, ErrMemberCrashed
 	}
-	d.conns[c] = struct{}{}
-	return c, nil
+	tc := &trackedConn{Conn: c, d: d}
+	d.conns[tc] = struct{}{}
+	return tc, nil
 }
 
 // cut closes every connection and refuses new ones; on a nil d it does
@@ -204,10 +237,23 @@ func (d *cutDialer) cut() {
 		return
 	}
 	d.mu.Lock()
-	defer d.mu.Unlock()
-	d.done = true
-	for c := range d.conns {
-		c.Close()
+	conns := d.conns
+	d.done, d.conns = true, map[*trackedConn]struct{}{}
+	d.mu.Unlock()
+	for c := range conns {
+		c.Conn.Close()
 	}
-	clear(d.conns)
+}
+
+// trackedConn leaves its dialer's set when closed.
+type trackedConn struct {
+	net.Conn
+	d *cutDialer
+}
+
+func (c *trackedConn) Close() error {
+	c.d.mu.Lock()
+	delete(c.d.conns, c)
+	c.d.mu.Unlock()
+	return c.Conn.Close()
 }

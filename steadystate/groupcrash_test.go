@@ -46,11 +46,13 @@ func TestGroupMemberCrashAndRestart(t *testing.T) {
 			time.Sleep(100 * time.Millisecond)
 		}
 		for i := range 3 {
-			at := time.Now()
-			if _, parts, err := control.Crash(i); err != nil || len(parts) > 0 {
-				cr = crashed{at, i, parts, err}
-				break
+			if owned, err := control.Owned(i); err != nil || len(owned) == 0 {
+				continue
 			}
+			at := time.Now()
+			_, parts, err := control.Crash(i)
+			cr = crashed{at, i, parts, err}
+			break
 		}
 		// Restart it once the others took its partitions over.
 		for ctx.Err() == nil {

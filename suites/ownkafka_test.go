@@ -31,6 +31,9 @@ func ownKafka(ctx SpecContext, l manifests.Layout, objs []*unstructured.Unstruct
 	if suite.cfg.DryRun || !suite.cfg.Local() {
 		Skip(why)
 	}
+	for _, v := range manifests.KafkaVersions(objs) {
+		expectKafkaJars(v) // and that versionsByLabel gives it to this spec
+	}
 	By("deploying a Kafka of the spec's own in " + l.Namespace + ": " + why)
 	_, err := kube.ApplyObjects(ctx, suite.rest, objs)
 	Expect(err).NotTo(HaveOccurred())

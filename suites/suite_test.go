@@ -114,31 +114,7 @@ var _ = BeforeSuite(func(ctx SpecContext) {
 		By("dry-run: would bring up the embedded local cluster and deploy manifests/kafka (" + cfg.Target.Layout + ")")
 		return
 	}
-	p := targetCluster(ctx, e)
-	By("bringing up (or reaching) " + p.Name())
-	// Down is safe after a failed Up; it leaves a cluster it found as it is.
-	DeferCleanup(func(ctx SpecContext) {
-		By("done with " + p.Name() + ": a cluster this run created is taken down, any other left as it is")
-		Expect(p.Down(ctx)).To(Succeed())
-	}, NodeTimeout(clusterDownTimeout))
-	e.rest, err = p.Up(ctx)
-	Expect(err).NotTo(HaveOccurred())
-	if lp, ok := p.(localcluster.Provider); ok {
-		attach(e, lp.Cluster)
-		if cfg.DryRun {
-			attachDryRun(ctx, e)
-		} else {
-			prepareLocal(ctx, e, lp.Cluster)
-		}
-	} else {
-		e.Kube, err = kubernetes.NewForConfig(e.rest)
-		Expect(err).NotTo(HaveOccurred())
-		e.Admin, e.KubeConfig = e.Kube, e.rest
-		e.Bootstrap = cfg.Target.Bootstrap
-		sec, err := cfg.Target.Security.Resolve()
-		Expect(err).NotTo(HaveOccurred())
-		e.KafkaOpts = sec.Opts()
-	}
+	reachCluster(ctx, e)
 
 	e.Exec, err = chaos.NewExec(e.KubeConfig)
 	Expect(err).NotTo(HaveOccurred())
@@ -250,6 +226,40 @@ func detectFlavor(ctx context.Context, e *env) brokers.Flavor {
 	flavor, err := brokers.DetectFlavor(ctx, e.Kube, e.Namespace, e.Selector)
 	Expect(err).NotTo(HaveOccurred())
 	return flavor
+}
+
+// reachCluster brings up or reaches the cluster of e's target, registers
+// its Down, and sets e's clients: on the local cluster it deploys Kafka
+// (unless you test your own) and acts as manifests/rbac's ServiceAccount;
+// on an existing one it acts as the kubeconfig's user.
+func reachCluster(ctx SpecContext, e *env) {
+	cfg := e.cfg
+	p := targetCluster(ctx, e)
+	By("bringing up (or reaching) " + p.Name())
+	// Down is safe after a failed Up; it leaves a cluster it found as it is.
+	DeferCleanup(func(ctx SpecContext) {
+		By("done with " + p.Name() + ": a cluster this run created is taken down, any other left as it is")
+		Expect(p.Down(ctx)).To(Succeed())
+	}, NodeTimeout(clusterDownTimeout))
+	var err error
+	e.rest, err = p.Up(ctx)
+	Expect(err).NotTo(HaveOccurred())
+	if lp, ok := p.(localcluster.Provider); ok {
+		attach(e, lp.Cluster)
+		if cfg.DryRun {
+			attachDryRun(ctx, e)
+		} else {
+			prepareLocal(ctx, e, lp.Cluster)
+		}
+		return
+	}
+	e.Kube, err = kubernetes.NewForConfig(e.rest)
+	Expect(err).NotTo(HaveOccurred())
+	e.Admin, e.KubeConfig = e.Kube, e.rest
+	e.Bootstrap = cfg.Target.Bootstrap
+	sec, err := cfg.Target.Security.Resolve()
+	Expect(err).NotTo(HaveOccurred())
+	e.KafkaOpts = sec.Opts()
 }
 
 // targetCluster is the cluster of e's target: the embedded local one

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -12,6 +13,7 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	"github.com/onsi/ginkgo/v2/types"
 
+	"github.com/kafkachaos/kafkachaos/internal/kube"
 	"github.com/kafkachaos/kafkachaos/manifests"
 )
 
@@ -29,11 +31,16 @@ func versionsByLabel(cfg Config) (map[string][]string, error) {
 	if err != nil {
 		return nil, err
 	}
+	unsafe, err := unsafeKafkaVersion()
+	if err != nil {
+		return nil, err
+	}
 	upgrade := []string{cfg.Upgrade.From, cfg.Upgrade.To}
 	return map[string][]string{
 		"upgrade":        upgrade, // upgrade and upgrade-rollback
 		"txn-upgrade":    upgrade,
 		"zookeeper-mode": {zk},
+		"negative":       {unsafe}, // testdata/unsafe-kafka.yaml's image
 	}, nil
 }
 
@@ -45,6 +52,23 @@ func zooKeeperLayoutVersion() (string, error) {
 		return "", err
 	}
 	return l.KafkaVersion()
+}
+
+// unsafeKafkaVersion is the Kafka version of the negative spec's
+// testdata/unsafe-kafka.yaml.
+func unsafeKafkaVersion() (string, error) {
+	raw, err := os.ReadFile(unsafeKafka().File)
+	if err != nil {
+		return "", err
+	}
+	objs, err := kube.Decode(raw)
+	if err != nil {
+		return "", err
+	}
+	if vs := manifests.KafkaVersions(objs); len(vs) > 0 {
+		return vs[0], nil
+	}
+	return "", fmt.Errorf("%s runs no %s container", unsafeKafka().File, manifests.KafkaImage)
 }
 
 // versionsNeeded is every Kafka version the specs of labelSets (one set
@@ -59,6 +83,8 @@ func versionsNeeded(cfg Config, labelSets [][]string) ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
+	// The suite's own, even for your own Kafka: the specs that deploy a
+	// Kafka of their own (disk loss) run it.
 	need := []string{cfg.Target.KafkaVersion}
 	for _, labels := range labelSets {
 		for _, l := range labels {
@@ -122,6 +148,12 @@ func TestVersionsNeeded(t *testing.T) {
 	}
 	existing := local
 	existing.Target.Kubeconfig = "/somewhere/kubeconfig"
+	older := local
+	older.Target.KafkaVersion = "3.9.2"
+	unsafe, err := unsafeKafkaVersion()
+	if err != nil || unsafe == "3.9.2" {
+		t.Fatalf("unsafe-kafka.yaml's version %q (%v): the case below wants another", unsafe, err)
+	}
 	own, from := local.Target.KafkaVersion, local.Upgrade.From
 	for _, tc := range []struct {
 		name   string
@@ -134,6 +166,7 @@ func TestVersionsNeeded(t *testing.T) {
 		{"an upgrade spec adds the version it starts from, once", local, [][]string{{"upgrade"}, {"upgrade", "upgrade-rollback"}}, []string{own, from}},
 		{"the transactional upgrade too", local, [][]string{{"transactions", "txn-upgrade"}}, []string{own, from}},
 		{"ZooKeeper mode adds its layout's version", local, [][]string{{"zookeeper-mode"}, {"gate"}}, []string{own, zk}},
+		{"the negative spec's unsafe Kafka, on a suite of another version", older, [][]string{{"negative"}}, []string{"3.9.2", unsafe}},
 		{"an existing cluster pulls images: nothing to fetch", existing, [][]string{{"upgrade"}, {"zookeeper-mode"}}, nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -173,7 +206,9 @@ func TestVersionLabelsAreSpecLabels(t *testing.T) {
 		src.Write(raw)
 	}
 	for label := range table {
-		if !strings.Contains(src.String(), `Label("`+label+`")`) {
+		// In a Label(...) call, among its other labels.
+		re := regexp.MustCompile(`\bLabel\([^)]*"` + regexp.QuoteMeta(label) + `"`)
+		if !re.MatchString(src.String()) {
 			t.Errorf("versionsByLabel names label %q, which no spec carries", label)
 		}
 	}

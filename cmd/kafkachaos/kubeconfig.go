@@ -1,6 +1,8 @@
 package main
 
 import (
+	"fmt"
+
 	"k8s.io/client-go/rest"
 
 	"github.com/kafkachaos/kafkachaos/clusters"
@@ -11,7 +13,10 @@ import (
 // (exit 2).
 func loadRESTConfig(kubeconfig, kubeContext string) (*rest.Config, error) {
 	cfg, err := clusters.LoadRESTConfig(kubeconfig, kubeContext)
-	if err != nil {
+	switch {
+	case err != nil && kubeconfig != "":
+		return nil, usageError{fmt.Errorf("--kubeconfig: %w", err)}
+	case err != nil:
 		return nil, usageError{err}
 	}
 	return cfg, nil
