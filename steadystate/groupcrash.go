@@ -89,6 +89,41 @@ func (gc *GroupControl) Crash(i int) (string, []int32, error) {
 	return m.name, m.crash(), nil
 }
 
+// Cut cuts the member in slot i off from the brokers, as a network
+// partition between it and them would: its connections close and it can
+// open none, but the application behind it goes on, and keeps its
+// partitions until its client says they are lost. Heal ends the cut. It
+// returns the member's name. Cutting a crashed member does nothing.
+func (gc *GroupControl) Cut(i int) (string, error) {
+	gc.mu.Lock()
+	defer gc.mu.Unlock()
+	g, err := gc.slot(i)
+	if err != nil {
+		return "", err
+	}
+	m := g.members[i]
+	if !m.hasCrashed() {
+		m.dialer.cut()
+	}
+	return m.name, nil
+}
+
+// Heal lets the member in slot i reach the brokers again. Healing a member
+// not cut, or crashed, does nothing.
+func (gc *GroupControl) Heal(i int) (string, error) {
+	gc.mu.Lock()
+	defer gc.mu.Unlock()
+	g, err := gc.slot(i)
+	if err != nil {
+		return "", err
+	}
+	m := g.members[i]
+	if !m.hasCrashed() {
+		m.dialer.heal()
+	}
+	return m.name, nil
+}
+
 // Restart starts a new member in slot i, as a restarted process: a new
 // client, a new member ID, and a name of its own (member-<i>.<n>). It
 // returns the slot's member, and whether it started one: it does nothing
@@ -192,7 +227,7 @@ func (m *member) alive(f func()) bool {
 }
 
 // cutDialer dials through base until cut, and then closes every
-// connection it made and refuses new ones. A member of a group without a
+// connection it made and refuses new ones, until healed. A member of a group without a
 // Control has none.
 type cutDialer struct {
 	base  func(ctx context.Context, network, addr string) (net.Conn, error)
@@ -243,6 +278,16 @@ func (d *cutDialer) cut() {
 	for c := range conns {
 		c.Conn.Close()
 	}
+}
+
+// heal lets d dial again; on a nil d it does nothing.
+func (d *cutDialer) heal() {
+	if d == nil {
+		return
+	}
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	d.done = false
 }
 
 // trackedConn leaves its dialer's set when closed.
