@@ -95,22 +95,18 @@ func (gc *GroupControl) Crash(i int) (string, []int32, error) {
 // partitions until its client says they are lost. Heal ends the cut. It
 // returns the member's name. Cutting a crashed member does nothing.
 func (gc *GroupControl) Cut(i int) (string, error) {
-	gc.mu.Lock()
-	defer gc.mu.Unlock()
-	g, err := gc.slot(i)
-	if err != nil {
-		return "", err
-	}
-	m := g.members[i]
-	if !m.hasCrashed() {
-		m.dialer.cut()
-	}
-	return m.name, nil
+	return gc.live(i, func(m *member) { m.dialer.cut() })
 }
 
 // Heal lets the member in slot i reach the brokers again. Healing a member
 // not cut, or crashed, does nothing.
 func (gc *GroupControl) Heal(i int) (string, error) {
+	return gc.live(i, func(m *member) { m.dialer.heal() })
+}
+
+// live runs f on the member in slot i unless it crashed, and returns its
+// name.
+func (gc *GroupControl) live(i int, f func(*member)) (string, error) {
 	gc.mu.Lock()
 	defer gc.mu.Unlock()
 	g, err := gc.slot(i)
@@ -119,7 +115,7 @@ func (gc *GroupControl) Heal(i int) (string, error) {
 	}
 	m := g.members[i]
 	if !m.hasCrashed() {
-		m.dialer.heal()
+		f(m)
 	}
 	return m.name, nil
 }
