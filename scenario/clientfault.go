@@ -10,17 +10,59 @@ import (
 	"github.com/kafkachaos/kafkachaos/steadystate"
 )
 
-// MemberCrash is a client fault: a member of the application's consumer
-// group crashes (steadystate.GroupControl.Crash: no LeaveGroup, its
-// connections closed), and Recover starts a new member in its place, as a
-// restarted process. Nothing on the cluster changes, so there is nothing
-// for the ledger: the crashed client dies with the run.
-type MemberCrash struct {
+// ErrNoControl: a member fault without a GroupControl.
+var ErrNoControl = errors.New("scenario: a member fault needs the group's steadystate.GroupControl")
+
+// Member is what a client fault aims at: one member of the application's
+// consumer group, through the group's control. Nothing on the cluster
+// changes, so a member fault has nothing for the ledger: its client dies
+// with the run.
+type Member struct {
 	Control *steadystate.GroupControl
 	// Slot is the member's place in the group (0 to Members-1).
 	Slot   int
 	DryRun bool
 	Out    io.Writer
+}
+
+// planned is the start of a member fault's Inject: an error without a
+// control; in a dry run the plan printed and true (nothing more to do).
+func (m Member) planned(plan string) (bool, error) {
+	switch {
+	case m.Control == nil:
+		return false, ErrNoControl
+	case m.DryRun:
+		m.say("dry-run: %s", plan)
+		return true, nil
+	}
+	return false, nil
+}
+
+// recovering reports whether a member fault's Recover has work to do: not
+// in a dry run, nor without a control.
+func (m Member) recovering() bool { return !m.DryRun && m.Control != nil }
+
+// ended turns err, a recovery's, into nil once the run has ended (its
+// group closed: nothing left to recover), else wraps it.
+func (m Member) ended(what string, err error) error {
+	if err == nil || errors.Is(err, steadystate.ErrNoGroup) {
+		return nil
+	}
+	return fmt.Errorf("scenario: %s group member %d: %w", what, m.Slot, err)
+}
+
+func (m Member) say(format string, a ...any) {
+	if m.Out != nil {
+		fmt.Fprintf(m.Out, format+"\n", a...)
+	}
+}
+
+// MemberCrash is a client fault: a member of the application's consumer
+// group crashes (steadystate.GroupControl.Crash: no LeaveGroup, its
+// connections closed), and Recover starts a new member in its place, as a
+// restarted process.
+type MemberCrash struct {
+	Member
 	// Crashed is the crashed member's name and Owned the partitions it
 	// owned, once injected.
 	Crashed string
@@ -28,9 +70,6 @@ type MemberCrash struct {
 }
 
 var _ chaos.Fault = (*MemberCrash)(nil)
-
-// ErrNoControl: a member fault without a GroupControl.
-var ErrNoControl = errors.New("scenario: a member fault needs the group's steadystate.GroupControl")
 
 // Name says which member crashes.
 func (f *MemberCrash) Name() string {
@@ -44,55 +83,37 @@ func (f *MemberCrash) Plan() string {
 
 // Inject crashes the member (a dry run prints the plan).
 func (f *MemberCrash) Inject(context.Context) error {
-	if f.Control == nil {
-		return ErrNoControl
-	}
-	if f.DryRun {
-		if f.Out != nil {
-			fmt.Fprintln(f.Out, "dry-run: "+f.Plan())
-		}
-		return nil
+	if done, err := f.planned(f.Plan()); done || err != nil {
+		return err
 	}
 	name, owned, err := f.Control.Crash(f.Slot)
 	if err != nil {
 		return fmt.Errorf("scenario: crashing group member %d: %w", f.Slot, err)
 	}
 	f.Crashed, f.Owned = name, owned
-	if f.Out != nil {
-		fmt.Fprintf(f.Out, "%s crashed, owning partitions %v\n", name, owned)
-	}
+	f.say("%s crashed, owning partitions %v", name, owned)
 	return nil
 }
 
 // Recover starts a new member in the crashed one's slot; once the run has
 // ended (its group closed) there is nothing to recover.
 func (f *MemberCrash) Recover(context.Context) error {
-	if f.DryRun || f.Control == nil {
+	if !f.recovering() {
 		return nil
 	}
 	name, started, err := f.Control.Restart(f.Slot)
-	switch {
-	case errors.Is(err, steadystate.ErrNoGroup):
-		return nil
-	case err != nil:
-		return fmt.Errorf("scenario: restarting group member %d: %w", f.Slot, err)
+	if started {
+		f.say("%s joined in member %d's place", name, f.Slot)
 	}
-	if f.Out != nil && started {
-		fmt.Fprintf(f.Out, "%s joined in member %d's place\n", name, f.Slot)
-	}
-	return nil
+	return f.ended("restarting", err)
 }
 
 // MemberCut is a client fault: a member of the application's consumer
 // group is cut off from the brokers (steadystate.GroupControl.Cut: its
 // connections closed, none opened), while the application goes on; Recover
-// heals it. Like MemberCrash it changes nothing on the cluster.
+// heals it.
 type MemberCut struct {
-	Control *steadystate.GroupControl
-	// Slot is the member's place in the group (0 to Members-1).
-	Slot   int
-	DryRun bool
-	Out    io.Writer
+	Member
 }
 
 var _ chaos.Fault = (*MemberCut)(nil)
@@ -109,14 +130,8 @@ func (f *MemberCut) Plan() string {
 
 // Inject cuts the member off (a dry run prints the plan).
 func (f *MemberCut) Inject(context.Context) error {
-	if f.Control == nil {
-		return ErrNoControl
-	}
-	if f.DryRun {
-		if f.Out != nil {
-			fmt.Fprintln(f.Out, "dry-run: "+f.Plan())
-		}
-		return nil
+	if done, err := f.planned(f.Plan()); done || err != nil {
+		return err
 	}
 	if _, err := f.Control.Cut(f.Slot); err != nil {
 		return fmt.Errorf("scenario: cutting group member %d off: %w", f.Slot, err)
@@ -127,12 +142,9 @@ func (f *MemberCut) Inject(context.Context) error {
 // Recover heals the member; once the run has ended there is nothing to
 // heal.
 func (f *MemberCut) Recover(context.Context) error {
-	if f.DryRun || f.Control == nil {
+	if !f.recovering() {
 		return nil
 	}
 	_, err := f.Control.Heal(f.Slot)
-	if err != nil && !errors.Is(err, steadystate.ErrNoGroup) {
-		return fmt.Errorf("scenario: healing group member %d: %w", f.Slot, err)
-	}
-	return nil
+	return f.ended("healing", err)
 }

@@ -14,11 +14,11 @@ func TestMemberCrashOutsideARun(t *testing.T) {
 	// A dry run prints the plan and crashes nothing (there is no group to
 	// crash: a real Inject would fail).
 	var out bytes.Buffer
-	dry := &MemberCrash{Control: steadystate.NewGroupControl(nil), Slot: 1, DryRun: true, Out: &out}
+	dry := &MemberCrash{Member: Member{Control: steadystate.NewGroupControl(nil), Slot: 1, DryRun: true, Out: &out}}
 	if err := dry.Inject(ctx); err != nil || !strings.HasPrefix(out.String(), "dry-run: crash member 1") {
 		t.Errorf("dry run: %v, printed %q", err, out.String())
 	}
-	f := &MemberCrash{Control: steadystate.NewGroupControl(nil), Slot: 1}
+	f := &MemberCrash{Member: Member{Control: steadystate.NewGroupControl(nil), Slot: 1}}
 	if err := f.Inject(ctx); err == nil {
 		t.Error("a crash with no group running succeeded")
 	}

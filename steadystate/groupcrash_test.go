@@ -7,26 +7,58 @@ import (
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kgo"
+	"k8s.io/apimachinery/pkg/util/wait"
 
 	"github.com/kafkachaos/kafkachaos/steadystate/groupcheck"
 )
+
+// memberFaultSession is the members' session in these tests: kfake's
+// group.min.session.timeout.ms.
+const memberFaultSession = 6 * time.Second
+
+// memberFaultConfig is a run of records at 1000/s on the fake, beside a
+// group of 3 (on its 3 partitions) whose members dial through the control
+// it returns, with a short session.
+func memberFaultConfig(t *testing.T, records int64) (Config, *GroupControl) {
+	cfg := fakeConfig(newFake(t))
+	cfg.Rate, cfg.NumRecords = 1000, records
+	cfg.ClientOpts = []kgo.Opt{kgo.SessionTimeout(memberFaultSession), kgo.HeartbeatInterval(time.Second)}
+	control := NewGroupControl(nil)
+	cfg.Group = GroupConfig{Members: 3, Control: control}
+	return cfg, control
+}
+
+// waitUntil polls cond until it holds or ctx ends.
+func waitUntil(ctx context.Context, cond func() bool) error {
+	return wait.PollUntilContextCancel(ctx, 100*time.Millisecond, true, func(context.Context) (bool, error) { return cond(), nil })
+}
+
+// settled holds once every member of the group of 3 owns a partition.
+func settled(control *GroupControl) bool {
+	for i := range 3 {
+		if owned, err := control.Owned(i); err != nil || len(owned) == 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// everyPartitionOwned holds once no partition is without an owner.
+func everyPartitionOwned(control *GroupControl) bool {
+	un, err := control.Unowned()
+	return err == nil && len(un) == 0
+}
 
 // A member crashed mid-run sends no LeaveGroup: its partitions stay
 // unowned until its session times out at the coordinator, then others
 // take them from the last commit; a member restarted in its slot joins.
 // The group loses, skips and miscommits nothing.
 func TestGroupMemberCrashAndRestart(t *testing.T) {
-	const session = 6 * time.Second // kfake's group.min.session.timeout.ms
-	c := newFake(t)
-	cfg := fakeConfig(c)
-	cfg.Rate, cfg.NumRecords = 1000, 25000
-	cfg.ClientOpts = []kgo.Opt{kgo.SessionTimeout(session), kgo.HeartbeatInterval(time.Second)}
-	control := NewGroupControl(nil)
-	cfg.Group = GroupConfig{Members: 3, Control: control}
+	const session = memberFaultSession
+	cfg, control := memberFaultConfig(t, 25000)
 
 	type crashed struct {
 		at    time.Time
-		slot  int
 		parts []int32
 		err   error
 	}
@@ -36,34 +68,19 @@ func TestGroupMemberCrashAndRestart(t *testing.T) {
 		defer cancel()
 		var cr crashed
 		defer func() { done <- cr }()
-		// Once the group has settled (every partition owned, its members
-		// joined), crash a member that owns a partition.
-		time.Sleep(5 * time.Second)
-		for ctx.Err() == nil {
-			if un, err := control.Unowned(); err == nil && len(un) == 0 {
-				break
-			}
-			time.Sleep(100 * time.Millisecond)
+		// Once the group has settled, crash member 1.
+		if cr.err = waitUntil(ctx, func() bool { return settled(control) }); cr.err != nil {
+			return
 		}
-		for i := range 3 {
-			if owned, err := control.Owned(i); err != nil || len(owned) == 0 {
-				continue
-			}
-			at := time.Now()
-			_, parts, err := control.Crash(i)
-			cr = crashed{at, i, parts, err}
-			break
+		cr.at = time.Now()
+		if _, cr.parts, cr.err = control.Crash(1); cr.err != nil {
+			return
 		}
 		// Restart it once the others took its partitions over.
-		for ctx.Err() == nil {
-			if un, err := control.Unowned(); err == nil && len(un) == 0 {
-				break
-			}
-			time.Sleep(100 * time.Millisecond)
+		if cr.err = waitUntil(ctx, func() bool { return everyPartitionOwned(control) }); cr.err != nil {
+			return
 		}
-		if _, _, err := control.Restart(cr.slot); err != nil {
-			cr.err = err
-		}
+		_, _, cr.err = control.Restart(1)
 	}()
 	rep := runFake(t, cfg)
 	cr := <-done
@@ -95,40 +112,35 @@ func TestGroupMemberCrashAndRestart(t *testing.T) {
 // partitions handed on; healed, it finds it was fenced, rejoins, and owns
 // partitions again. The group loses, skips and miscommits nothing.
 func TestGroupMemberCutAndHealed(t *testing.T) {
-	const session = 6 * time.Second
-	c := newFake(t)
-	cfg := fakeConfig(c)
-	cfg.Rate, cfg.NumRecords = 1000, 30000
-	cfg.ClientOpts = []kgo.Opt{kgo.SessionTimeout(session), kgo.HeartbeatInterval(time.Second)}
-	control := NewGroupControl(nil)
-	cfg.Group = GroupConfig{Members: 3, Control: control}
-
+	cfg, control := memberFaultConfig(t, 30000)
 	errs := make(chan error, 1)
 	go func() {
 		errs <- func() error {
 			ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
 			defer cancel()
 			owned := func() []int32 { o, _ := control.Owned(1); return o }
-			for ctx.Err() == nil && len(owned()) == 0 {
-				time.Sleep(100 * time.Millisecond)
+			if err := waitUntil(ctx, func() bool { return settled(control) }); err != nil {
+				return err
 			}
-			time.Sleep(2 * time.Second) // the group settled
 			t.Logf("%s: cutting member 1 off, which owns %v", time.Now().Format("15:04:05.000"), owned())
 			if _, err := control.Cut(1); err != nil {
 				return err
 			}
-			time.Sleep(2 * session)
-			t.Logf("%s: healing member 1, which owns %v", time.Now().Format("15:04:05.000"), owned())
+			// Past its session: it gave its partitions up, and the
+			// coordinator handed them on.
+			if err := waitUntil(ctx, func() bool { return len(owned()) == 0 && everyPartitionOwned(control) }); err != nil {
+				return err
+			}
+			t.Logf("%s: healing member 1", time.Now().Format("15:04:05.000"))
 			if _, err := control.Heal(1); err != nil {
 				return err
 			}
-			// Fenced, it loses its partitions and rejoins for new ones.
-			time.Sleep(session)
-			for ctx.Err() == nil && len(owned()) == 0 {
-				time.Sleep(100 * time.Millisecond)
+			// Fenced, it rejoins for new partitions.
+			if err := waitUntil(ctx, func() bool { return len(owned()) > 0 }); err != nil {
+				return err
 			}
 			t.Logf("%s: member 1 owns %v", time.Now().Format("15:04:05.000"), owned())
-			return ctx.Err()
+			return nil
 		}()
 	}()
 	rep := runFake(t, cfg)

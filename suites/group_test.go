@@ -102,13 +102,11 @@ const (
 // less a heartbeat interval, and within it and the margin; its figure is
 // the time to that.
 func memberCrashStory(e *env, protocol string) story {
-	st, control := memberFaultStory(e, "group-member-crash", protocol)
-	var crash *scenario.MemberCrash
+	st, member := memberFaultStory(e, "group-member-crash", protocol)
+	control := member.Control
+	crash := &scenario.MemberCrash{Member: member}
 	var reassigned time.Duration
-	st.Fault = func(e *env, _ []brokers.Server) chaos.Fault {
-		crash = &scenario.MemberCrash{Control: control, Slot: 1, DryRun: e.DryRun, Out: GinkgoWriter}
-		return crash
-	}
+	st.Fault = func(*env, []brokers.Server) chaos.Fault { return crash }
 	st.During = func(ctx context.Context, _ *env, _ []brokers.Server) error {
 		if len(crash.Owned) == 0 {
 			return fmt.Errorf("%s owned no partition when it crashed: nothing for the others to take over", crash.Crashed)
@@ -142,13 +140,13 @@ func memberCrashStory(e *env, protocol string) story {
 	return st
 }
 
-// memberFaultStory is the frame of a story whose fault is to a member of
+// memberFaultStory is the frame of a story whose fault is to member 1 of
 // the application's group (groupMembers on protocol), labelled
 // <label>-<protocol>: no broker is a victim, so the producers are held to
-// the graceful bound; the members dial through the control it returns,
-// which the story's fault uses. Skipped over TLS: the control dials plain
-// TCP.
-func memberFaultStory(e *env, label, protocol string) (story, *steadystate.GroupControl) {
+// the graceful bound; the members dial through the control of the Member
+// it returns, which the story's fault aims at. Skipped over TLS: the
+// control dials plain TCP.
+func memberFaultStory(e *env, label, protocol string) (story, scenario.Member) {
 	if sec, err := e.cfg.Target.Security.Resolve(); err == nil && sec.TLS != nil {
 		Skip("a member fault dials and closes the members' plain TCP connections itself: not yet over TLS")
 	}
@@ -160,7 +158,7 @@ func memberFaultStory(e *env, label, protocol string) (story, *steadystate.Group
 	st.Workloads = []scenario.StartWorkload{scenario.SteadyStateOf(scenario.Shape{
 		Group: steadystate.GroupConfig{Members: groupMembers, Protocol: protocol, Control: control},
 	})}
-	return st, control
+	return st, scenario.Member{Control: control, Slot: 1, DryRun: e.DryRun, Out: GinkgoWriter}
 }
 
 // A member of the group is cut off from every broker for longer than its
@@ -181,13 +179,11 @@ const cutHold = memberSessionTimeout + reassignMargin
 // owns partitions again (within reassignMargin + a session timeout); its
 // figure is the time to that.
 func memberCutStory(e *env, protocol string) story {
-	st, control := memberFaultStory(e, "group-member-cut", protocol)
-	var cut *scenario.MemberCut
+	st, member := memberFaultStory(e, "group-member-cut", protocol)
+	control := member.Control
+	cut := &scenario.MemberCut{Member: member}
 	var rejoined time.Duration
-	st.Fault = func(e *env, _ []brokers.Server) chaos.Fault {
-		cut = &scenario.MemberCut{Control: control, Slot: 1, DryRun: e.DryRun, Out: GinkgoWriter}
-		return cut
-	}
+	st.Fault = func(*env, []brokers.Server) chaos.Fault { return cut }
 	st.During = func(ctx context.Context, _ *env, _ []brokers.Server) error {
 		By(fmt.Sprintf("holding member 1 off the brokers for %s, past its %s session", cutHold, memberSessionTimeout))
 		scenario.Hold(ctx, cutHold)
@@ -197,7 +193,7 @@ func memberCutStory(e *env, protocol string) story {
 		}
 		start := time.Now()
 		err := scenario.Poll(ctx, time.Second, memberSessionTimeout+reassignMargin, "member 1 owns partitions again", func(context.Context) error {
-			owned, err := control.Owned(1)
+			owned, err := control.Owned(member.Slot)
 			if err == nil && len(owned) == 0 {
 				err = errors.New("member 1 owns no partition")
 			}
