@@ -168,7 +168,7 @@ func newPodExecCmd() *cobra.Command {
 func newKafkaRunCmd() *cobra.Command {
 	var libs, version, script string
 	cmd := &cobra.Command{
-		Use:   "kafka-run --libs DIR [--version X.Y.Z] [--script kafka-server-start.sh|kafka-storage.sh -- ARGS...]",
+		Use:   "kafka-run --libs DIR [--version X.Y.Z] [--script kafka-server-start.sh|kafka-storage.sh|kafka-verifiable-producer.sh|kafka-verifiable-consumer.sh -- ARGS...]",
 		Short: "Launch Kafka inside a pod as the apache/kafka image does, or run one of the distribution's scripts there (the node agent runs it)",
 		RunE: func(_ *cobra.Command, args []string) error {
 			switch script {
@@ -178,7 +178,11 @@ func newKafkaRunCmd() *cobra.Command {
 				return launcher.KafkaStorage(libs, version, args, os.Environ())
 			case "":
 			default:
-				return usageError{fmt.Errorf("kafka-run --script: want %s or %s, got %q", launcher.KafkaStartScript, launcher.KafkaStorageScript, script)}
+				if _, ok := launcher.ToolClass(script); ok {
+					return launcher.KafkaTool(libs, version, script, args, os.Environ())
+				}
+				return usageError{fmt.Errorf("kafka-run --script: want %s, %s, %s or %s, got %q", launcher.KafkaStartScript, launcher.KafkaStorageScript,
+					launcher.VerifiableProducerScript, launcher.VerifiableConsumerScript, script)}
 			}
 			if len(args) > 0 {
 				return usageError{fmt.Errorf("kafka-run takes arguments only with --script, got %q", args)}
@@ -188,7 +192,7 @@ func newKafkaRunCmd() *cobra.Command {
 	}
 	cmd.Flags().StringVar(&libs, "libs", "", "directory of the Kafka jars")
 	cmd.Flags().StringVar(&version, "version", "", "the jars' Kafka version (default: the one their fetch recorded)")
-	cmd.Flags().StringVar(&script, "script", "", "run as the distribution's bin/"+launcher.KafkaStartScript+" or bin/"+launcher.KafkaStorageScript+" with the arguments after --")
+	cmd.Flags().StringVar(&script, "script", "", "run as the distribution's bin/"+launcher.KafkaStartScript+", bin/"+launcher.KafkaStorageScript+" or one of its verifiable clients with the arguments after --")
 	return cmd
 }
 

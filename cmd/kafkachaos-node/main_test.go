@@ -16,7 +16,7 @@ func TestBadInputExitsTwo(t *testing.T) {
 	}{
 		{"agent without state dir", []string{"agent"}, "--state-dir is required"},
 		{"purge without state dir", []string{"purge"}, "--state-dir is required"},
-		{"unknown script", []string{"kafka-run", "--libs", "/libs", "--script", "kafka-topics.sh"}, "want kafka-server-start.sh or kafka-storage.sh"},
+		{"unknown script", []string{"kafka-run", "--libs", "/libs", "--script", "kafka-topics.sh"}, "want kafka-server-start.sh, kafka-storage.sh"},
 		{"kafka-run arguments without a script", []string{"kafka-run", "--libs", "/libs", "extra"}, "only with --script"},
 		{"bad mount", []string{"pod-exec", "--mount", "nocolon", "--", "/bin/true"}, "is not source:/target"},
 		{"unknown flag", []string{"agent", "--nope"}, "unknown flag"},

@@ -20,6 +20,12 @@ const (
 	StorageToolClass = "kafka.tools.StorageTool"
 	// ProducerPerfClass is kafka-producer-perf-test.
 	ProducerPerfClass = "org.apache.kafka.tools.ProducerPerformance"
+	// VerifiableProducerClass and VerifiableConsumerClass are
+	// kafka-verifiable-producer.sh and kafka-verifiable-consumer.sh: the
+	// clients of Kafka's own system tests, which print one JSON event per
+	// line.
+	VerifiableProducerClass = "org.apache.kafka.tools.VerifiableProducer"
+	VerifiableConsumerClass = "org.apache.kafka.tools.VerifiableConsumer"
 	// EndToEndLatencyClass is kafka-e2e-latency.
 	EndToEndLatencyClass = "org.apache.kafka.tools.EndToEndLatency"
 )

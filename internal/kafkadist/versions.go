@@ -15,6 +15,9 @@ import (
 //go:embed log4j.properties
 var brokerLog4j string
 
+//go:embed tools-log4j.properties
+var toolsLog4j string
+
 // ErrUnknownLine is returned for a Kafka version that no row of the
 // versions table (scripts/fetch-kafka.sh, LineOf) knows how to run.
 var ErrUnknownLine = errors.New("kafkadist: no known Kafka line")
@@ -65,6 +68,15 @@ func (l Line) BrokerLogging() Logging {
 		return Logging{File: "log4j2.properties", Content: brokerLog4j2, line: l}
 	}
 	return Logging{File: "log4j.properties", Content: brokerLog4j, line: l}
+}
+
+// ToolsLogging returns the logging config of line l's command-line
+// tools: WARN and above, to stderr.
+func (l Line) ToolsLogging() Logging {
+	if l.Log4j2 {
+		return Logging{File: "tools-log4j2.properties", Content: toolsLog4j2, line: l}
+	}
+	return Logging{File: "tools-log4j.properties", Content: toolsLog4j, line: l}
 }
 
 // JVMOption returns the system property that points the JVM at the config

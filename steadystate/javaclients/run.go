@@ -8,12 +8,14 @@ import (
 	"io"
 	"os/exec"
 	"path/filepath"
+
+	"github.com/kafkachaos/kafkachaos/internal/kafkadist"
 )
 
 // The tools' main classes, in Kafka's tools jar.
 const (
-	ProducerClass = "org.apache.kafka.tools.VerifiableProducer"
-	ConsumerClass = "org.apache.kafka.tools.VerifiableConsumer"
+	ProducerClass = kafkadist.VerifiableProducerClass
+	ConsumerClass = kafkadist.VerifiableConsumerClass
 	// CopierClass is Kafka's TransactionalMessageCopier: consume-transform-
 	// produce, the input offsets committed in each transaction; it prints
 	// only progress counts.

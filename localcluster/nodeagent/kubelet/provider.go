@@ -4,8 +4,6 @@
 package kubelet
 
 import (
-	"bufio"
-	"bytes"
 	"context"
 	"fmt"
 	"io"
@@ -344,40 +342,6 @@ func (p *provider) NotifyPods(_ context.Context, cb func(*corev1.Pod)) {
 	for _, r := range p.pods {
 		r.notify = cb
 	}
-}
-
-// GetContainerLogs implements nodeutil.Provider (kubectl logs).
-func (p *provider) GetContainerLogs(_ context.Context, ns, name, container string, opts api.ContainerLogOpts) (io.ReadCloser, error) {
-	p.mu.Lock()
-	run, ok := p.pods[key(ns, name)]
-	p.mu.Unlock()
-	if !ok {
-		return nil, errdefs.NotFoundf("pod %s/%s not found", ns, name)
-	}
-	raw, err := os.ReadFile(run.logPath(container))
-	if err != nil {
-		return nil, errdefs.NotFoundf("logs of %s/%s/%s: %v", ns, name, container, err)
-	}
-	if opts.Tail > 0 {
-		raw = tailLines(raw, opts.Tail)
-	}
-	if opts.LimitBytes > 0 && len(raw) > opts.LimitBytes {
-		raw = raw[len(raw)-opts.LimitBytes:]
-	}
-	return io.NopCloser(bytes.NewReader(raw)), nil
-}
-
-func tailLines(raw []byte, n int) []byte {
-	var lines [][]byte
-	sc := bufio.NewScanner(bytes.NewReader(raw))
-	sc.Buffer(make([]byte, 64*1024), 1<<20)
-	for sc.Scan() {
-		lines = append(lines, append([]byte(nil), sc.Bytes()...))
-		if len(lines) > n {
-			lines = lines[1:]
-		}
-	}
-	return append(bytes.Join(lines, []byte("\n")), '\n')
 }
 
 var errNotSupported = errdefs.InvalidInput("not supported by the kafkachaos local node agent")

@@ -37,8 +37,9 @@ func (r runtimes) kafkaLookup(image, tag string) (runtime, string) {
 // (`kafka-run --script NAME -- ARGS`): bin/kafka-server-start.sh (its
 // config file and overrides, no env rendering, no format) or
 // bin/kafka-storage.sh (Kafka's StorageTool, as an init container that
-// formats runs it). Any other command is refused, as this runtime has no
-// shell to run it with.
+// formats runs it), or one of the verifiable clients of Kafka's system
+// tests (bin/kafka-verifiable-producer.sh, -consumer.sh). Any other
+// command is refused, as this runtime has no shell to run it with.
 type kafkaRuntime struct{ node, libs, version string }
 
 func (k kafkaRuntime) command(c corev1.Container) (string, []string, error) {
@@ -50,8 +51,9 @@ func (k kafkaRuntime) command(c corev1.Container) (string, []string, error) {
 		return k.node, args, nil
 	}
 	script := path.Base(c.Command[0])
-	if script != launcher.KafkaStartScript && script != launcher.KafkaStorageScript {
-		return "", nil, fmt.Errorf("the apache/kafka image runs its own launcher, %s or %s here, not %q", launcher.KafkaStartScript, launcher.KafkaStorageScript, c.Command[0])
+	if _, tool := launcher.ToolClass(script); !tool && script != launcher.KafkaStartScript && script != launcher.KafkaStorageScript {
+		return "", nil, fmt.Errorf("the apache/kafka image runs its own launcher, %s, %s, %s or %s here, not %q",
+			launcher.KafkaStartScript, launcher.KafkaStorageScript, launcher.VerifiableProducerScript, launcher.VerifiableConsumerScript, c.Command[0])
 	}
 	args = append(append(args, "--script", script, "--"), c.Command[1:]...)
 	return k.node, append(args, c.Args...), nil

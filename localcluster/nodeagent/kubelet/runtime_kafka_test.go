@@ -8,7 +8,8 @@ import (
 	corev1 "k8s.io/api/core/v1"
 )
 
-// A container that runs kafka-server-start.sh or kafka-storage.sh gets
+// A container that runs kafka-server-start.sh, kafka-storage.sh or a
+// verifiable client gets
 // that script's mode with its arguments; no command, the image's launcher; another command is
 // refused.
 func TestKafkaRuntimeCommand(t *testing.T) {
@@ -24,6 +25,9 @@ func TestKafkaRuntimeCommand(t *testing.T) {
 			want: []string{"kafka-run", "--libs", "/libs", "--version", "3.9.2", "--script", "kafka-server-start.sh", "--", "/etc/kafka/zk/server.properties", "--override", "broker.id=1"}},
 		{name: "the storage tool", c: corev1.Container{Command: []string{"/opt/kafka/bin/kafka-storage.sh", "format"}, Args: []string{"-c", "/etc/kafka/node-0.properties", "--ignore-formatted"}},
 			want: []string{"kafka-run", "--libs", "/libs", "--version", "3.9.2", "--script", "kafka-storage.sh", "--", "format", "-c", "/etc/kafka/node-0.properties", "--ignore-formatted"}},
+		{name: "a verifiable client", c: corev1.Container{Command: []string{"/opt/kafka/bin/kafka-verifiable-consumer.sh"}, Args: []string{"--topic", "t", "--verbose"}},
+			want: []string{"kafka-run", "--libs", "/libs", "--version", "3.9.2", "--script", "kafka-verifiable-consumer.sh", "--", "--topic", "t", "--verbose"}},
+		{name: "another tool", c: corev1.Container{Command: []string{"/opt/kafka/bin/kafka-topics.sh"}}, wantErr: "not \"/opt/kafka/bin/kafka-topics.sh\""},
 		{name: "a shell", c: corev1.Container{Command: []string{"sh", "-c", "kafka-server-start.sh x"}}, wantErr: "not \"sh\""},
 	}
 	for _, tt := range tests {

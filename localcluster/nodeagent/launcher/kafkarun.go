@@ -203,11 +203,8 @@ func (l brokerLaunch) exec(props properties.Properties, format bool) error {
 	// The JVM's temporary files (snappy-java unpacks its native library
 	// there) go to a directory of the launcher's, cleared on each start
 	// (with the container filesystem, each start has a fresh one anyway).
-	tmp := filepath.Join(dir, "tmp")
-	if err := os.RemoveAll(tmp); err != nil {
-		return err
-	}
-	if err := os.MkdirAll(tmp, 0o755); err != nil {
+	tmp, err := l.freshTmp()
+	if err != nil {
 		return err
 	}
 	// The image's launcher starts the broker with its kafka.jsa, by
@@ -226,6 +223,16 @@ func (l brokerLaunch) exec(props properties.Properties, format bool) error {
 	args = append(args, "-Djava.io.tmpdir="+tmp, "-Dsun.net.inetaddr.ttl=0", "-Dsun.net.inetaddr.negative.ttl=0",
 		"-cp", cp, kafkadist.ServerClass, propsPath)
 	return syscall.Exec(java, args, l.environ)
+}
+
+// freshTmp empties and returns the launcher's directory for the JVM's
+// temporary files.
+func (l brokerLaunch) freshTmp() (string, error) {
+	tmp := filepath.Join(l.dir(), "tmp")
+	if err := os.RemoveAll(tmp); err != nil {
+		return "", err
+	}
+	return tmp, os.MkdirAll(tmp, 0o755)
 }
 
 // defaultLogDir is Kafka's log.dir when neither log.dirs nor log.dir is
@@ -298,6 +305,17 @@ func (l brokerLaunch) dir() string { return filepath.Join(l.podDir, "kafka") }
 // applies KAFKA_LOG4J_ROOT_LOGLEVEL and KAFKA_LOG4J_LOGGERS, as the image's
 // KafkaDockerWrapper does.
 func (l brokerLaunch) writeLogging(launcher bool) ([]string, error) {
+	logging := l.line.BrokerLogging()
+	if launcher {
+		logging = logging.WithLevels(l.env["KAFKA_LOG4J_ROOT_LOGLEVEL"], l.env["KAFKA_LOG4J_LOGGERS"])
+	}
+	return l.writeLoggingOf(logging)
+}
+
+// writeLoggingOf writes logging into the launcher's directory unless the
+// user's KAFKA_LOG4J_OPTS is set, and returns the JVM options, as
+// writeLogging says.
+func (l brokerLaunch) writeLoggingOf(logging kafkadist.Logging) ([]string, error) {
 	logs := cmp.Or(l.env["LOG_DIR"], filepath.Join(l.dir(), "logs")) // as kafka-run-class.sh
 	if err := os.MkdirAll(logs, 0o755); err != nil {
 		return nil, err
@@ -305,10 +323,6 @@ func (l brokerLaunch) writeLogging(launcher bool) ([]string, error) {
 	opts := []string{"-Dkafka.logs.dir=" + logs}
 	if user := strings.Fields(l.env["KAFKA_LOG4J_OPTS"]); len(user) > 0 {
 		return append(opts, user...), nil
-	}
-	logging := l.line.BrokerLogging()
-	if launcher {
-		logging = logging.WithLevels(l.env["KAFKA_LOG4J_ROOT_LOGLEVEL"], l.env["KAFKA_LOG4J_LOGGERS"])
 	}
 	path := filepath.Join(l.dir(), logging.File)
 	if err := os.WriteFile(path, []byte(logging.Content), 0o644); err != nil {
