@@ -1,0 +1,117 @@
+package javaload
+
+import (
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes/fake"
+
+	"github.com/kafkachaos/kafkachaos/steadystate/javaclients"
+)
+
+func goodSpec() Spec {
+	return Spec{Namespace: "kafka", Name: "kafkachaos-java", Image: "apache/kafka:4.4.0", Bootstrap: []string{"a:9092", "b:9092"},
+		Topic: "t-java", Group: "g", Protocol: "consumer", Members: 3, Rate: 100, Deadline: time.Hour}
+}
+
+func TestValidate(t *testing.T) {
+	tests := []struct {
+		name    string
+		edit    func(*Spec)
+		wantErr string
+	}{
+		{name: "good", edit: func(*Spec) {}},
+		{name: "no image", edit: func(s *Spec) { s.Image = "" }, wantErr: "image is empty"},
+		{name: "no bootstrap", edit: func(s *Spec) { s.Bootstrap = nil }, wantErr: "no bootstrap"},
+		{name: "a protocol of no client", edit: func(s *Spec) { s.Protocol = "range" }, wantErr: `group protocol "range"`},
+		{name: "no members", edit: func(s *Spec) { s.Members = 0 }, wantErr: "members 0"},
+		{name: "no deadline", edit: func(s *Spec) { s.Deadline = 0 }, wantErr: "deadline"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s := goodSpec()
+			tt.edit(&s)
+			err := s.Validate()
+			if (tt.wantErr == "") != (err == nil) || (err != nil && !strings.Contains(err.Error(), tt.wantErr)) {
+				t.Errorf("Validate() = %v, want %q", err, tt.wantErr)
+			}
+		})
+	}
+}
+
+// The pods run the image's scripts with what the verifier needs: each
+// record reported, each producer incarnation's values apart, the
+// producer's settings as applications run it; never restarted in place,
+// and ended by their deadline.
+func TestPods(t *testing.T) {
+	s := goodSpec()
+	prod, cons := s.ProducerPod(2), s.ConsumerPod(1)
+	for _, p := range []*corev1.Pod{prod, cons} {
+		if p.Spec.RestartPolicy != corev1.RestartPolicyNever || p.Spec.ActiveDeadlineSeconds == nil || *p.Spec.ActiveDeadlineSeconds != 3600 {
+			t.Errorf("pod %s: restart %s, deadline %v; want Never and 3600 s", p.Name, p.Spec.RestartPolicy, p.Spec.ActiveDeadlineSeconds)
+		}
+		if p.Labels[LabelRun] != s.Name {
+			t.Errorf("pod %s is not labelled with its run: %v", p.Name, p.Labels)
+		}
+	}
+	pc, cc := prod.Spec.Containers[0], cons.Spec.Containers[0]
+	if pc.Command[0] != producerScript || cc.Command[0] != consumerScript {
+		t.Errorf("commands %q and %q", pc.Command, cc.Command)
+	}
+	for _, want := range [][]string{{"--value-prefix", "2"}, {"--producer.config", producerConfig}, {"--max-messages", "360000"}, {"--bootstrap-server", "a:9092,b:9092"}} {
+		if i := slices.Index(pc.Args, want[0]); i < 0 || pc.Args[i+1] != want[1] {
+			t.Errorf("producer args %q lack %q", pc.Args, want)
+		}
+	}
+	if !slices.Contains(cc.Args, "--verbose") || cc.Args[slices.Index(cc.Args, "--group-protocol")+1] != "consumer" {
+		t.Errorf("consumer args %q: want --verbose and --group-protocol consumer", cc.Args)
+	}
+	if prod.Name != s.ProducerName(2) || !strings.HasSuffix(cons.Name, "-consumer-1") {
+		t.Errorf("names %s and %s", prod.Name, cons.Name)
+	}
+	if m := pc.VolumeMounts; len(m) != 1 || m[0].MountPath != configDir || prod.Spec.Volumes[0].ConfigMap.Name != s.ConfigMap().Name {
+		t.Errorf("the producer's settings are not mounted: %+v %+v", m, prod.Spec.Volumes)
+	}
+	if got := s.ConfigMap().Data["producer.properties"]; !strings.Contains(got, "enable.idempotence=true") || !strings.Contains(got, "acks=all") {
+		t.Errorf("producer settings %q", got)
+	}
+}
+
+// Delete removes the run's pods and settings, and only the run's.
+func TestDelete(t *testing.T) {
+	s := goodSpec()
+	other := s
+	other.Name = "another"
+	cs := fake.NewClientset(s.ProducerPod(1), s.ConsumerPod(0), s.ConfigMap(), other.ConsumerPod(0), other.ConfigMap())
+	ctx := t.Context()
+	if err := Delete(ctx, cs, s.Namespace, s.Name); err != nil {
+		t.Fatal(err)
+	}
+	if err := Delete(ctx, cs, s.Namespace, s.Name); err != nil {
+		t.Fatalf("a second Delete: %v", err)
+	}
+	left, err := Left(ctx, cs, s.Namespace, s.Name)
+	if err != nil || len(left) != 0 {
+		t.Errorf("left %v, %v", left, err)
+	}
+	if left, _ := Left(ctx, cs, s.Namespace, other.Name); len(left) != 1 {
+		t.Errorf("another run's pods: %v, want its one", left)
+	}
+	if _, err := cs.CoreV1().ConfigMaps(s.Namespace).Get(ctx, other.ConfigMap().Name, metav1.GetOptions{}); err != nil {
+		t.Errorf("another run's ConfigMap: %v", err)
+	}
+}
+
+// Follow waits for the pod to start, and a pod that never appears is an
+// error that says so.
+func TestFollowMissingPod(t *testing.T) {
+	cs := fake.NewClientset()
+	err := Follow(t.Context(), cs, "kafka", "nope", func(javaclients.Event) {})
+	if err == nil || !strings.Contains(err.Error(), "did not start") {
+		t.Errorf("Follow of a missing pod = %v", err)
+	}
+}

@@ -1,0 +1,148 @@
+package javaload
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+// The image's tools and where the producer's settings are mounted.
+const (
+	producerScript = "/opt/kafka/bin/kafka-verifiable-producer.sh"
+	consumerScript = "/opt/kafka/bin/kafka-verifiable-consumer.sh"
+	configDir      = "/etc/kafkachaos-java"
+	producerConfig = configDir + "/producer.properties"
+)
+
+// Labels of every pod and ConfigMap of a run: the run's name, and the
+// pod's role.
+const (
+	LabelName = "app.kubernetes.io/name"
+	LabelRun  = "kafkachaos.io/java-run"
+	LabelRole = "kafkachaos.io/java-role"
+	appName   = "kafkachaos-java"
+)
+
+// ProducerSettings are the producer's settings, as applications run it:
+// idempotent, acks=all, retrying until delivery.timeout.ms. The tool
+// itself sets retries=0, which turns idempotence off; its
+// --producer.config wins. Everything else is the Java client's default.
+const ProducerSettings = "enable.idempotence=true\nacks=all\nretries=2147483647\nmax.in.flight.requests.per.connection=5\n"
+
+// Spec is one run of the Java clients: a producer at Rate records/s into
+// Topic, and a group of Members consumers on Protocol.
+type Spec struct {
+	Namespace string
+	// Name prefixes the run's objects and tells runs apart (LabelRun).
+	Name      string
+	Image     string // apache/kafka:<version>
+	Bootstrap []string
+	Topic     string
+	Group     string
+	Protocol  string // classic or consumer (KIP-848)
+	Members   int
+	Rate      int
+	// Deadline ends every pod of the run by itself (activeDeadlineSeconds,
+	// and the producer's --max-messages), so that the clients of a suite
+	// that died do not run for ever.
+	Deadline time.Duration
+}
+
+// Validate says what is missing or wrong in s.
+func (s Spec) Validate() error {
+	var bad []string
+	for _, f := range []struct{ name, v string }{{"namespace", s.Namespace}, {"name", s.Name}, {"image", s.Image}, {"topic", s.Topic}, {"group", s.Group}} {
+		if f.v == "" {
+			bad = append(bad, f.name+" is empty")
+		}
+	}
+	if len(s.Bootstrap) == 0 {
+		bad = append(bad, "no bootstrap servers")
+	}
+	if s.Protocol != "classic" && s.Protocol != "consumer" {
+		bad = append(bad, fmt.Sprintf("group protocol %q: want classic or consumer", s.Protocol))
+	}
+	if s.Deadline < time.Second {
+		bad = append(bad, fmt.Sprintf("deadline %s: want at least 1s", s.Deadline))
+	}
+	if s.Members < 1 || s.Rate < 1 {
+		bad = append(bad, fmt.Sprintf("members %d and rate %d must be at least 1", s.Members, s.Rate))
+	}
+	if len(bad) > 0 {
+		return fmt.Errorf("javaload: %s", strings.Join(bad, "; "))
+	}
+	return nil
+}
+
+// ConfigMap holds the producer's settings.
+func (s Spec) ConfigMap() *corev1.ConfigMap {
+	return &corev1.ConfigMap{
+		ObjectMeta: metav1.ObjectMeta{Name: s.Name + "-producer", Namespace: s.Namespace, Labels: s.labels("config")},
+		Data:       map[string]string{"producer.properties": ProducerSettings},
+	}
+}
+
+// ProducerName is the producer pod of an incarnation: a producer that is
+// replaced gets a new pod, never a restart in place.
+func (s Spec) ProducerName(incarnation int) string {
+	return fmt.Sprintf("%s-producer-%d", s.Name, incarnation)
+}
+
+// ConsumerName is member i's pod.
+func (s Spec) ConsumerName(i int) string { return fmt.Sprintf("%s-consumer-%d", s.Name, i) }
+
+// ProducerPod is the producer of an incarnation: its values are
+// "<incarnation>.<n>" (--value-prefix), since the tool counts from 0 again
+// in each process, and it sends until it is stopped.
+func (s Spec) ProducerPod(incarnation int) *corev1.Pod {
+	p := s.pod(s.ProducerName(incarnation), "producer", producerScript,
+		"--bootstrap-server", strings.Join(s.Bootstrap, ","), "--topic", s.Topic,
+		"--throughput", fmt.Sprint(s.Rate), "--max-messages", fmt.Sprint(int64(s.Rate)*int64(s.Deadline.Seconds())),
+		"--value-prefix", fmt.Sprint(incarnation),
+		"--producer.config", producerConfig)
+	p.Spec.Volumes = []corev1.Volume{{Name: "config", VolumeSource: corev1.VolumeSource{
+		ConfigMap: &corev1.ConfigMapVolumeSource{LocalObjectReference: corev1.LocalObjectReference{Name: s.ConfigMap().Name}},
+	}}}
+	p.Spec.Containers[0].VolumeMounts = []corev1.VolumeMount{{Name: "config", MountPath: configDir, ReadOnly: true}}
+	return p
+}
+
+// ConsumerPod is member i: --verbose, so that it reports each record and
+// not per-partition summaries, committing after each poll (the tool's
+// default), on the Java client's other defaults.
+func (s Spec) ConsumerPod(i int) *corev1.Pod {
+	return s.pod(s.ConsumerName(i), "consumer", consumerScript,
+		"--bootstrap-server", strings.Join(s.Bootstrap, ","), "--topic", s.Topic,
+		"--group-id", s.Group, "--group-protocol", s.Protocol, "--verbose")
+}
+
+func (s Spec) labels(role string) map[string]string {
+	return map[string]string{LabelName: appName, LabelRun: s.Name, LabelRole: role}
+}
+
+// pod runs one tool, never restarted in place (what a process printed
+// belongs to it alone), with 30 s to close its client on a delete.
+func (s Spec) pod(name, role, script string, args ...string) *corev1.Pod {
+	grace, deadline := int64(30), int64(s.Deadline.Seconds())
+	return &corev1.Pod{
+		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: s.Namespace, Labels: s.labels(role)},
+		Spec: corev1.PodSpec{
+			RestartPolicy:                 corev1.RestartPolicyNever,
+			TerminationGracePeriodSeconds: &grace,
+			ActiveDeadlineSeconds:         &deadline,
+			AutomountServiceAccountToken:  new(false), // the tools talk to Kafka only
+			Containers: []corev1.Container{{
+				Name: role, Image: s.Image, Command: []string{script}, Args: args,
+				Env: []corev1.EnvVar{{Name: "KAFKA_HEAP_OPTS", Value: "-Xmx256m"}},
+				Resources: corev1.ResourceRequirements{
+					Requests: corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("100m"), corev1.ResourceMemory: resource.MustParse("384Mi")},
+					Limits:   corev1.ResourceList{corev1.ResourceMemory: resource.MustParse("512Mi")},
+				},
+			}},
+		},
+	}
+}

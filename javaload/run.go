@@ -1,0 +1,142 @@
+package javaload
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/wait"
+	"k8s.io/client-go/kubernetes"
+
+	"github.com/kafkachaos/kafkachaos/steadystate/javaclients"
+)
+
+// How long a tool's pod may take to start (a JVM on a loaded node, an
+// image pull on a real one), and how often it is looked at meanwhile.
+const (
+	StartTimeout = 5 * time.Minute
+	startPoll    = time.Second
+)
+
+// CreateConfig creates the producer's settings (Spec.ConfigMap).
+func CreateConfig(ctx context.Context, cs kubernetes.Interface, s Spec) error {
+	if _, err := cs.CoreV1().ConfigMaps(s.Namespace).Create(ctx, s.ConfigMap(), metav1.CreateOptions{}); err != nil {
+		return fmt.Errorf("javaload: create ConfigMap %s: %w", s.ConfigMap().Name, err)
+	}
+	return nil
+}
+
+// CreatePod creates one of a run's pods (Spec.ProducerPod, ConsumerPod).
+func CreatePod(ctx context.Context, cs kubernetes.Interface, pod *corev1.Pod) error {
+	if _, err := cs.CoreV1().Pods(pod.Namespace).Create(ctx, pod, metav1.CreateOptions{}); err != nil {
+		return fmt.Errorf("javaload: create pod %s: %w", pod.Name, err)
+	}
+	return nil
+}
+
+// Follow calls fn with each event that the tool of pod prints, from its
+// start, once its container has started, until the container ends or ctx
+// does. A stream that ends while the container still runs is an error:
+// what the tool printed after that was not seen.
+func Follow(ctx context.Context, cs kubernetes.Interface, ns, pod string, fn func(javaclients.Event)) error {
+	var last string
+	err := wait.PollUntilContextTimeout(ctx, startPoll, StartTimeout, true, func(ctx context.Context) (bool, error) {
+		p, err := cs.CoreV1().Pods(ns).Get(ctx, pod, metav1.GetOptions{})
+		if err != nil {
+			return false, err
+		}
+		last = describe(p)
+		return p.Status.Phase != corev1.PodPending && p.Status.Phase != "", nil
+	})
+	if err != nil {
+		return fmt.Errorf("javaload: pod %s did not start within %s (last seen: %s): %w", pod, StartTimeout, last, err)
+	}
+	stream, err := cs.CoreV1().Pods(ns).GetLogs(pod, &corev1.PodLogOptions{Follow: true}).Stream(ctx)
+	if err != nil {
+		return fmt.Errorf("javaload: the log of pod %s: %w", pod, err)
+	}
+	defer stream.Close()
+	if err := javaclients.Read(stream, fn); err != nil {
+		return fmt.Errorf("javaload: pod %s: %w", pod, err)
+	}
+	if ctx.Err() != nil {
+		return nil
+	}
+	p, err := cs.CoreV1().Pods(ns).Get(ctx, pod, metav1.GetOptions{})
+	if err == nil && p.Status.Phase == corev1.PodRunning && running(p) {
+		return fmt.Errorf("javaload: the log of pod %s ended while its tool still runs", pod)
+	}
+	return nil
+}
+
+// running reports whether p's container still runs.
+func running(p *corev1.Pod) bool {
+	for _, c := range p.Status.ContainerStatuses {
+		if c.State.Running != nil {
+			return true
+		}
+	}
+	return false
+}
+
+// describe is what a pod's status says, for a start that never came.
+func describe(p *corev1.Pod) string {
+	s := string(p.Status.Phase)
+	for _, c := range p.Status.ContainerStatuses {
+		if w := c.State.Waiting; w != nil {
+			s += fmt.Sprintf(", %s waiting: %s %s", c.Name, w.Reason, w.Message)
+		}
+	}
+	return s
+}
+
+// Stop deletes a pod with its grace period: the tool closes its client
+// (the producer flushes, a consumer commits and leaves its group) and
+// prints its last events. A pod already gone is stopped.
+func Stop(ctx context.Context, cs kubernetes.Interface, ns, pod string) error {
+	if err := cs.CoreV1().Pods(ns).Delete(ctx, pod, metav1.DeleteOptions{}); err != nil && !apierrors.IsNotFound(err) {
+		return fmt.Errorf("javaload: stop pod %s: %w", pod, err)
+	}
+	return nil
+}
+
+// Delete deletes every pod and ConfigMap of run name in ns, each pod with
+// its grace period; what is gone already is not an error.
+func Delete(ctx context.Context, cs kubernetes.Interface, ns, name string) error {
+	sel := metav1.ListOptions{LabelSelector: LabelRun + "=" + name}
+	pods, err := cs.CoreV1().Pods(ns).List(ctx, sel)
+	if err != nil {
+		return fmt.Errorf("javaload: list the pods of %s: %w", name, err)
+	}
+	var errs []error
+	for _, p := range pods.Items {
+		errs = append(errs, Stop(ctx, cs, ns, p.Name))
+	}
+	cms, err := cs.CoreV1().ConfigMaps(ns).List(ctx, sel)
+	if err != nil {
+		return errors.Join(append(errs, fmt.Errorf("javaload: list the ConfigMaps of %s: %w", name, err))...)
+	}
+	for _, c := range cms.Items {
+		if err := cs.CoreV1().ConfigMaps(ns).Delete(ctx, c.Name, metav1.DeleteOptions{}); err != nil && !apierrors.IsNotFound(err) {
+			errs = append(errs, fmt.Errorf("javaload: delete ConfigMap %s: %w", c.Name, err))
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// Left lists the pods of run name in ns that are not gone yet.
+func Left(ctx context.Context, cs kubernetes.Interface, ns, name string) ([]string, error) {
+	pods, err := cs.CoreV1().Pods(ns).List(ctx, metav1.ListOptions{LabelSelector: LabelRun + "=" + name})
+	if err != nil {
+		return nil, fmt.Errorf("javaload: list the pods of %s: %w", name, err)
+	}
+	var left []string
+	for _, p := range pods.Items {
+		left = append(left, p.Name)
+	}
+	return left, nil
+}
