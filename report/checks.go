@@ -40,6 +40,11 @@ const (
 	// the end, and the run could have shown an anomaly
 	// (steadystate/txncheck).
 	CheckTransactions CheckName = "transactions: all or nothing, committed only, exactly once"
+	// CheckJava: Kafka's own Java clients, where the story ran them
+	// (scenario.JavaClientsOf), lost, skipped and read nothing at another
+	// offset than acknowledged, and their group's history is clean
+	// (steadystate/javaclients).
+	CheckJava CheckName = "Java clients: every acknowledged record read at its offset, the group's history clean"
 	// CheckPacing: a graceful operation took no Kafka pod down while a
 	// partition was under-replicated (from the event timeline).
 	CheckPacing CheckName = "paced: no broker taken down while under-replicated"
@@ -67,6 +72,6 @@ const (
 // then the soak's own.
 func Checks() []CheckName {
 	return []CheckName{CheckAudit, CheckFault, CheckRolledOut, CheckPodsBack, CheckHealth,
-		CheckRecords, CheckBounds, CheckGroup, CheckTransactions, CheckPacing, CheckIdentity, CheckLogDirs, CheckCluster, CheckMetadata,
+		CheckRecords, CheckBounds, CheckGroup, CheckTransactions, CheckJava, CheckPacing, CheckIdentity, CheckLogDirs, CheckCluster, CheckMetadata,
 		CheckMemory, CheckGoroutines}
 }

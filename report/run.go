@@ -9,6 +9,7 @@ import (
 	"github.com/kafkachaos/kafkachaos/resources"
 	"github.com/kafkachaos/kafkachaos/soak"
 	"github.com/kafkachaos/kafkachaos/steadystate"
+	"github.com/kafkachaos/kafkachaos/steadystate/javaclients"
 	"github.com/kafkachaos/kafkachaos/timeline"
 )
 
@@ -39,7 +40,10 @@ type Spec struct {
 	ExpectFailures bool                `json:"expectFailures,omitempty"`
 	SteadyState    *steadystate.Report `json:"steadyState,omitempty"`
 	Checks         []Check             `json:"checks"`
-	Recovery       Recovery            `json:"recovery"`
+	// Java is the verdict of Kafka's own Java clients, where the story
+	// ran them: their records and their group's history.
+	Java     *javaclients.Result `json:"java,omitempty"`
+	Recovery Recovery            `json:"recovery"`
 	// Limits says where each bound's limit came from ("maxUnavailable
 	// 14s: a hard fault: broker.session.timeout.ms 9000 of broker 0 + 5s").
 	Limits []string `json:"limits,omitempty"`

@@ -79,8 +79,12 @@ type Env struct {
 	// LocalKubelets reads the stats summaries from the local cluster's
 	// node agents directly instead of through the API server's node proxy.
 	LocalKubelets bool
-	// NoAgents, when set, says why the in-cluster agents cannot run here.
+	// NoAgents, when set, says why the in-cluster agents cannot run here
+	// (nor the Java clients' pods).
 	NoAgents string
+	// JavaImage runs Kafka's Java clients as pods (JavaClientsOf): an
+	// apache/kafka image, of the brokers' version by default.
+	JavaImage string
 	// Timing, Bounds and SteadyState: how long, how strict, how much load.
 	Timing      TimingConfig
 	Bounds      BoundsConfig

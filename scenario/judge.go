@@ -36,6 +36,9 @@ func (r *run[E]) judge(ctx context.Context) error {
 
 	for _, w := range r.workloads {
 		o.Checks = append(o.Checks, w.Checks()...)
+		if rw, ok := w.(Recorded); ok {
+			rw.Record(o)
+		}
 	}
 	if st.Kind == Graceful {
 		var pods []string

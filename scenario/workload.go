@@ -37,6 +37,13 @@ type Measured interface {
 	Report() *steadystate.Report
 }
 
+// Recorded is a workload with figures of its own for the report, put
+// into the outcome once it finished.
+type Recorded interface {
+	Workload
+	Record(o *Outcome)
+}
+
 // StartWorkload starts one of a story's workloads on the story's topic,
 // after the baseline checks; it registers its own cleanups with env.
 type StartWorkload func(ctx context.Context, env *Env, topic string) (Workload, error)

@@ -57,6 +57,11 @@ type TargetConfig struct {
 	// image tag), fetched first with make kafka-dist KAFKA_VERSION=...
 	// Default: the manifest's (kafkadist.DefaultVersion).
 	KafkaVersion string `json:"kafkaVersion,omitempty"`
+	// JavaImage runs Kafka's own Java clients as pods (the specs labelled
+	// java): an apache/kafka image, whose bin/ has the verifiable clients.
+	// Default: apache/kafka:<target.kafkaVersion> when that is known (on
+	// the local cluster, always); without either, those specs are skipped.
+	JavaImage string `json:"javaImage,omitempty"`
 	// Namespace of Kafka. Default: the layout's namespace.
 	Namespace string `json:"namespace,omitempty"`
 	// Flavor of the deployment: statefulset, strimzi, koperator, or empty
@@ -177,6 +182,7 @@ func (f *flagValues) load() (Config, error) {
 	set(&c.Target.Context, f.context)
 	set(&c.Target.Layout, f.layout)
 	set(&c.Target.KafkaVersion, f.kafkaVersion)
+	set(&c.Target.JavaImage, f.javaImage)
 	set(&c.Upgrade.From, f.upgradeFrom)
 	set(&c.Target.Namespace, f.namespace)
 	set(&c.Target.Flavor, f.flavor)

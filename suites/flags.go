@@ -10,7 +10,7 @@ type flagValues struct {
 	config                                string
 	kubeconfig, context, stateDir, binary string
 	layout, namespace, flavor, selector   string
-	kafkaVersion, upgradeFrom             string
+	kafkaVersion, upgradeFrom, javaImage  string
 	statefulSet, bootstrap, runID         string
 	commandConfig, versionsFile           string
 	rate                                  int
@@ -27,6 +27,7 @@ func registerFlags(fs *flag.FlagSet) *flagValues {
 	fs.BoolVar(&f.inCluster, "kafkachaos.in-cluster", false, "use the pod's ServiceAccount (the suite running in a pod) instead of a kubeconfig")
 	fs.StringVar(&f.layout, "kafkachaos.layout", "", "manifests/kafka layout on the local cluster: combined, separate-controllers, dynamic-quorum (KIP-853), zookeeper (Kafka 3.9 in ZooKeeper mode), or none (your own Kafka in -kafkachaos.namespace on the cluster of -kafkachaos.state-dir; the default there for a namespace no layout uses)")
 	fs.StringVar(&f.kafkaVersion, "kafkachaos.kafka-version", "", "Kafka version the local cluster's layout runs (its apache/kafka tag; make kafka-dist KAFKA_VERSION=... first)")
+	fs.StringVar(&f.javaImage, "kafkachaos.java-image", "", "apache/kafka image whose verifiable Java clients the java specs run as pods (default apache/kafka:<the Kafka version>)")
 	fs.StringVar(&f.upgradeFrom, "kafkachaos.upgrade-from", "", "Kafka version the upgrade spec starts from (default "+DefaultUpgradeFrom+")")
 	fs.StringVar(&f.namespace, "kafkachaos.namespace", "", "Kafka's namespace (must carry kafkachaos.io/allow-disruption=true)")
 	fs.StringVar(&f.flavor, "kafkachaos.flavor", "", "statefulset, strimzi or koperator; empty detects it")

@@ -87,8 +87,12 @@ func newEnv(cfg Config) *env {
 	case cfg.Target.Security != (kafkasec.Settings{}):
 		noAgents = "in-cluster agents reach PLAINTEXT brokers only, for now"
 	}
+	javaImage := cfg.Target.JavaImage
+	if javaImage == "" && cfg.Target.KafkaVersion != "" {
+		javaImage = "apache/kafka:" + cfg.Target.KafkaVersion
+	}
 	return &env{cfg: cfg, Env: &scenario.Env{
-		Namespace: cfg.Target.Namespace, Selector: cfg.Target.Selector, RunID: runID, DryRun: cfg.DryRun, NoAgents: noAgents,
+		Namespace: cfg.Target.Namespace, Selector: cfg.Target.Selector, RunID: runID, DryRun: cfg.DryRun, NoAgents: noAgents, JavaImage: javaImage,
 		Timing: cfg.Timing.TimingConfig, Bounds: cfg.Bounds, SteadyState: cfg.SteadyState,
 		Narrator: ginkgoCaller{}, Cleanups: ginkgoCaller{}, Recorder: ginkgoCaller{},
 	}}

@@ -1,0 +1,378 @@
+package scenario
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kadm"
+	"github.com/twmb/franz-go/pkg/kerr"
+	corev1 "k8s.io/api/core/v1"
+
+	"github.com/kafkachaos/kafkachaos/javaload"
+	"github.com/kafkachaos/kafkachaos/report"
+	"github.com/kafkachaos/kafkachaos/steadystate"
+	"github.com/kafkachaos/kafkachaos/steadystate/javaclients"
+)
+
+// JavaTopicSuffix names the Java clients' topic after the story's: their
+// records are not the steady state's, whose verifier would not know them.
+const JavaTopicSuffix = "-java"
+
+// Timeouts of the Java clients: a JVM's start on a loaded node (or an
+// image's pull), the group's first assignment, and the end of a tool
+// once its pod is stopped (its grace period and more).
+const (
+	javaGroupTimeout = 3 * time.Minute
+	javaStopTimeout  = time.Minute
+	javaDrainTimeout = 3 * time.Minute
+	javaPoll         = time.Second
+)
+
+// JavaSettings shape the Java clients beside a story.
+type JavaSettings struct {
+	Members  int    // the group's members; default 3
+	Protocol string // classic (default: the Java client's own default) or consumer (KIP-848)
+	Rate     int    // the producer's records/s; default 200
+}
+
+// WithDefaults fills what j leaves unset.
+func (j JavaSettings) WithDefaults() JavaSettings {
+	j.Members = cmp.Or(j.Members, 3)
+	j.Protocol = cmp.Or(j.Protocol, steadystate.GroupProtocolClassic)
+	j.Rate = cmp.Or(j.Rate, 200)
+	return j
+}
+
+// JavaClientsOf is a workload of Kafka's own Java clients as pods
+// (javaload): a VerifiableProducer, idempotent with acks=all, and a group
+// of VerifiableConsumers, each record checked by javaclients.Verifier
+// (report.CheckJava). It runs in env's namespace from env.JavaImage, and
+// is skipped where the in-cluster agents are (Env.NoAgents).
+func JavaClientsOf(js JavaSettings) StartWorkload {
+	return func(ctx context.Context, env *Env, topic string) (Workload, error) {
+		js := js.WithDefaults()
+		env.By(fmt.Sprintf("starting Kafka's own Java clients as pods of %s on %s%s: a VerifiableProducer (%d records/s, idempotent, acks=all) and a group of %d VerifiableConsumers on protocol %s",
+			env.JavaImage, topic, JavaTopicSuffix, js.Rate, js.Members, js.Protocol))
+		return startJava(ctx, env, topic+JavaTopicSuffix, js)
+	}
+}
+
+// javaClients is the Java workload: its pods, what they said, the verdict.
+type javaClients struct {
+	env  *Env
+	spec javaload.Spec
+	v    *javaclients.Verifier
+
+	acked  atomic.Int64
+	owned  []atomic.Int64 // partitions each member owns
+	mu     sync.Mutex
+	ended  map[string]chan error // each followed pod's end
+	res    *javaclients.Result
+	failed []string // what kept the run from being judged whole
+}
+
+var _ Recorded = (*javaClients)(nil)
+
+// startJava prepares topic and the group's start, deploys the members,
+// waits until the group owns every partition, then starts the producer.
+func startJava(ctx context.Context, env *Env, topic string, js JavaSettings) (*javaClients, error) {
+	switch {
+	case env.NoAgents != "":
+		return nil, &SkipError{Reason: env.NoAgents}
+	case env.JavaImage == "":
+		return nil, &SkipError{Reason: "no image for the Java clients (Env.JavaImage)"}
+	}
+	spec := javaload.Spec{Namespace: env.Namespace, Name: "kafkachaos-java", Image: env.JavaImage, Bootstrap: env.Bootstrap,
+		Topic: topic, Group: "kafkachaos-java-" + env.RunID, Protocol: js.Protocol, Members: js.Members, Rate: js.Rate, Deadline: StoryTimeout}
+	if err := spec.Validate(); err != nil {
+		return nil, err
+	}
+	start, err := prepareJavaTopic(ctx, env, topic, spec.Group)
+	if err != nil {
+		return nil, err
+	}
+	env.By("deleting Java clients an earlier run may have left")
+	if err := deleteJava(ctx, env, spec.Name); err != nil {
+		return nil, err
+	}
+	env.Defer(func(ctx context.Context) error {
+		env.By("deleting the Java clients")
+		return deleteJava(ctx, env, spec.Name)
+	}, javaStopTimeout+time.Minute)
+	j := &javaClients{env: env, spec: spec, v: javaclients.NewVerifier(topic, time.Now(), start),
+		owned: make([]atomic.Int64, js.Members), ended: map[string]chan error{}}
+	if err := javaload.CreateConfig(ctx, env.admin(), spec); err != nil {
+		return nil, err
+	}
+	for i := range js.Members {
+		if err := j.start(ctx, spec.ConsumerPod(i), j.consumerEvent(i)); err != nil {
+			return nil, err
+		}
+	}
+	err = Poll(ctx, javaPoll, javaGroupTimeout, fmt.Sprintf("the Java group owns all %d partitions", len(start)), func(context.Context) error {
+		return j.groupOwns(len(start))
+	})
+	if err != nil {
+		return nil, fmt.Errorf("scenario: %w; %s", err, j.ends())
+	}
+	return j, j.start(ctx, spec.ProducerPod(1), j.producerEvent)
+}
+
+// prepareJavaTopic creates topic (RF 3, min ISR 2) if it is missing and
+// commits its end offsets as group's start, so that the group reads only
+// this run's records; it returns them.
+func prepareJavaTopic(ctx context.Context, env *Env, topic, group string) ([]int64, error) {
+	cl, err := env.KafkaClient()
+	if err != nil {
+		return nil, err
+	}
+	defer cl.Close()
+	adm := kadm.NewClient(cl)
+	minISR := "2"
+	resp, err := adm.CreateTopic(ctx, cmp.Or(env.SteadyState.Partitions, 6), 3, map[string]*string{"min.insync.replicas": &minISR}, topic)
+	if err == nil {
+		err = resp.Err
+	}
+	if err != nil && !errors.Is(err, kerr.TopicAlreadyExists) {
+		return nil, fmt.Errorf("scenario: create topic %s: %w", topic, err)
+	}
+	var start []int64
+	err = Poll(ctx, javaPoll, javaGroupTimeout, "the end offsets of "+topic+" committed as the Java group's start", func(ctx context.Context) error {
+		ends, err := adm.ListEndOffsets(ctx, topic)
+		if err == nil {
+			err = ends.Error()
+		}
+		if err != nil {
+			return err
+		}
+		start = make([]int64, len(ends[topic]))
+		var os kadm.Offsets
+		for p, o := range ends[topic] {
+			if int(p) >= len(start) {
+				return fmt.Errorf("partition %d of %d listed", p, len(start))
+			}
+			start[p] = o.Offset
+			os.Add(kadm.Offset{Topic: topic, Partition: p, At: o.Offset, LeaderEpoch: -1})
+		}
+		committed, err := adm.CommitOffsets(ctx, group, os)
+		if err == nil {
+			err = committed.Error()
+		}
+		return err
+	})
+	return start, err
+}
+
+// deleteJava deletes the Java clients of run name and waits until they are
+// gone.
+func deleteJava(ctx context.Context, env *Env, name string) error {
+	if err := javaload.Delete(ctx, env.admin(), env.Namespace, name); err != nil {
+		return err
+	}
+	return Poll(ctx, javaPoll, javaStopTimeout, "the Java clients gone", func(ctx context.Context) error {
+		left, err := javaload.Left(ctx, env.admin(), env.Namespace, name)
+		if err == nil && len(left) > 0 {
+			err = fmt.Errorf("left: %s", strings.Join(left, ", "))
+		}
+		return err
+	})
+}
+
+// start creates a tool's pod and follows its events into fn until the
+// tool ends; j.wait then says how it ended.
+func (j *javaClients) start(ctx context.Context, pod *corev1.Pod, fn func(javaclients.Event)) error {
+	if err := javaload.CreatePod(ctx, j.env.admin(), pod); err != nil {
+		return err
+	}
+	ended := make(chan error, 1)
+	j.mu.Lock()
+	j.ended[pod.Name] = ended
+	j.mu.Unlock()
+	go func() { ended <- javaload.Follow(ctx, j.env.admin(), pod.Namespace, pod.Name, fn) }()
+	return nil
+}
+
+func (j *javaClients) producerEvent(e javaclients.Event) {
+	if e.Name == javaclients.ProducerSendOK {
+		j.acked.Add(1)
+	}
+	j.v.Producer(e)
+}
+
+func (j *javaClients) consumerEvent(i int) func(javaclients.Event) {
+	member := j.spec.ConsumerName(i)
+	return func(e javaclients.Event) {
+		switch e.Name {
+		case javaclients.PartitionsAssigned:
+			j.owned[i].Add(int64(len(e.Partitions)))
+		case javaclients.PartitionsRevoked:
+			j.owned[i].Add(-int64(len(e.Partitions)))
+		}
+		j.v.Consumer(member, e)
+	}
+}
+
+// groupOwns says whether every member owns a partition and the group all
+// partitions of the topic (with members <= partitions).
+func (j *javaClients) groupOwns(partitions int) error {
+	var total int64
+	var each []string
+	for i := range j.owned {
+		n := j.owned[i].Load()
+		total += n
+		each = append(each, fmt.Sprint(n))
+	}
+	if int(total) != partitions || slices.Contains(each, "0") && len(j.owned) <= partitions {
+		return fmt.Errorf("the members own %s partitions", strings.Join(each, ", "))
+	}
+	return nil
+}
+
+// ends says which tools have ended, and how, for an error message.
+func (j *javaClients) ends() string {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	var out []string
+	for name, ch := range j.ended {
+		select {
+		case err := <-ch:
+			ch <- err
+			out = append(out, fmt.Sprintf("%s ended: %v", name, err))
+		default:
+		}
+	}
+	if len(out) == 0 {
+		return "every tool still runs"
+	}
+	slices.Sort(out)
+	return strings.Join(out, "; ")
+}
+
+// stop stops pod and waits until its tool ended; a follow that failed
+// goes to j.failed.
+func (j *javaClients) stop(ctx context.Context, pod string) error {
+	if err := javaload.Stop(ctx, j.env.admin(), j.spec.Namespace, pod); err != nil {
+		return err
+	}
+	j.mu.Lock()
+	ended := j.ended[pod]
+	j.mu.Unlock()
+	select {
+	case err := <-ended:
+		if err != nil {
+			j.failed = append(j.failed, err.Error())
+		}
+		return nil
+	case <-time.After(javaStopTimeout):
+		return fmt.Errorf("scenario: the tool of pod %s did not end within %s of its stop", pod, javaStopTimeout)
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// Mark does nothing: the Java clients' verdict is the whole run's.
+func (j *javaClients) Mark(steadystate.Phase) {}
+
+// WarmUp returns once the producer's sends are acknowledged, and min
+// has passed.
+func (j *javaClients) WarmUp(ctx context.Context, min time.Duration) error {
+	begin := time.Now()
+	err := Poll(ctx, javaPoll, javaGroupTimeout, "the Java producer's first acknowledgements", func(context.Context) error {
+		if j.acked.Load() == 0 {
+			return fmt.Errorf("none yet; %s", j.ends())
+		}
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("scenario: %w", err)
+	}
+	select {
+	case <-time.After(min - time.Since(begin)):
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// Finish stops the producer (it flushes and closes), waits until the
+// group has read up to the topic's end, stops the members (each commits
+// and leaves), and judges what they said.
+func (j *javaClients) Finish(ctx context.Context, _ steadystate.Hypothesis) error {
+	j.env.By("stopping the Java producer, and the group once it has read everything")
+	if err := j.stop(ctx, j.spec.ProducerName(1)); err != nil {
+		return err
+	}
+	end, err := j.endOffsets(ctx)
+	if err != nil {
+		return err
+	}
+	err = Poll(ctx, javaPoll, javaDrainTimeout, fmt.Sprintf("the Java group read up to %v", end), func(context.Context) error {
+		if !j.v.ProcessedThrough(end) {
+			return fmt.Errorf("not yet; %s", j.ends())
+		}
+		return nil
+	})
+	if err != nil {
+		j.failed = append(j.failed, err.Error()) // judged anyway: what the group did not read is lost
+	}
+	for i := range j.spec.Members {
+		if err := j.stop(ctx, j.spec.ConsumerName(i)); err != nil {
+			return err
+		}
+	}
+	res := j.v.Result(time.Now())
+	j.res = &res
+	return nil
+}
+
+// endOffsets lists the Java topic's end offsets.
+func (j *javaClients) endOffsets(ctx context.Context) ([]int64, error) {
+	cl, err := j.env.KafkaClient()
+	if err != nil {
+		return nil, err
+	}
+	defer cl.Close()
+	var end []int64
+	err = Poll(ctx, javaPoll, javaGroupTimeout, "the end offsets of "+j.spec.Topic, func(ctx context.Context) error {
+		ends, err := kadm.NewClient(cl).ListEndOffsets(ctx, j.spec.Topic)
+		if err == nil {
+			err = ends.Error()
+		}
+		if err != nil {
+			return err
+		}
+		end = make([]int64, len(ends[j.spec.Topic]))
+		for p, o := range ends[j.spec.Topic] {
+			if int(p) >= len(end) {
+				return fmt.Errorf("partition %d of %d listed", p, len(end))
+			}
+			end[p] = o.Offset
+		}
+		return nil
+	})
+	return end, err
+}
+
+// Checks is the Java clients' verdict: what javaclients.Verifier found,
+// a producer that had nothing acknowledged, and what kept a tool's events
+// from being read whole.
+func (j *javaClients) Checks() []report.Check {
+	if j.res == nil {
+		return nil
+	}
+	p := append(j.res.Problems(), j.failed...)
+	if j.acked.Load() == 0 {
+		p = append(p, "the Java producer had no record acknowledged: the run shows nothing")
+	}
+	return []report.Check{{Name: report.CheckJava, Problems: p}}
+}
+
+// Record puts the Java clients' figures into the outcome.
+func (j *javaClients) Record(o *Outcome) { o.Java = j.res }
