@@ -115,3 +115,16 @@ func TestFollowMissingPod(t *testing.T) {
 		t.Errorf("Follow of a missing pod = %v", err)
 	}
 }
+
+// A tool whose log ended and whose container has ended is followed whole.
+func TestFollowEnded(t *testing.T) {
+	s := goodSpec()
+	p := s.ConsumerPod(0)
+	p.Status = corev1.PodStatus{Phase: corev1.PodRunning, ContainerStatuses: []corev1.ContainerStatus{{
+		Name: "consumer", State: corev1.ContainerState{Terminated: &corev1.ContainerStateTerminated{ExitCode: 143}},
+	}}}
+	cs := fake.NewClientset(p)
+	if err := Follow(t.Context(), cs, p.Namespace, p.Name, func(javaclients.Event) {}); err != nil {
+		t.Errorf("Follow = %v", err)
+	}
+}

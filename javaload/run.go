@@ -20,6 +20,9 @@ import (
 const (
 	StartTimeout = 5 * time.Minute
 	startPoll    = time.Second
+	// EndTimeout is how long after a tool's log ended its pod may still
+	// say that it runs: a stopped pod's grace period, and more.
+	EndTimeout = time.Minute
 )
 
 // CreateConfig creates the producer's settings (Spec.ConfigMap).
@@ -66,9 +69,18 @@ func Follow(ctx context.Context, cs kubernetes.Interface, ns, pod string, fn fun
 	if ctx.Err() != nil {
 		return nil
 	}
-	p, err := cs.CoreV1().Pods(ns).Get(ctx, pod, metav1.GetOptions{})
-	if err == nil && p.Status.Phase == corev1.PodRunning && running(p) {
-		return fmt.Errorf("javaload: the log of pod %s ended while its tool still runs", pod)
+	// The stream ends when the tool's process does; the pod's status may
+	// say so a moment later. A tool that still runs after that has output
+	// that was not read.
+	err = wait.PollUntilContextTimeout(ctx, startPoll, EndTimeout, true, func(ctx context.Context) (bool, error) {
+		p, err := cs.CoreV1().Pods(ns).Get(ctx, pod, metav1.GetOptions{})
+		if apierrors.IsNotFound(err) {
+			return true, nil
+		}
+		return err == nil && !running(p), nil
+	})
+	if err != nil && ctx.Err() == nil {
+		return fmt.Errorf("javaload: the log of pod %s ended, and its tool still ran %s later: %w", pod, EndTimeout, err)
 	}
 	return nil
 }

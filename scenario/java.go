@@ -30,7 +30,7 @@ const JavaTopicSuffix = "-java"
 // once its pod is stopped (its grace period and more).
 const (
 	javaGroupTimeout = 3 * time.Minute
-	javaStopTimeout  = time.Minute
+	javaStopTimeout  = javaload.EndTimeout + time.Minute
 	javaDrainTimeout = 3 * time.Minute
 	javaPoll         = time.Second
 )
