@@ -62,7 +62,7 @@ func TestPods(t *testing.T) {
 	if pc.Command[0] != producerScript || cc.Command[0] != consumerScript {
 		t.Errorf("commands %q and %q", pc.Command, cc.Command)
 	}
-	for _, want := range [][]string{{"--value-prefix", "2"}, {"--producer.config", producerConfig}, {"--max-messages", "360000"}, {"--bootstrap-server", "a:9092,b:9092"}} {
+	for _, want := range [][]string{{"--value-prefix", "2"}, {"--producer.config", producerConfig}, {"--max-messages", "360000"}, {"--bootstrap-server", "a:9092,b:9092"}, {"--repeating-keys", "1000"}} {
 		if i := slices.Index(pc.Args, want[0]); i < 0 || pc.Args[i+1] != want[1] {
 			t.Errorf("producer args %q lack %q", pc.Args, want)
 		}

@@ -95,14 +95,21 @@ func (s Spec) ProducerName(incarnation int) string {
 // ConsumerName is member i's pod.
 func (s Spec) ConsumerName(i int) string { return fmt.Sprintf("%s-consumer-%d", s.Name, i) }
 
+// producerKeys is how many keys the producer's records cycle through.
+const producerKeys = 1000
+
 // ProducerPod is the producer of an incarnation: its values are
 // "<incarnation>.<n>" (--value-prefix), since the tool counts from 0 again
-// in each process, and it sends until it is stopped.
+// in each process, and it sends until it is stopped. Its records have
+// keys (0 to producerKeys-1, over and over), as applications key theirs,
+// so that every partition is written all the time and a partition's wait
+// between acknowledgements is its stall: without keys the Java client's
+// sticky partitioner fills one partition's batch at a time.
 func (s Spec) ProducerPod(incarnation int) *corev1.Pod {
 	p := s.pod(s.ProducerName(incarnation), "producer", producerScript,
 		"--bootstrap-server", strings.Join(s.Bootstrap, ","), "--topic", s.Topic,
 		"--throughput", fmt.Sprint(s.Rate), "--max-messages", fmt.Sprint(int64(s.Rate)*int64(s.Deadline.Seconds())),
-		"--value-prefix", fmt.Sprint(incarnation),
+		"--value-prefix", fmt.Sprint(incarnation), "--repeating-keys", fmt.Sprint(producerKeys),
 		"--producer.config", producerConfig)
 	p.Spec.Volumes = []corev1.Volume{{Name: "config", VolumeSource: corev1.VolumeSource{
 		ConfigMap: &corev1.ConfigMapVolumeSource{LocalObjectReference: corev1.LocalObjectReference{Name: s.ConfigMap().Name}},

@@ -13,7 +13,6 @@ import (
 
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kerr"
-	corev1 "k8s.io/api/core/v1"
 
 	"github.com/kafkachaos/kafkachaos/javaload"
 	"github.com/kafkachaos/kafkachaos/report"
@@ -40,6 +39,9 @@ type JavaSettings struct {
 	Members  int    // the group's members; default 3
 	Protocol string // classic (default: the Java client's own default) or consumer (KIP-848)
 	Rate     int    // the producer's records/s; default 200
+	// Control, when set, is attached to the running clients, for client
+	// faults (JavaProducerKill).
+	Control *JavaControl
 }
 
 // WithDefaults fills what j leaves unset.
@@ -70,12 +72,14 @@ type javaClients struct {
 	spec javaload.Spec
 	v    *javaclients.Verifier
 
-	acked  atomic.Int64
-	owned  []atomic.Int64 // partitions each member owns
-	mu     sync.Mutex
-	ended  map[string]chan error // each followed pod's end
-	res    *javaclients.Result
-	failed []string // what kept the run from being judged whole
+	acked       atomic.Int64
+	owned       []atomic.Int64 // partitions each member owns
+	mu          sync.Mutex
+	tools       map[string]*toolRun // each followed pod's tool
+	incarnation int                 // the running producer's
+	finished    bool                // Finish began: no new producer
+	res         *javaclients.Result
+	failed      []string // what kept the run from being judged whole
 }
 
 var _ Recorded = (*javaClients)(nil)
@@ -107,7 +111,7 @@ func startJava(ctx context.Context, env *Env, topic string, js JavaSettings) (*j
 		return deleteJava(ctx, env, spec.Name)
 	}, javaStopTimeout+time.Minute)
 	j := &javaClients{env: env, spec: spec, v: javaclients.NewVerifier(topic, time.Now(), start),
-		owned: make([]atomic.Int64, js.Members), ended: map[string]chan error{}}
+		owned: make([]atomic.Int64, js.Members), tools: map[string]*toolRun{}}
 	if err := javaload.CreateConfig(ctx, env.admin(), spec); err != nil {
 		return nil, err
 	}
@@ -122,7 +126,13 @@ func startJava(ctx context.Context, env *Env, topic string, js JavaSettings) (*j
 	if err != nil {
 		return nil, fmt.Errorf("scenario: %w; %s", err, j.ends())
 	}
-	return j, j.start(ctx, spec.ProducerPod(1), j.producerEvent)
+	if _, err := j.nextProducer(ctx); err != nil {
+		return nil, err
+	}
+	if js.Control != nil {
+		js.Control.attach(j)
+	}
+	return j, nil
 }
 
 // prepareJavaTopic creates topic (RF 3, min ISR 2) if it is missing and
@@ -185,20 +195,6 @@ func deleteJava(ctx context.Context, env *Env, name string) error {
 	})
 }
 
-// start creates a tool's pod and follows its events into fn until the
-// tool ends; j.wait then says how it ended.
-func (j *javaClients) start(ctx context.Context, pod *corev1.Pod, fn func(javaclients.Event)) error {
-	if err := javaload.CreatePod(ctx, j.env.admin(), pod); err != nil {
-		return err
-	}
-	ended := make(chan error, 1)
-	j.mu.Lock()
-	j.ended[pod.Name] = ended
-	j.mu.Unlock()
-	go func() { ended <- javaload.Follow(ctx, j.env.admin(), pod.Namespace, pod.Name, fn) }()
-	return nil
-}
-
 func (j *javaClients) producerEvent(e javaclients.Event) {
 	if e.Name == javaclients.ProducerSendOK {
 		j.acked.Add(1)
@@ -235,48 +231,6 @@ func (j *javaClients) groupOwns(partitions int) error {
 	return nil
 }
 
-// ends says which tools have ended, and how, for an error message.
-func (j *javaClients) ends() string {
-	j.mu.Lock()
-	defer j.mu.Unlock()
-	var out []string
-	for name, ch := range j.ended {
-		select {
-		case err := <-ch:
-			ch <- err
-			out = append(out, fmt.Sprintf("%s ended: %v", name, err))
-		default:
-		}
-	}
-	if len(out) == 0 {
-		return "every tool still runs"
-	}
-	slices.Sort(out)
-	return strings.Join(out, "; ")
-}
-
-// stop stops pod and waits until its tool ended; a follow that failed
-// goes to j.failed.
-func (j *javaClients) stop(ctx context.Context, pod string) error {
-	if err := javaload.Stop(ctx, j.env.admin(), j.spec.Namespace, pod); err != nil {
-		return err
-	}
-	j.mu.Lock()
-	ended := j.ended[pod]
-	j.mu.Unlock()
-	select {
-	case err := <-ended:
-		if err != nil {
-			j.failed = append(j.failed, err.Error())
-		}
-		return nil
-	case <-time.After(javaStopTimeout):
-		return fmt.Errorf("scenario: the tool of pod %s did not end within %s of its stop", pod, javaStopTimeout)
-	case <-ctx.Done():
-		return ctx.Err()
-	}
-}
-
 // Mark does nothing: the Java clients' verdict is the whole run's.
 func (j *javaClients) Mark(steadystate.Phase) {}
 
@@ -306,7 +260,10 @@ func (j *javaClients) WarmUp(ctx context.Context, min time.Duration) error {
 // and leaves), and judges what they said.
 func (j *javaClients) Finish(ctx context.Context, _ steadystate.Hypothesis) error {
 	j.env.By("stopping the Java producer, and the group once it has read everything")
-	if err := j.stop(ctx, j.spec.ProducerName(1)); err != nil {
+	j.mu.Lock()
+	j.finished = true
+	j.mu.Unlock()
+	if err := j.stop(ctx, j.producer()); err != nil {
 		return err
 	}
 	end, err := j.endOffsets(ctx)
@@ -374,5 +331,16 @@ func (j *javaClients) Checks() []report.Check {
 	return []report.Check{{Name: report.CheckJava, Problems: p}}
 }
 
-// Record puts the Java clients' figures into the outcome.
-func (j *javaClients) Record(o *Outcome) { o.Java = j.res }
+// Record puts the Java clients' figures into the outcome, and the Java
+// producer's longest stall into its observations.
+func (j *javaClients) Record(o *Outcome) {
+	o.Java = j.res
+	if j.res == nil {
+		return
+	}
+	if g := j.res.LongestAckGap(); g.Gap > 0 {
+		o.Observations = append(o.Observations, fmt.Sprintf(
+			"the Java producer's longest wait between acknowledgements: %s, partition %d of %s, from %s to %s UTC (its request.timeout.ms: the Java default, 30 s)",
+			g.Gap.Round(10*time.Millisecond), g.Partition, j.spec.Topic, g.From.UTC().Format("15:04:05.000"), g.To.UTC().Format("15:04:05.000")))
+	}
+}

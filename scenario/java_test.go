@@ -32,7 +32,7 @@ func TestJavaClientsJudged(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			j := &javaClients{owned: make([]atomic.Int64, len(tt.owned)), failed: tt.failed, ended: map[string]chan error{}}
+			j := &javaClients{owned: make([]atomic.Int64, len(tt.owned)), failed: tt.failed, tools: map[string]*toolRun{}}
 			for i, n := range tt.owned {
 				j.owned[i].Store(n)
 			}

@@ -1,9 +1,18 @@
 package suites
 
 import (
+	"context"
+	"fmt"
+	"time"
+
 	. "github.com/onsi/ginkgo/v2"
 
+	"github.com/kafkachaos/kafkachaos/brokers"
+	"github.com/kafkachaos/kafkachaos/chaos"
+	"github.com/kafkachaos/kafkachaos/report"
 	"github.com/kafkachaos/kafkachaos/scenario"
+	"github.com/kafkachaos/kafkachaos/steadystate"
+	"github.com/kafkachaos/kafkachaos/steadystate/javaclients"
 )
 
 // What Java applications see: Kafka's own Java clients (VerifiableProducer,
@@ -17,10 +26,77 @@ var _ = Describe("Kafka's own Java clients through a broker kill", Label("java",
 		func(e *env, protocol string) story {
 			st := podKill()
 			st.Label = "java-pod-kill-" + protocol
+			return withJava(st, protocol)
+		})
+})
+
+// A frozen leader under the Java producer: the frozen-leader finding
+// (docs/findings/frozen-leader-request-timeout.md) measured franz-go's
+// producers stalled for their request timeout (10 s + 10 s), and predicts
+// about 30 s for Java's (request.timeout.ms). The Java producer's longest
+// wait between acknowledgements is the spec's observation.
+var _ = Describe("Kafka's own Java clients through a frozen leader", Label("java", "java-pause"), Serial, func() {
+	for _, d := range []time.Duration{20 * time.Second, 45 * time.Second} {
+		label := fmt.Sprintf("java-pause-leader-%s", d)
+		storySpec(fmt.Sprintf("the leader of partition 0 paused for %s: the Java clients lose nothing, and the Java producer's stall is reported", d), Label(label),
+			func(SpecContext, *env) story {
+				return withJava(pauseStory(label, leaderOf(0), d), steadystate.GroupProtocolClassic)
+			})
+	}
+})
+
+// A client fault to a Java application: its producer's process is killed
+// (SIGKILL, no flush), and a new one takes over, as a restarted pod does.
+// What the dead producer had acknowledged must all be read; what it had
+// sent without an acknowledgement may be read once or not at all. The
+// brokers are untouched: the steady state must not notice.
+var _ = Describe("The Java producer is killed", Label("java", "java-producer-kill"), Serial, func() {
+	storySpec("every record it had acknowledged is read by the Java group, and a new producer takes over", Label(),
+		func(_ SpecContext, e *env) story {
+			skipWithoutCluster(e, "java-producer-kill")
+			control := &scenario.JavaControl{}
+			kill := &scenario.JavaProducerKill{Control: control, DryRun: e.DryRun, Out: GinkgoWriter}
+			st := story{Label: "java-producer-kill", Kind: scenario.Unknown,
+				MaxUnavailable: scenario.GracefulMaxUnavailable, MaxUnavailableWhy: "a client fault: no broker is touched, so the steady state's producers must not notice",
+				Pick:  func(context.Context, *env, string, []brokers.Server) ([]brokers.Server, error) { return nil, nil },
+				Fault: func(*env, []brokers.Server) chaos.Fault { return kill },
+			}
 			st.Workloads = []scenario.StartWorkload{
 				scenario.SteadyStateOf(scenario.Shape{}),
-				scenario.JavaClientsOf(scenario.JavaSettings{Members: groupMembers, Protocol: protocol}),
+				scenario.JavaClientsOf(scenario.JavaSettings{Members: groupMembers, Control: control}),
+			}
+			st.Finally = func(_ context.Context, _ *env, _ []brokers.Server, o *scenario.Outcome) {
+				o.Add(report.CheckFault, producerKillProblems(kill, o.Java)...)
+				if o.Java != nil {
+					o.Observations = append(o.Observations, fmt.Sprintf("%s was killed after %d acknowledgements; the producers had %d in all",
+						kill.Killed, kill.Acked, o.Java.Group.Acked))
+				}
 			}
 			return st
 		})
 })
+
+// producerKillProblems says whether the kill did what the spec needs: a
+// producer killed while its sends were acknowledged, and a new one whose
+// sends were acknowledged after it.
+func producerKillProblems(kill *scenario.JavaProducerKill, java *javaclients.Result) []string {
+	switch {
+	case kill.Killed == "":
+		return []string{"no Java producer was killed"}
+	case kill.Acked == 0:
+		return []string{kill.Killed + " had nothing acknowledged when it was killed: the kill tested nothing"}
+	case java == nil || java.Group.Acked <= uint64(kill.Acked):
+		return []string{"the new producer had nothing acknowledged: nobody took over"}
+	}
+	return nil
+}
+
+// withJava runs Kafka's own Java clients beside st's steady state, their
+// group on protocol.
+func withJava(st story, protocol string) story {
+	st.Workloads = []scenario.StartWorkload{
+		scenario.SteadyStateOf(scenario.Shape{}),
+		scenario.JavaClientsOf(scenario.JavaSettings{Members: groupMembers, Protocol: protocol}),
+	}
+	return st
+}

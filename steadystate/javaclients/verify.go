@@ -29,6 +29,18 @@ type Verifier struct {
 	processed    []int64 // by partition: the highest offset read
 	inconsistent uint64
 	witnesses    []string
+	gaps         []AckGap    // by partition: the longest wait between two acknowledgements
+	lastAck      []time.Time // by partition: the latest acknowledgement
+}
+
+// AckGap is a partition's longest wait between two of the producers'
+// acknowledgements, by the tools' clocks: the stall a Java producer saw
+// there (the tools print no per-record ack latency).
+type AckGap struct {
+	Partition int32         `json:"partition"`
+	From      time.Time     `json:"from"` // the acknowledgement before the wait
+	To        time.Time     `json:"to"`   // the one after
+	Gap       time.Duration `json:"gap"`
 }
 
 // NewVerifier returns a Verifier of topic, whose group starts at start
@@ -39,6 +51,8 @@ func NewVerifier(topic string, begin time.Time, start []int64) *Verifier {
 		v.acked = append(v.acked, map[int64]string{})
 		v.read = append(v.read, map[int64]string{})
 		v.processed = append(v.processed, o-1)
+		v.gaps = append(v.gaps, AckGap{Partition: int32(len(v.gaps))})
+		v.lastAck = append(v.lastAck, time.Time{})
 	}
 	return v
 }
@@ -50,6 +64,23 @@ func (v *Verifier) Producer(e Event) {
 	}
 	v.group.Acked(e.Partition, e.Offset)
 	v.meet(e.Partition, e.Offset, *e.Value, true)
+	v.ackedAt(e.Partition, e.At())
+}
+
+// ackedAt keeps partition p's longest wait between acknowledgements, one
+// having come at t.
+func (v *Verifier) ackedAt(p int32, t time.Time) {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	if p < 0 || int(p) >= len(v.lastAck) {
+		return
+	}
+	if last := v.lastAck[p]; !last.IsZero() && t.Sub(last) > v.gaps[p].Gap {
+		v.gaps[p] = AckGap{Partition: p, From: last, To: t, Gap: t.Sub(last)}
+	}
+	if t.After(v.lastAck[p]) {
+		v.lastAck[p] = t
+	}
 }
 
 // Consumer takes one VerifiableConsumer event of member.
@@ -105,6 +136,20 @@ type Result struct {
 	Group                      groupcheck.Result `json:"group"`
 	InconsistentOffsets        uint64            `json:"inconsistentOffsets"`
 	InconsistentOffsetExamples []string          `json:"inconsistentOffsetExamples,omitempty"`
+	// AckGaps is each partition's longest wait between two of the
+	// producers' acknowledgements.
+	AckGaps []AckGap `json:"ackGaps,omitempty"`
+}
+
+// LongestAckGap is the longest of r's AckGaps (zero without any).
+func (r Result) LongestAckGap() AckGap {
+	var longest AckGap
+	for _, g := range r.AckGaps {
+		if g.Gap > longest.Gap {
+			longest = g
+		}
+	}
+	return longest
 }
 
 // Clean reports whether nothing was found.
@@ -130,7 +175,8 @@ func (v *Verifier) Result(end time.Time) Result {
 		v.group.Observe(e)
 	}
 	v.events = nil
-	return Result{Group: v.group.Result(end), InconsistentOffsets: v.inconsistent, InconsistentOffsetExamples: v.witnesses}
+	return Result{Group: v.group.Result(end), InconsistentOffsets: v.inconsistent, InconsistentOffsetExamples: v.witnesses,
+		AckGaps: slices.Clone(v.gaps)}
 }
 
 // ProcessedThrough reports whether the group has read every offset below

@@ -48,3 +48,27 @@ func TestVerifier(t *testing.T) {
 		})
 	}
 }
+
+// Each partition's longest wait between acknowledgements is kept, by the
+// tool's clock, whatever the order the partitions' acks interleave in.
+func TestAckGaps(t *testing.T) {
+	at := func(p int32, off, ms int64) Event {
+		e := send(p, off, "1.x")
+		e.Timestamp = ms
+		return e
+	}
+	v := NewVerifier("t", time.UnixMilli(0), []int64{0, 0})
+	for _, e := range []Event{at(0, 0, 1000), at(1, 0, 1010), at(0, 1, 1100), at(1, 1, 31010), at(0, 2, 1200), at(0, 3, 5200), at(1, 2, 31020)} {
+		v.Producer(e)
+	}
+	res := v.Result(time.UnixMilli(40000))
+	want := []time.Duration{4 * time.Second, 30 * time.Second}
+	for p, w := range want {
+		if g := res.AckGaps[p]; g.Gap != w || g.Partition != int32(p) || g.To.Sub(g.From) != w {
+			t.Errorf("partition %d: gap %+v, want %s", p, g, w)
+		}
+	}
+	if l := res.LongestAckGap(); l.Partition != 1 || l.Gap != 30*time.Second || !l.From.Equal(time.UnixMilli(1010)) {
+		t.Errorf("longest %+v, want partition 1's 30s from 1010 ms", l)
+	}
+}
