@@ -68,9 +68,10 @@ func JavaClientsOf(js JavaSettings) StartWorkload {
 
 // javaClients is the Java workload: its pods, what they said, the verdict.
 type javaClients struct {
-	env  *Env
-	spec javaload.Spec
-	v    *javaclients.Verifier
+	env    *Env
+	spec   javaload.Spec
+	follow context.Context // the tools' events are read until it ends
+	v      *javaclients.Verifier
 
 	acked       atomic.Int64
 	owned       []atomic.Int64 // partitions each member owns
@@ -106,11 +107,15 @@ func startJava(ctx context.Context, env *Env, topic string, js JavaSettings) (*j
 	if err := deleteJava(ctx, env, spec.Name); err != nil {
 		return nil, err
 	}
+	// The tools' events are followed for as long as the workload lives,
+	// whichever step started a tool (a fault's recovery starts a producer).
+	follow, stopFollowing := context.WithCancel(context.WithoutCancel(ctx))
 	env.Defer(func(ctx context.Context) error {
+		defer stopFollowing()
 		env.By("deleting the Java clients")
 		return deleteJava(ctx, env, spec.Name)
 	}, javaStopTimeout+time.Minute)
-	j := &javaClients{env: env, spec: spec, v: javaclients.NewVerifier(topic, time.Now(), start),
+	j := &javaClients{env: env, spec: spec, follow: follow, v: javaclients.NewVerifier(topic, time.Now(), start),
 		owned: make([]atomic.Int64, js.Members), tools: map[string]*toolRun{}}
 	if err := javaload.CreateConfig(ctx, env.admin(), spec); err != nil {
 		return nil, err
@@ -340,7 +345,7 @@ func (j *javaClients) Record(o *Outcome) {
 	}
 	if g := j.res.LongestAckGap(); g.Gap > 0 {
 		o.Observations = append(o.Observations, fmt.Sprintf(
-			"the Java producer's longest wait between acknowledgements: %s, partition %d of %s, from %s to %s UTC (its request.timeout.ms: the Java default, 30 s)",
+			"the Java producers' longest wait between acknowledgements: %s, partition %d of %s, from %s to %s UTC",
 			g.Gap.Round(10*time.Millisecond), g.Partition, j.spec.Topic, g.From.UTC().Format("15:04:05.000"), g.To.UTC().Format("15:04:05.000")))
 	}
 }

@@ -14,7 +14,7 @@ import (
 )
 
 // start creates a tool's pod and follows its events into fn until the
-// tool ends; j.wait then says how it ended.
+// tool ends (or the workload does); awaitEnd then says how it ended.
 func (j *javaClients) start(ctx context.Context, pod *corev1.Pod, fn func(javaclients.Event)) error {
 	if err := javaload.CreatePod(ctx, j.env.admin(), pod); err != nil {
 		return err
@@ -25,7 +25,7 @@ func (j *javaClients) start(ctx context.Context, pod *corev1.Pod, fn func(javacl
 	j.mu.Unlock()
 	go func() {
 		defer close(t.done)
-		t.err = javaload.Follow(ctx, j.env.admin(), pod.Namespace, pod.Name, fn)
+		t.err = javaload.Follow(j.follow, j.env.admin(), pod.Namespace, pod.Name, fn)
 	}()
 	return nil
 }
