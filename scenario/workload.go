@@ -8,6 +8,7 @@ import (
 
 	"github.com/kafkachaos/kafkachaos/report"
 	"github.com/kafkachaos/kafkachaos/steadystate"
+	"github.com/kafkachaos/kafkachaos/steadystate/groupcheck"
 	"github.com/kafkachaos/kafkachaos/steadystate/txn"
 )
 
@@ -157,6 +158,32 @@ func (s *SteadyState) Finish(ctx context.Context, h steadystate.Hypothesis) erro
 		return fmt.Errorf("scenario: steady state: %w", err)
 	}
 	return nil
+}
+
+var _ Recorded = (*SteadyState)(nil)
+
+// Record adds what the application's consumer group's lag did, if the
+// load ran one, to the outcome's observations.
+func (s *SteadyState) Record(o *Outcome) {
+	if s.rep == nil || s.rep.Group == nil || s.rep.Group.Lag == nil {
+		return
+	}
+	o.Observations = append(o.Observations, LagObservation(*s.rep.Group.Lag))
+}
+
+// LagObservation says what a consumer group's lag did around the fault.
+func LagObservation(l groupcheck.Lag) string {
+	line := fmt.Sprintf("the consumer group's lag: at most %d records in the baseline", l.Baseline)
+	switch {
+	case l.Samples == 0 || l.PeakAt.IsZero():
+		return line + "; not sampled after the fault"
+	case l.Peak <= l.Baseline:
+		return line + fmt.Sprintf(", and never more after the fault (%d samples)", l.Samples)
+	case l.NeverBack:
+		return line + fmt.Sprintf("; peak %d records at %s, not back to the baseline's by the end of the run", l.Peak, l.PeakAt.UTC().Format("15:04:05.000"))
+	}
+	return line + fmt.Sprintf("; peak %d records at %s UTC; back to the baseline's %s after the fault began",
+		l.Peak, l.PeakAt.UTC().Format("15:04:05.000"), l.Back.Round(100*time.Millisecond))
 }
 
 // Report is the load's report, once it finished.

@@ -114,3 +114,22 @@ func TestStartSteadyStateRefuses(t *testing.T) {
 		t.Errorf("agents refused: %v", err)
 	}
 }
+
+// The lag's observation says each case as it is.
+func TestLagObservation(t *testing.T) {
+	peak := time.Date(2026, 12, 7, 11, 0, 5, 0, time.UTC)
+	tests := []struct {
+		l    groupcheck.Lag
+		want string
+	}{
+		{groupcheck.Lag{Baseline: 40, Peak: 30, PeakAt: peak, Samples: 200}, "never more after the fault"},
+		{groupcheck.Lag{Baseline: 40, Peak: 9000, PeakAt: peak, Back: 21 * time.Second, Samples: 200}, "peak 9000 records at 11:00:05.000 UTC; back to the baseline's 21s after"},
+		{groupcheck.Lag{Baseline: 40, Peak: 9000, PeakAt: peak, NeverBack: true, Samples: 200}, "not back to the baseline's"},
+		{groupcheck.Lag{Baseline: 40}, "not sampled after the fault"},
+	}
+	for _, tt := range tests {
+		if got := LagObservation(tt.l); !strings.Contains(got, tt.want) {
+			t.Errorf("LagObservation(%+v) = %q, want %q in it", tt.l, got, tt.want)
+		}
+	}
+}

@@ -82,6 +82,7 @@ type appGroup struct {
 	wg       sync.WaitGroup
 	stop     chan struct{}
 	once     sync.Once
+	lag      lagSamples
 }
 
 // member is one member of the group: a client of its own.
@@ -145,6 +146,7 @@ func (r *Runner) startAppGroup(ctx context.Context, adm *kadm.Client, begin time
 	for _, m := range g.members {
 		g.start(m)
 	}
+	g.wg.Go(g.sampleLag)
 	if g.control != nil {
 		g.control.attach(g)
 	}

@@ -348,6 +348,7 @@ func (r *Runner) Run(ctx context.Context) (*Report, error) {
 		// The verdict first: the members' leaving (revocations) is not
 		// part of the run.
 		res := group.chk.Result(end)
+		res.Lag = group.lagFigures(m.Marks)
 		m.Group = &res
 		group.close()
 	}

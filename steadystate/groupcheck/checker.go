@@ -33,8 +33,9 @@ type partition struct {
 	acked  intervals.Set // offsets acknowledged to producers
 	polled intervals.Set // offsets polled by any member
 	// processed is the highest offset polled; committed the last
-	// acknowledged commit (the next offset to read).
-	processed, committed int64
+	// acknowledged commit (the next offset to read); ackedHigh the
+	// highest offset acknowledged.
+	processed, committed, ackedHigh int64
 	owners               int
 	unownedSince         time.Time // when owners fell to 0
 }
@@ -59,7 +60,7 @@ type gap struct {
 func New(begin time.Time, start []int64) *Checker {
 	c := &Checker{parts: make([]partition, len(start)), members: map[string][]memberPart{}, res: Result{Counts: map[Check]uint64{}}}
 	for p, o := range start {
-		c.parts[p] = partition{processed: o - 1, committed: o, unownedSince: begin}
+		c.parts[p] = partition{processed: o - 1, committed: o, ackedHigh: o - 1, unownedSince: begin}
 	}
 	return c
 }
@@ -71,7 +72,20 @@ func (c *Checker) Acked(p int32, offset int64) {
 	defer c.mu.Unlock()
 	if pt := c.part(p); pt != nil && offset >= 0 {
 		pt.acked.Add(uint64(offset))
+		pt.ackedHigh = max(pt.ackedHigh, offset)
 	}
+}
+
+// Lag is the group's consumer lag now, in records: by partition, the
+// acknowledged offsets above the highest one processed, added up.
+func (c *Checker) Lag() int64 {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	var lag int64
+	for _, pt := range c.parts {
+		lag += max(0, pt.ackedHigh-pt.processed)
+	}
+	return lag
 }
 
 func (c *Checker) part(p int32) *partition {

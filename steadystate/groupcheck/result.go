@@ -87,6 +87,9 @@ type Result struct {
 	// included).
 	Unowned   []Unowned `json:"unowned,omitempty"`
 	Witnesses []Witness `json:"witnesses,omitempty"`
+	// Lag is what the group's consumer lag did around the fault; nil
+	// without phases marked (a run with no fault) or for the Java clients.
+	Lag *Lag `json:"lag,omitempty"`
 }
 
 // Total is what every check found, added up.

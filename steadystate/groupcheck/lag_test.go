@@ -1,0 +1,58 @@
+package groupcheck
+
+import (
+	"testing"
+	"time"
+)
+
+func TestLag(t *testing.T) {
+	at := func(s int) time.Time { return time.Unix(1000+int64(s), 0) }
+	series := func(recs ...int64) []LagSample {
+		var out []LagSample
+		for i, r := range recs {
+			out = append(out, LagSample{At: at(i), Records: r})
+		}
+		return out
+	}
+	// Second 0 is the warm-up, 1-2 the baseline, the fault from 3 on.
+	tests := []struct {
+		name     string
+		samples  []LagSample
+		want     Lag
+		wantBack time.Duration
+	}{
+		{name: "never above the baseline", samples: series(900, 20, 30, 25, 30, 10),
+			want: Lag{Baseline: 30, Peak: 30, PeakAt: at(4), Samples: 6}},
+		{name: "a peak, then back", samples: series(900, 20, 30, 500, 2000, 800, 25, 40),
+			want: Lag{Baseline: 30, Peak: 2000, PeakAt: at(4), BackAt: at(6), Back: 3 * time.Second, Samples: 8}},
+		{name: "never back", samples: series(0, 20, 30, 500, 2000, 800, 400),
+			want: Lag{Baseline: 30, Peak: 2000, PeakAt: at(4), NeverBack: true, Samples: 7}},
+		{name: "no sample after the fault", samples: series(0, 20),
+			want: Lag{Baseline: 20, Samples: 2}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := LagOf(tt.samples, at(1), at(3)); got != tt.want {
+				t.Errorf("LagOf = %+v, want %+v", got, tt.want)
+			}
+		})
+	}
+}
+
+// The lag is what was acknowledged above what was processed, per
+// partition, never below zero.
+func TestCheckerLag(t *testing.T) {
+	c := New(time.Unix(0, 0), []int64{10, 0})
+	if c.Lag() != 0 {
+		t.Fatalf("lag %d before anything", c.Lag())
+	}
+	for o := int64(10); o < 20; o++ {
+		c.Acked(0, o)
+	}
+	c.Acked(1, 0)
+	c.Observe(Event{Kind: Assigned, Member: "m", Partition: 0})
+	c.Observe(Event{Kind: Polled, Member: "m", Partition: 0, First: 10, Last: 14})
+	if got := c.Lag(); got != 5+1 {
+		t.Errorf("lag %d, want 6 (offsets 15-19 of partition 0, 0 of partition 1)", got)
+	}
+}
