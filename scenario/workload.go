@@ -173,16 +173,16 @@ func (s *SteadyState) Record(o *Outcome) {
 
 // LagObservation says what a consumer group's lag did around the fault.
 func LagObservation(l groupcheck.Lag) string {
-	line := fmt.Sprintf("the consumer group's lag: at most %d records in the baseline", l.Baseline)
+	line := fmt.Sprintf("the consumer group's lag: %d records in the baseline (median; at most %d)", l.Baseline, l.BaselineMax)
 	switch {
 	case l.Samples == 0 || l.PeakAt.IsZero():
 		return line + "; not sampled after the fault"
-	case l.Peak <= l.Baseline:
-		return line + fmt.Sprintf(", and never more after the fault (%d samples)", l.Samples)
+	case l.Peak <= 2*l.Baseline:
+		return line + fmt.Sprintf(", and never more than twice that after the fault (%d samples)", l.Samples)
 	case l.NeverBack:
-		return line + fmt.Sprintf("; peak %d records at %s, not back to the baseline's by the end of the run", l.Peak, l.PeakAt.UTC().Format("15:04:05.000"))
+		return line + fmt.Sprintf("; peak %d records at %s UTC, not back within twice the baseline's by the end of the run", l.Peak, l.PeakAt.UTC().Format("15:04:05.000"))
 	}
-	return line + fmt.Sprintf("; peak %d records at %s UTC; back to the baseline's %s after the fault began",
+	return line + fmt.Sprintf("; peak %d records at %s UTC; back within twice the baseline's %s after the fault began",
 		l.Peak, l.PeakAt.UTC().Format("15:04:05.000"), l.Back.Round(100*time.Millisecond))
 }
 

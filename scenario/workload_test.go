@@ -122,9 +122,9 @@ func TestLagObservation(t *testing.T) {
 		l    groupcheck.Lag
 		want string
 	}{
-		{groupcheck.Lag{Baseline: 40, Peak: 30, PeakAt: peak, Samples: 200}, "never more after the fault"},
-		{groupcheck.Lag{Baseline: 40, Peak: 9000, PeakAt: peak, Back: 21 * time.Second, Samples: 200}, "peak 9000 records at 11:00:05.000 UTC; back to the baseline's 21s after"},
-		{groupcheck.Lag{Baseline: 40, Peak: 9000, PeakAt: peak, NeverBack: true, Samples: 200}, "not back to the baseline's"},
+		{groupcheck.Lag{Baseline: 40, Peak: 30, PeakAt: peak, Samples: 200}, "never more than twice that after the fault"},
+		{groupcheck.Lag{Baseline: 40, Peak: 9000, PeakAt: peak, Back: 21 * time.Second, Samples: 200}, "peak 9000 records at 11:00:05.000 UTC; back within twice the baseline's 21s after"},
+		{groupcheck.Lag{Baseline: 40, Peak: 9000, PeakAt: peak, NeverBack: true, Samples: 200}, "not back within twice the baseline's"},
 		{groupcheck.Lag{Baseline: 40}, "not sampled after the fault"},
 	}
 	for _, tt := range tests {

@@ -36,8 +36,8 @@ type partition struct {
 	// acknowledged commit (the next offset to read); ackedHigh the
 	// highest offset acknowledged.
 	processed, committed, ackedHigh int64
-	owners               int
-	unownedSince         time.Time // when owners fell to 0
+	owners                          int
+	unownedSince                    time.Time // when owners fell to 0
 }
 
 // memberPart is one member's view of one partition.

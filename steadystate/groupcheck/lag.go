@@ -1,6 +1,9 @@
 package groupcheck
 
-import "time"
+import (
+	"slices"
+	"time"
+)
 
 // LagSample is the group's lag at a time (Checker.Lag).
 type LagSample struct {
@@ -10,14 +13,17 @@ type LagSample struct {
 
 // Lag is what the group's consumer lag did around a fault, in records.
 type Lag struct {
-	// Baseline is the highest lag of the baseline.
-	Baseline int64 `json:"baseline"`
+	// Baseline is the baseline's typical lag (the median of its samples:
+	// a backlog left by the warm-up, such as KIP-848's first assignments,
+	// drains early in it and does not count), BaselineMax its highest.
+	Baseline    int64 `json:"baseline"`
+	BaselineMax int64 `json:"baselineMax"`
 	// Peak is the highest lag from the fault on, at PeakAt.
 	Peak   int64     `json:"peak"`
 	PeakAt time.Time `json:"peakAt"`
 	// BackAt is the first time after the peak that the lag was at most
-	// the baseline's again; zero if it never was (NeverBack) or never
-	// rose above it. Back is that time less the fault's start.
+	// twice the baseline's again; zero if it never was (NeverBack) or
+	// never rose above that. Back is that time less the fault's start.
 	BackAt    time.Time     `json:"backAt"`
 	Back      time.Duration `json:"back"`
 	NeverBack bool          `json:"neverBack,omitempty"`
@@ -28,21 +34,27 @@ type Lag struct {
 // faultAt), the fault and what follows it from faultAt on.
 func LagOf(samples []LagSample, baselineFrom, faultAt time.Time) Lag {
 	l := Lag{Samples: len(samples)}
+	var base []int64
 	peak := -1
 	for i, s := range samples {
 		switch {
 		case s.At.Before(baselineFrom):
 		case s.At.Before(faultAt):
-			l.Baseline = max(l.Baseline, s.Records)
+			base = append(base, s.Records)
 		case peak < 0 || s.Records > l.Peak:
 			peak, l.Peak, l.PeakAt = i, s.Records, s.At
 		}
 	}
-	if peak < 0 || l.Peak <= l.Baseline {
+	if len(base) > 0 {
+		slices.Sort(base)
+		l.Baseline, l.BaselineMax = base[len(base)/2], base[len(base)-1]
+	}
+	back := 2 * l.Baseline
+	if peak < 0 || l.Peak <= back {
 		return l
 	}
 	for _, s := range samples[peak:] {
-		if s.Records <= l.Baseline {
+		if s.Records <= back {
 			l.BackAt, l.Back = s.At, s.At.Sub(faultAt)
 			return l
 		}

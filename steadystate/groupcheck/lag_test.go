@@ -15,20 +15,24 @@ func TestLag(t *testing.T) {
 		return out
 	}
 	// Second 0 is the warm-up, 1-2 the baseline, the fault from 3 on.
+	backlog := LagOf([]LagSample{{at(1), 3000}, {at(2), 20}, {at(3), 25}, {at(4), 30}, {at(5), 500}, {at(6), 45}}, at(1), at(5))
+	if backlog.Baseline != 30 || backlog.BaselineMax != 3000 || backlog.BackAt != at(6) {
+		t.Errorf("a warm-up's backlog drained in the baseline: %+v, want a baseline of 30 (the upper median) and back at 6 s", backlog)
+	}
 	tests := []struct {
 		name     string
 		samples  []LagSample
 		want     Lag
 		wantBack time.Duration
 	}{
-		{name: "never above the baseline", samples: series(900, 20, 30, 25, 30, 10),
-			want: Lag{Baseline: 30, Peak: 30, PeakAt: at(4), Samples: 6}},
-		{name: "a peak, then back", samples: series(900, 20, 30, 500, 2000, 800, 25, 40),
-			want: Lag{Baseline: 30, Peak: 2000, PeakAt: at(4), BackAt: at(6), Back: 3 * time.Second, Samples: 8}},
+		{name: "never above twice the baseline", samples: series(900, 20, 30, 55, 60, 10),
+			want: Lag{Baseline: 30, BaselineMax: 30, Peak: 60, PeakAt: at(4), Samples: 6}},
+		{name: "a peak, then back", samples: series(900, 20, 30, 500, 2000, 800, 61, 60, 40),
+			want: Lag{Baseline: 30, BaselineMax: 30, Peak: 2000, PeakAt: at(4), BackAt: at(7), Back: 4 * time.Second, Samples: 9}},
 		{name: "never back", samples: series(0, 20, 30, 500, 2000, 800, 400),
-			want: Lag{Baseline: 30, Peak: 2000, PeakAt: at(4), NeverBack: true, Samples: 7}},
+			want: Lag{Baseline: 30, BaselineMax: 30, Peak: 2000, PeakAt: at(4), NeverBack: true, Samples: 7}},
 		{name: "no sample after the fault", samples: series(0, 20),
-			want: Lag{Baseline: 20, Samples: 2}},
+			want: Lag{Baseline: 20, BaselineMax: 20, Samples: 2}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
