@@ -8,6 +8,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/kubernetes/fake"
 
 	"github.com/kafkachaos/kafkachaos/steadystate/javaclients"
@@ -126,5 +127,36 @@ func TestFollowEnded(t *testing.T) {
 	cs := fake.NewClientset(p)
 	if err := Follow(t.Context(), cs, p.Namespace, p.Name, func(javaclients.Event) {}); err != nil {
 		t.Errorf("Follow = %v", err)
+	}
+}
+
+// A log that ended well before its tool did is an error; one that ended
+// with it, or a pod gone, is not.
+func TestEndedWithTool(t *testing.T) {
+	streamEnd := time.Date(2026, 12, 7, 11, 0, 0, 0, time.UTC)
+	ended := func(at time.Time) *corev1.Pod {
+		p := goodSpec().ConsumerPod(0)
+		p.Status = corev1.PodStatus{Phase: corev1.PodSucceeded, ContainerStatuses: []corev1.ContainerStatus{{
+			Name: "consumer", State: corev1.ContainerState{Terminated: &corev1.ContainerStateTerminated{FinishedAt: metav1.NewTime(at)}},
+		}}}
+		return p
+	}
+	tests := []struct {
+		name    string
+		pods    []runtime.Object
+		wantErr string
+	}{
+		{name: "ended with its log", pods: []runtime.Object{ended(streamEnd.Add(time.Second))}},
+		{name: "gone", pods: nil},
+		{name: "ended 20 s after its log", pods: []runtime.Object{ended(streamEnd.Add(20 * time.Second))}, wantErr: "was not read"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			cs := fake.NewClientset(tt.pods...)
+			err := endedWithTool(t.Context(), cs, "kafka", goodSpec().ConsumerName(0), streamEnd)
+			if (tt.wantErr == "") != (err == nil) || (err != nil && !strings.Contains(err.Error(), tt.wantErr)) {
+				t.Errorf("endedWithTool = %v, want %q", err, tt.wantErr)
+			}
+		})
 	}
 }

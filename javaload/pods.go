@@ -46,9 +46,12 @@ type Spec struct {
 	Protocol  string // classic or consumer (KIP-848)
 	Members   int
 	Rate      int
-	// Deadline ends every pod of the run by itself (activeDeadlineSeconds,
-	// and the producer's --max-messages), so that the clients of a suite
-	// that died do not run for ever.
+	// Deadline bounds the run's pods, so that the clients of a suite that
+	// died do not load Kafka for ever: the producer stops after
+	// --max-messages (Rate × Deadline), and a kubelet that enforces
+	// activeDeadlineSeconds ends every pod (the local cluster's node agent
+	// does not: its idle consumers go with the next run's cleanup, or
+	// with the cluster).
 	Deadline time.Duration
 }
 

@@ -69,20 +69,50 @@ func Follow(ctx context.Context, cs kubernetes.Interface, ns, pod string, fn fun
 	if ctx.Err() != nil {
 		return nil
 	}
-	// The stream ends when the tool's process does; the pod's status may
-	// say so a moment later. A tool that still runs after that has output
-	// that was not read.
-	err = wait.PollUntilContextTimeout(ctx, startPoll, EndTimeout, true, func(ctx context.Context) (bool, error) {
+	return endedWithTool(ctx, cs, ns, pod, time.Now())
+}
+
+// endedWithTool checks a log stream that ended at streamEnd against the
+// pod's status: the stream ends when the tool's process does, and the
+// status may say so a moment later. A tool that still runs after
+// EndTimeout, or that the status says ended well after the stream did,
+// printed what was not read. A pod already gone says nothing either way.
+func endedWithTool(ctx context.Context, cs kubernetes.Interface, ns, pod string, streamEnd time.Time) error {
+	var finished time.Time
+	err := wait.PollUntilContextTimeout(ctx, startPoll, EndTimeout, true, func(ctx context.Context) (bool, error) {
 		p, err := cs.CoreV1().Pods(ns).Get(ctx, pod, metav1.GetOptions{})
 		if apierrors.IsNotFound(err) {
 			return true, nil
 		}
-		return err == nil && !running(p), nil
+		if err != nil || running(p) {
+			return false, nil
+		}
+		finished = finishedAt(p)
+		return true, nil
 	})
-	if err != nil && ctx.Err() == nil {
+	switch {
+	case err != nil && ctx.Err() == nil:
 		return fmt.Errorf("javaload: the log of pod %s ended, and its tool still ran %s later: %w", pod, EndTimeout, err)
+	case finished.After(streamEnd.Add(endSlack)):
+		return fmt.Errorf("javaload: the log of pod %s ended at %s, its tool at %s: what it printed between was not read",
+			pod, streamEnd.UTC().Format(time.TimeOnly), finished.UTC().Format(time.TimeOnly))
 	}
 	return nil
+}
+
+// endSlack is how much later than its log's end a tool may have ended by
+// its pod's status, whose times are in whole seconds.
+const endSlack = 3 * time.Second
+
+// finishedAt is when p's container ended, by its status; zero if it does
+// not say.
+func finishedAt(p *corev1.Pod) time.Time {
+	for _, c := range p.Status.ContainerStatuses {
+		if t := c.State.Terminated; t != nil {
+			return t.FinishedAt.Time
+		}
+	}
+	return time.Time{}
 }
 
 // running reports whether p's container still runs.

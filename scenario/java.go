@@ -79,8 +79,10 @@ type javaClients struct {
 	tools       map[string]*toolRun // each followed pod's tool
 	incarnation int                 // the running producer's
 	finished    bool                // Finish began: no new producer
-	res         *javaclients.Result
-	failed      []string // what kept the run from being judged whole
+	// producerMu orders the producer's changes: a replacement, Finish.
+	producerMu sync.Mutex
+	res        *javaclients.Result
+	failed     []string // what kept the run from being judged whole
 }
 
 var _ Recorded = (*javaClients)(nil)
@@ -265,10 +267,7 @@ func (j *javaClients) WarmUp(ctx context.Context, min time.Duration) error {
 // and leaves), and judges what they said.
 func (j *javaClients) Finish(ctx context.Context, _ steadystate.Hypothesis) error {
 	j.env.By("stopping the Java producer, and the group once it has read everything")
-	j.mu.Lock()
-	j.finished = true
-	j.mu.Unlock()
-	if err := j.stop(ctx, j.producer()); err != nil {
+	if err := j.stop(ctx, j.finishProducers()); err != nil {
 		return err
 	}
 	end, err := j.endOffsets(ctx)
@@ -282,15 +281,18 @@ func (j *javaClients) Finish(ctx context.Context, _ steadystate.Hypothesis) erro
 		return nil
 	})
 	if err != nil {
-		j.failed = append(j.failed, err.Error()) // judged anyway: what the group did not read is lost
+		j.fail(err.Error()) // judged anyway: what the group did not read is lost
 	}
 	for i := range j.spec.Members {
 		if err := j.stop(ctx, j.spec.ConsumerName(i)); err != nil {
 			return err
 		}
 	}
+	j.toolErrors()
 	res := j.v.Result(time.Now())
+	j.mu.Lock()
 	j.res = &res
+	j.mu.Unlock()
 	return nil
 }
 
@@ -326,6 +328,8 @@ func (j *javaClients) endOffsets(ctx context.Context) ([]int64, error) {
 // a producer that had nothing acknowledged, and what kept a tool's events
 // from being read whole.
 func (j *javaClients) Checks() []report.Check {
+	j.mu.Lock()
+	defer j.mu.Unlock()
 	if j.res == nil {
 		return nil
 	}

@@ -64,11 +64,7 @@ func (c *JavaControl) ReplaceProducer(ctx context.Context) (pod string, started 
 	if err != nil {
 		return "", false, err
 	}
-	if !j.over(j.producer()) {
-		return j.producer(), false, nil
-	}
-	pod, err = j.nextProducer(ctx)
-	return pod, err == nil, err
+	return j.replaceProducer(ctx)
 }
 
 // JavaProducerKill is a client fault: the Java producer's pod is killed

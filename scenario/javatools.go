@@ -83,10 +83,8 @@ func (j *javaClients) awaitEnd(ctx context.Context, pod string) error {
 	}
 	select {
 	case <-t.done:
-		j.mu.Lock()
-		defer j.mu.Unlock()
-		if t.err != nil && !slices.Contains(j.failed, t.err.Error()) {
-			j.failed = append(j.failed, t.err.Error())
+		if t.err != nil {
+			j.fail(t.err.Error())
 		}
 		return nil
 	case <-time.After(javaStopTimeout):
@@ -112,15 +110,76 @@ func (j *javaClients) producer() string {
 }
 
 // nextProducer starts the next incarnation of the producer, unless the
-// workload is finishing.
+// workload is finishing. It becomes the running producer only once its pod
+// exists.
 func (j *javaClients) nextProducer(ctx context.Context) (string, error) {
+	j.producerMu.Lock()
+	defer j.producerMu.Unlock()
+	return j.nextProducerLocked(ctx)
+}
+
+// replaceProducer starts the next producer if the running one has ended.
+func (j *javaClients) replaceProducer(ctx context.Context) (pod string, started bool, err error) {
+	j.producerMu.Lock()
+	defer j.producerMu.Unlock()
+	if cur := j.producer(); !j.over(cur) {
+		return cur, false, nil
+	}
+	pod, err = j.nextProducerLocked(ctx)
+	return pod, err == nil, err
+}
+
+// nextProducerLocked is nextProducer with j.producerMu held.
+func (j *javaClients) nextProducerLocked(ctx context.Context) (string, error) {
 	j.mu.Lock()
-	if j.finished {
-		j.mu.Unlock()
+	finished, next := j.finished, j.incarnation+1
+	j.mu.Unlock()
+	if finished {
 		return "", ErrNoJava
 	}
-	j.incarnation++
-	pod := j.spec.ProducerPod(j.incarnation)
+	pod := j.spec.ProducerPod(next)
+	if err := j.start(ctx, pod, j.producerEvent); err != nil {
+		return "", err
+	}
+	j.mu.Lock()
+	j.incarnation = next
 	j.mu.Unlock()
-	return pod.Name, j.start(ctx, pod, j.producerEvent)
+	return pod.Name, nil
+}
+
+// finishProducers marks the workload finishing, so that no producer
+// starts any more, and returns the running one's pod.
+func (j *javaClients) finishProducers() string {
+	j.producerMu.Lock()
+	defer j.producerMu.Unlock()
+	j.mu.Lock()
+	j.finished = true
+	j.mu.Unlock()
+	return j.producer()
+}
+
+// fail records why the run was not seen whole, once per reason.
+func (j *javaClients) fail(why string) {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	if !slices.Contains(j.failed, why) {
+		j.failed = append(j.failed, why)
+	}
+}
+
+// toolErrors records every ended tool's follow error (a producer killed
+// and replaced is never stopped by Finish).
+func (j *javaClients) toolErrors() {
+	j.mu.Lock()
+	var errs []string
+	for _, t := range j.tools {
+		if t.over() && t.err != nil {
+			errs = append(errs, t.err.Error())
+		}
+	}
+	j.mu.Unlock()
+	slices.Sort(errs)
+	for _, e := range errs {
+		j.fail(e)
+	}
 }

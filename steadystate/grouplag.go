@@ -8,7 +8,8 @@ import (
 )
 
 // The group's lag is sampled every lagEvery, at most maxLagSamples times
-// (83 minutes' worth; a longer run keeps its first 83 minutes).
+// (83 minutes' worth; a longer run keeps its first 83 minutes, and
+// groupcheck.Lag.Samples says how many were kept).
 const (
 	lagEvery      = 250 * time.Millisecond
 	maxLagSamples = 20000
@@ -39,9 +40,9 @@ func (g *appGroup) sampleLag() {
 	}
 }
 
-// lagFigures reads the lag samples around the run's fault: nil unless
-// marks has a baseline and a fault.
-func (g *appGroup) lagFigures(marks []Mark) *groupcheck.Lag {
+// lagFigures reads the lag samples around the run's fault, up to the
+// load's end: nil unless marks has a baseline and a fault.
+func (g *appGroup) lagFigures(marks []Mark, loadEnd time.Time) *groupcheck.Lag {
 	var baseline, fault time.Time
 	for _, m := range marks {
 		switch {
@@ -56,6 +57,6 @@ func (g *appGroup) lagFigures(marks []Mark) *groupcheck.Lag {
 	}
 	g.lag.mu.Lock()
 	defer g.lag.mu.Unlock()
-	l := groupcheck.LagOf(g.lag.samples, baseline, fault)
+	l := groupcheck.LagOf(g.lag.samples, baseline, fault, loadEnd)
 	return &l
 }

@@ -348,7 +348,7 @@ func (r *Runner) Run(ctx context.Context) (*Report, error) {
 		// The verdict first: the members' leaving (revocations) is not
 		// part of the run.
 		res := group.chk.Result(end)
-		res.Lag = group.lagFigures(m.Marks)
+		res.Lag = group.lagFigures(m.Marks, loadEnd)
 		m.Group = &res
 		group.close()
 	}

@@ -32,9 +32,10 @@ var _ = Describe("Kafka's own Java clients through a broker kill", Label("java",
 
 // A frozen leader under the Java producer: the frozen-leader finding
 // (docs/findings/frozen-leader-request-timeout.md) measured franz-go's
-// producers stalled for their request timeout (10 s + 10 s), and predicts
-// about 30 s for Java's (request.timeout.ms). The Java producer's longest
-// wait between acknowledgements is the spec's observation.
+// producers stalled for their request timeout (10 s + 10 s) or longer;
+// these specs measure the Java producer's (request.timeout.ms, 30 s by
+// default). Its longest wait between acknowledgements, per partition, is
+// the spec's observation.
 var _ = Describe("Kafka's own Java clients through a frozen leader", Label("java", "java-pause"), Serial, func() {
 	for _, d := range []time.Duration{20 * time.Second, 45 * time.Second} {
 		label := fmt.Sprintf("java-pause-leader-%s", d)

@@ -31,8 +31,13 @@ type Lag struct {
 }
 
 // LagOf reads samples (in time order): the baseline is [baselineFrom,
-// faultAt), the fault and what follows it from faultAt on.
-func LagOf(samples []LagSample, baselineFrom, faultAt time.Time) Lag {
+// faultAt), the fault and what follows it [faultAt, loadEnd). Samples
+// from loadEnd on are the final drain, with no new records: the lag
+// falls to nothing there whatever the fault did, so they do not count.
+func LagOf(samples []LagSample, baselineFrom, faultAt, loadEnd time.Time) Lag {
+	if i := slices.IndexFunc(samples, func(s LagSample) bool { return !s.At.Before(loadEnd) }); i >= 0 {
+		samples = samples[:i]
+	}
 	l := Lag{Samples: len(samples)}
 	var base []int64
 	peak := -1

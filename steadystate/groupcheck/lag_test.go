@@ -15,7 +15,7 @@ func TestLag(t *testing.T) {
 		return out
 	}
 	// Second 0 is the warm-up, 1-2 the baseline, the fault from 3 on.
-	backlog := LagOf([]LagSample{{at(1), 3000}, {at(2), 20}, {at(3), 25}, {at(4), 30}, {at(5), 500}, {at(6), 45}}, at(1), at(5))
+	backlog := LagOf([]LagSample{{at(1), 3000}, {at(2), 20}, {at(3), 25}, {at(4), 30}, {at(5), 500}, {at(6), 45}}, at(1), at(5), at(100))
 	if backlog.Baseline != 30 || backlog.BaselineMax != 3000 || backlog.BackAt != at(6) {
 		t.Errorf("a warm-up's backlog drained in the baseline: %+v, want a baseline of 30 (the upper median) and back at 6 s", backlog)
 	}
@@ -34,9 +34,14 @@ func TestLag(t *testing.T) {
 		{name: "no sample after the fault", samples: series(0, 20),
 			want: Lag{Baseline: 20, BaselineMax: 20, Samples: 2}},
 	}
+	// The drain after the load's end does not make a lag that never came
+	// back look back.
+	if got := LagOf(series(0, 20, 30, 500, 2000, 800, 400, 0, 0), at(1), at(3), at(7)); !got.NeverBack || got.Samples != 7 {
+		t.Errorf("with the drain from 7 s: %+v, want never back over 7 samples", got)
+	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if got := LagOf(tt.samples, at(1), at(3)); got != tt.want {
+			if got := LagOf(tt.samples, at(1), at(3), at(100)); got != tt.want {
 				t.Errorf("LagOf = %+v, want %+v", got, tt.want)
 			}
 		})
