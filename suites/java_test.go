@@ -30,6 +30,18 @@ var _ = Describe("Kafka's own Java clients through a broker kill", Label("java",
 		})
 })
 
+// The users' most common pain, with Java applications: the brokers roll
+// (a StatefulSet restart, as an upgrade does) under the Java producer and
+// group.
+var _ = Describe("Kafka's own Java clients through a rolling restart", Label("java", "consumer-group"), Serial, func() {
+	groupSpecs("java-rolling-restart", "the Java producer's acknowledged records are all read by a group of %d Java consumers on the %s protocol while the brokers roll",
+		func(e *env, protocol string) story {
+			st := rollingRestart(e)
+			st.Label = "java-rolling-restart-" + protocol
+			return withJava(st, protocol)
+		})
+})
+
 // A frozen leader under the Java producer: the frozen-leader finding
 // (docs/findings/frozen-leader-request-timeout.md) measured franz-go's
 // producers stalled for their request timeout (10 s + 10 s) or longer;
