@@ -3,13 +3,16 @@ package timeline
 import (
 	"context"
 	"errors"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/wait"
+	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/kubernetes/fake"
+	k8stesting "k8s.io/client-go/testing"
 
 	"github.com/kafkachaos/kafkachaos/kafkaadmin"
 )
@@ -20,6 +23,16 @@ func TestRecorder(t *testing.T) {
 	p := pod("1", "n", true, true, false)
 	p.Namespace = "kafka"
 	cs := fake.NewClientset(p)
+	// The fake's watch replays nothing: a delete between the informer's
+	// list and its watch would be lost. So the pod is deleted only once
+	// the pods' watch exists.
+	watching := make(chan struct{})
+	var once sync.Once
+	cs.PrependWatchReactor("pods", func(a k8stesting.Action) (bool, watch.Interface, error) {
+		w, err := cs.Tracker().Watch(a.GetResource(), a.GetNamespace())
+		once.Do(func() { close(watching) })
+		return true, w, err
+	})
 	full := [2][]int32{{0, 1, 2}, {0, 1, 2}}
 	up := map[int32]bool{0: false, 1: false, 2: false}
 	looks := []kafkaadmin.State{
@@ -45,6 +58,11 @@ func TestRecorder(t *testing.T) {
 	})
 	if err != nil {
 		t.Fatal(err)
+	}
+	select {
+	case <-watching:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the recorder never watched the pods")
 	}
 	if err := cs.CoreV1().Pods("kafka").Delete(context.Background(), p.Name, metav1.DeleteOptions{}); err != nil {
 		t.Fatal(err)
