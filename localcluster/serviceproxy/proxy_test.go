@@ -7,6 +7,7 @@ import (
 	"net"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -14,7 +15,9 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/intstr"
 	"k8s.io/apimachinery/pkg/util/wait"
+	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/kubernetes/fake"
+	k8stesting "k8s.io/client-go/testing"
 )
 
 // backend answers each line with its name and the line.
@@ -110,11 +113,13 @@ func TestClusterIPForwardsToReadyEndpoints(t *testing.T) {
 			Ports: []corev1.ServicePort{{Name: "tcp", Port: port, TargetPort: intstr.FromString("client")}}},
 	}
 	cs := fake.NewClientset(svc, pod("kafka-0", oneIP, onePort, true), pod("kafka-1", twoIP, twoPort, false))
+	watched := watchesOf(cs, "pods", "services")
 	ctx, cancel := context.WithCancel(t.Context())
 	done := make(chan error, 1)
 	go func() { done <- Run(ctx, cs, t.Logf) }()
 
 	waitAnswer(t, addr, "one:hello") // the ready endpoint, never the unready one
+	watched(t)
 	for range 5 {
 		if got, err := ask(addr); got != "one:hello" {
 			t.Fatalf("answer %q (%v), want one:hello only", got, err)
@@ -188,5 +193,31 @@ func TestTargetPort(t *testing.T) {
 				t.Errorf("targetPort = %d, %t; want %d, %t", got, ok, tt.want, tt.ok)
 			}
 		})
+	}
+}
+
+// watchesOf makes cs's watches of resources known; the function it returns
+// waits until each has one. client-go's fake replays nothing to a watch, so
+// a change made between an informer's list and its watch would be lost.
+func watchesOf(cs *fake.Clientset, resources ...string) func(*testing.T) {
+	var wg sync.WaitGroup
+	for _, r := range resources {
+		wg.Add(1)
+		var once sync.Once
+		cs.PrependWatchReactor(r, func(a k8stesting.Action) (bool, watch.Interface, error) {
+			w, err := cs.Tracker().Watch(a.GetResource(), a.GetNamespace())
+			once.Do(wg.Done)
+			return true, w, err
+		})
+	}
+	return func(t *testing.T) {
+		t.Helper()
+		ok := make(chan struct{})
+		go func() { wg.Wait(); close(ok) }()
+		select {
+		case <-ok:
+		case <-time.After(10 * time.Second):
+			t.Fatalf("no watch of each of %v", resources)
+		}
 	}
 }
