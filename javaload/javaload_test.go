@@ -95,6 +95,9 @@ func TestDelete(t *testing.T) {
 	if err := Delete(ctx, cs, s.Namespace, s.Name); err != nil {
 		t.Fatalf("a second Delete: %v", err)
 	}
+	if err := Kill(ctx, cs, s.Namespace, s.ProducerName(1)); err != nil {
+		t.Fatalf("killing a pod already gone: %v", err)
+	}
 	left, err := Left(ctx, cs, s.Namespace, s.Name)
 	if err != nil || len(left) != 0 {
 		t.Errorf("left %v, %v", left, err)

@@ -140,8 +140,18 @@ func describe(p *corev1.Pod) string {
 // (the producer flushes, a consumer commits and leaves its group) and
 // prints its last events. A pod already gone is stopped.
 func Stop(ctx context.Context, cs kubernetes.Interface, ns, pod string) error {
-	if err := cs.CoreV1().Pods(ns).Delete(ctx, pod, metav1.DeleteOptions{}); err != nil && !apierrors.IsNotFound(err) {
-		return fmt.Errorf("javaload: stop pod %s: %w", pod, err)
+	return deletePod(ctx, cs, ns, pod, "stop", metav1.DeleteOptions{})
+}
+
+// Kill deletes a pod with no grace period: its tool is killed (SIGKILL)
+// and closes nothing. A pod already gone is killed.
+func Kill(ctx context.Context, cs kubernetes.Interface, ns, pod string) error {
+	return deletePod(ctx, cs, ns, pod, "kill", metav1.DeleteOptions{GracePeriodSeconds: new(int64)})
+}
+
+func deletePod(ctx context.Context, cs kubernetes.Interface, ns, pod, what string, opts metav1.DeleteOptions) error {
+	if err := cs.CoreV1().Pods(ns).Delete(ctx, pod, opts); err != nil && !apierrors.IsNotFound(err) {
+		return fmt.Errorf("javaload: %s pod %s: %w", what, pod, err)
 	}
 	return nil
 }

@@ -5,7 +5,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -162,29 +161,43 @@ func prepareJavaTopic(ctx context.Context, env *Env, topic, group string) ([]int
 	}
 	var start []int64
 	err = Poll(ctx, javaPoll, javaGroupTimeout, "the end offsets of "+topic+" committed as the Java group's start", func(ctx context.Context) error {
-		ends, err := adm.ListEndOffsets(ctx, topic)
+		ends, err := listEnds(ctx, adm, topic)
 		if err == nil {
-			err = ends.Error()
+			start, err = endsOf(ends, topic)
 		}
 		if err != nil {
 			return err
 		}
-		start = make([]int64, len(ends[topic]))
-		var os kadm.Offsets
-		for p, o := range ends[topic] {
-			if int(p) >= len(start) {
-				return fmt.Errorf("partition %d of %d listed", p, len(start))
-			}
-			start[p] = o.Offset
-			os.Add(kadm.Offset{Topic: topic, Partition: p, At: o.Offset, LeaderEpoch: -1})
-		}
-		committed, err := adm.CommitOffsets(ctx, group, os)
+		committed, err := adm.CommitOffsets(ctx, group, ends.Offsets())
 		if err == nil {
 			err = committed.Error()
 		}
 		return err
 	})
 	return start, err
+}
+
+// listEnds lists topic's end offsets; an error in any partition's is the
+// call's.
+func listEnds(ctx context.Context, adm *kadm.Client, topic string) (kadm.ListedOffsets, error) {
+	ends, err := adm.ListEndOffsets(ctx, topic)
+	if err == nil {
+		err = ends.Error()
+	}
+	return ends, err
+}
+
+// endsOf is topic's end offsets by partition, from a listing that must
+// hold partitions 0 to n-1.
+func endsOf(ends kadm.ListedOffsets, topic string) ([]int64, error) {
+	out := make([]int64, len(ends[topic]))
+	for p, o := range ends[topic] {
+		if int(p) >= len(out) {
+			return nil, fmt.Errorf("partition %d of %d listed", p, len(out))
+		}
+		out[p] = o.Offset
+	}
+	return out, nil
 }
 
 // deleteJava deletes the Java clients of run name and waits until they are
@@ -225,14 +238,17 @@ func (j *javaClients) consumerEvent(i int) func(javaclients.Event) {
 // groupOwns says whether every member owns a partition and the group all
 // partitions of the topic (with members <= partitions).
 func (j *javaClients) groupOwns(partitions int) error {
-	var total int64
-	var each []string
+	var total, idle int64
+	each := make([]string, len(j.owned))
 	for i := range j.owned {
 		n := j.owned[i].Load()
 		total += n
-		each = append(each, fmt.Sprint(n))
+		if n == 0 {
+			idle++
+		}
+		each[i] = fmt.Sprint(n)
 	}
-	if int(total) != partitions || slices.Contains(each, "0") && len(j.owned) <= partitions {
+	if int(total) != partitions || idle > 0 && len(j.owned) <= partitions {
 		return fmt.Errorf("the members own %s partitions", strings.Join(each, ", "))
 	}
 	return nil
@@ -305,21 +321,11 @@ func (j *javaClients) endOffsets(ctx context.Context) ([]int64, error) {
 	defer cl.Close()
 	var end []int64
 	err = Poll(ctx, javaPoll, javaGroupTimeout, "the end offsets of "+j.spec.Topic, func(ctx context.Context) error {
-		ends, err := kadm.NewClient(cl).ListEndOffsets(ctx, j.spec.Topic)
+		ends, err := listEnds(ctx, kadm.NewClient(cl), j.spec.Topic)
 		if err == nil {
-			err = ends.Error()
+			end, err = endsOf(ends, j.spec.Topic)
 		}
-		if err != nil {
-			return err
-		}
-		end = make([]int64, len(ends[j.spec.Topic]))
-		for p, o := range ends[j.spec.Topic] {
-			if int(p) >= len(end) {
-				return fmt.Errorf("partition %d of %d listed", p, len(end))
-			}
-			end[p] = o.Offset
-		}
-		return nil
+		return err
 	})
 	return end, err
 }

@@ -7,9 +7,8 @@ import (
 	"io"
 	"sync"
 
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-
 	"github.com/kafkachaos/kafkachaos/chaos"
+	"github.com/kafkachaos/kafkachaos/javaload"
 )
 
 // ErrNoJava: a Java client fault without a running Java workload.
@@ -47,8 +46,8 @@ func (c *JavaControl) KillProducer(ctx context.Context) (pod string, acked int64
 		return "", 0, err
 	}
 	pod = j.producer()
-	if err := j.env.admin().CoreV1().Pods(j.spec.Namespace).Delete(ctx, pod, metav1.DeleteOptions{GracePeriodSeconds: new(int64)}); err != nil {
-		return pod, 0, fmt.Errorf("scenario: killing the Java producer %s: %w", pod, err)
+	if err := javaload.Kill(ctx, j.env.admin(), j.spec.Namespace, pod); err != nil {
+		return pod, 0, err
 	}
 	if err := j.awaitEnd(ctx, pod); err != nil {
 		return pod, 0, err

@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"testing"
 	"time"
+
+	"k8s.io/apimachinery/pkg/util/wait"
 )
 
 // A followed log yields what was written before and while the process
@@ -54,9 +56,12 @@ func TestFollowReader(t *testing.T) {
 			}
 			if tt.cancel {
 				// Give the reader time to pass "while" before it is cut off.
-				read := func() int64 { off, _ := f.Seek(0, io.SeekCurrent); return off }
-				for read() < int64(len("before\nwhile\n")) {
-					time.Sleep(time.Millisecond)
+				err := wait.PollUntilContextTimeout(ctx, time.Millisecond, 10*time.Second, true, func(context.Context) (bool, error) {
+					off, _ := f.Seek(0, io.SeekCurrent)
+					return off >= int64(len("before\nwhile\n")), nil
+				})
+				if err != nil {
+					t.Fatalf("the reader never passed %q: %v", "while", err)
 				}
 				cancel()
 			} else {
