@@ -50,7 +50,7 @@ func TestValidate(t *testing.T) {
 // and ended by their deadline.
 func TestPods(t *testing.T) {
 	s := goodSpec()
-	prod, cons := s.ProducerPod(2), s.ConsumerPod(1)
+	prod, cons := s.ProducerPod(2), s.ConsumerPod(1, 0)
 	for _, p := range []*corev1.Pod{prod, cons} {
 		if p.Spec.RestartPolicy != corev1.RestartPolicyNever || p.Spec.ActiveDeadlineSeconds == nil || *p.Spec.ActiveDeadlineSeconds != 3600 {
 			t.Errorf("pod %s: restart %s, deadline %v; want Never and 3600 s", p.Name, p.Spec.RestartPolicy, p.Spec.ActiveDeadlineSeconds)
@@ -71,7 +71,7 @@ func TestPods(t *testing.T) {
 	if !slices.Contains(cc.Args, "--verbose") || cc.Args[slices.Index(cc.Args, "--group-protocol")+1] != "consumer" {
 		t.Errorf("consumer args %q: want --verbose and --group-protocol consumer", cc.Args)
 	}
-	if prod.Name != s.ProducerName(2) || !strings.HasSuffix(cons.Name, "-consumer-1") {
+	if prod.Name != s.ProducerName(2) || !strings.HasSuffix(cons.Name, "-consumer-1-0") {
 		t.Errorf("names %s and %s", prod.Name, cons.Name)
 	}
 	if m := pc.VolumeMounts; len(m) != 1 || m[0].MountPath != configDir || prod.Spec.Volumes[0].ConfigMap.Name != s.ConfigMap().Name {
@@ -87,7 +87,7 @@ func TestDelete(t *testing.T) {
 	s := goodSpec()
 	other := s
 	other.Name = "another"
-	cs := fake.NewClientset(s.ProducerPod(1), s.ConsumerPod(0), s.ConfigMap(), other.ConsumerPod(0), other.ConfigMap())
+	cs := fake.NewClientset(s.ProducerPod(1), s.ConsumerPod(0, 0), s.ConfigMap(), other.ConsumerPod(0, 0), other.ConfigMap())
 	ctx := t.Context()
 	if err := Delete(ctx, cs, s.Namespace, s.Name); err != nil {
 		t.Fatal(err)
@@ -123,7 +123,7 @@ func TestFollowMissingPod(t *testing.T) {
 // A tool whose log ended and whose container has ended is followed whole.
 func TestFollowEnded(t *testing.T) {
 	s := goodSpec()
-	p := s.ConsumerPod(0)
+	p := s.ConsumerPod(0, 0)
 	p.Status = corev1.PodStatus{Phase: corev1.PodRunning, ContainerStatuses: []corev1.ContainerStatus{{
 		Name: "consumer", State: corev1.ContainerState{Terminated: &corev1.ContainerStateTerminated{ExitCode: 143}},
 	}}}
@@ -138,7 +138,7 @@ func TestFollowEnded(t *testing.T) {
 func TestEndedWithTool(t *testing.T) {
 	streamEnd := time.Date(2026, 12, 7, 11, 0, 0, 0, time.UTC)
 	ended := func(at time.Time) *corev1.Pod {
-		p := goodSpec().ConsumerPod(0)
+		p := goodSpec().ConsumerPod(0, 0)
 		p.Status = corev1.PodStatus{Phase: corev1.PodSucceeded, ContainerStatuses: []corev1.ContainerStatus{{
 			Name: "consumer", State: corev1.ContainerState{Terminated: &corev1.ContainerStateTerminated{FinishedAt: metav1.NewTime(at)}},
 		}}}
@@ -156,7 +156,7 @@ func TestEndedWithTool(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			cs := fake.NewClientset(tt.pods...)
-			err := endedWithTool(t.Context(), cs, "kafka", goodSpec().ConsumerName(0), streamEnd)
+			err := endedWithTool(t.Context(), cs, "kafka", goodSpec().ConsumerName(0, 0), streamEnd)
 			if (tt.wantErr == "") != (err == nil) || (err != nil && !strings.Contains(err.Error(), tt.wantErr)) {
 				t.Errorf("endedWithTool = %v, want %q", err, tt.wantErr)
 			}

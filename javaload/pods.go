@@ -95,8 +95,11 @@ func (s Spec) ProducerName(incarnation int) string {
 	return fmt.Sprintf("%s-producer-%d", s.Name, incarnation)
 }
 
-// ConsumerName is member i's pod.
-func (s Spec) ConsumerName(i int) string { return fmt.Sprintf("%s-consumer-%d", s.Name, i) }
+// ConsumerName is the pod of member i's incarnation (from 0): a member
+// that is replaced gets a new pod, and joins the group as a new member.
+func (s Spec) ConsumerName(i, incarnation int) string {
+	return fmt.Sprintf("%s-consumer-%d-%d", s.Name, i, incarnation)
+}
 
 // producerKeys is how many keys the producer's records cycle through.
 const producerKeys = 1000
@@ -121,11 +124,11 @@ func (s Spec) ProducerPod(incarnation int) *corev1.Pod {
 	return p
 }
 
-// ConsumerPod is member i: --verbose, so that it reports each record and
-// not per-partition summaries, committing after each poll (the tool's
-// default), on the Java client's other defaults.
-func (s Spec) ConsumerPod(i int) *corev1.Pod {
-	return s.pod(s.ConsumerName(i), "consumer", consumerScript,
+// ConsumerPod is member i's incarnation: --verbose, so that it reports
+// each record and not per-partition summaries, committing after each poll
+// (the tool's default), on the Java client's other defaults.
+func (s Spec) ConsumerPod(i, incarnation int) *corev1.Pod {
+	return s.pod(s.ConsumerName(i, incarnation), "consumer", consumerScript,
 		"--bootstrap-server", strings.Join(s.Bootstrap, ","), "--topic", s.Topic,
 		"--group-id", s.Group, "--group-protocol", s.Protocol, "--verbose")
 }

@@ -16,6 +16,7 @@ import (
 	"github.com/kafkachaos/kafkachaos/javaload"
 	"github.com/kafkachaos/kafkachaos/report"
 	"github.com/kafkachaos/kafkachaos/steadystate"
+	"github.com/kafkachaos/kafkachaos/steadystate/groupcheck"
 	"github.com/kafkachaos/kafkachaos/steadystate/javaclients"
 )
 
@@ -39,7 +40,7 @@ type JavaSettings struct {
 	Protocol string // classic (default: the Java client's own default) or consumer (KIP-848)
 	Rate     int    // the producer's records/s; default 200
 	// Control, when set, is attached to the running clients, for client
-	// faults (JavaProducerKill).
+	// faults (JavaKill).
 	Control *JavaControl
 }
 
@@ -71,17 +72,26 @@ type javaClients struct {
 	spec   javaload.Spec
 	follow context.Context // the tools' events are read until it ends
 	v      *javaclients.Verifier
+	// partitions is the topic's partition count.
+	partitions int
 
 	acked       atomic.Int64
-	owned       []atomic.Int64 // partitions each member owns
+	owned, read []atomic.Int64 // by member slot: the partitions its member owns, the records it read
 	mu          sync.Mutex
 	tools       map[string]*toolRun // each followed pod's tool
 	incarnation int                 // the running producer's
-	finished    bool                // Finish began: no new producer
-	// producerMu orders the producer's changes: a replacement, Finish.
-	producerMu sync.Mutex
-	res        *javaclients.Result
-	failed     []string // what kept the run from being judged whole
+	members     []int               // by slot: the running member's incarnation
+	finished    bool                // Finish began: no client starts any more
+	// clientsMu orders the clients' changes: a replacement, Finish.
+	clientsMu sync.Mutex
+	res       *javaclients.Result
+	failed    []string // what kept the run from being judged whole
+
+	// The group's lag (javaclients.Verifier.Lag), sampled from the
+	// producer's start until Finish, read around the story's marks.
+	lag             groupcheck.Sampler
+	stopLag         chan struct{}
+	baseline, fault time.Time
 }
 
 var _ Recorded = (*javaClients)(nil)
@@ -117,12 +127,13 @@ func startJava(ctx context.Context, env *Env, topic string, js JavaSettings) (*j
 		return deleteJava(ctx, env, spec.Name)
 	}, javaStopTimeout+time.Minute)
 	j := &javaClients{env: env, spec: spec, follow: follow, v: javaclients.NewVerifier(topic, time.Now(), start),
-		owned: make([]atomic.Int64, js.Members), tools: map[string]*toolRun{}}
+		owned: make([]atomic.Int64, js.Members), read: make([]atomic.Int64, js.Members), members: make([]int, js.Members),
+		tools: map[string]*toolRun{}, stopLag: make(chan struct{}), partitions: len(start)}
 	if err := javaload.CreateConfig(ctx, env.admin(), spec); err != nil {
 		return nil, err
 	}
 	for i := range js.Members {
-		if err := j.start(ctx, spec.ConsumerPod(i), j.consumerEvent(i)); err != nil {
+		if err := j.start(ctx, spec.ConsumerPod(i, 0), j.consumerEvent(i, spec.ConsumerName(i, 0))); err != nil {
 			return nil, err
 		}
 	}
@@ -135,6 +146,8 @@ func startJava(ctx context.Context, env *Env, topic string, js JavaSettings) (*j
 	if _, err := j.nextProducer(ctx); err != nil {
 		return nil, err
 	}
+	go j.lag.Run(j.stopLag, j.v.Lag)
+	env.Defer(func(context.Context) error { j.stopSampling(); return nil }, time.Second)
 	if js.Control != nil {
 		js.Control.attach(j)
 	}
@@ -222,10 +235,12 @@ func (j *javaClients) producerEvent(e javaclients.Event) {
 	j.v.Producer(e)
 }
 
-func (j *javaClients) consumerEvent(i int) func(javaclients.Event) {
-	member := j.spec.ConsumerName(i)
+// consumerEvent takes the events of member, in slot i.
+func (j *javaClients) consumerEvent(i int, member string) func(javaclients.Event) {
 	return func(e javaclients.Event) {
 		switch e.Name {
+		case javaclients.RecordData:
+			j.read[i].Add(1)
 		case javaclients.PartitionsAssigned:
 			j.owned[i].Add(int64(len(e.Partitions)))
 		case javaclients.PartitionsRevoked:
@@ -254,9 +269,6 @@ func (j *javaClients) groupOwns(partitions int) error {
 	return nil
 }
 
-// Mark does nothing: the Java clients' verdict is the whole run's.
-func (j *javaClients) Mark(steadystate.Phase) {}
-
 // WarmUp returns once the producer's sends are acknowledged, and min
 // has passed.
 func (j *javaClients) WarmUp(ctx context.Context, min time.Duration) error {
@@ -283,6 +295,7 @@ func (j *javaClients) WarmUp(ctx context.Context, min time.Duration) error {
 // and leaves), and judges what they said.
 func (j *javaClients) Finish(ctx context.Context, _ steadystate.Hypothesis) error {
 	j.env.By("stopping the Java producer, and the group once it has read everything")
+	loadEnd := time.Now()
 	if err := j.stop(ctx, j.finishProducers()); err != nil {
 		return err
 	}
@@ -300,13 +313,15 @@ func (j *javaClients) Finish(ctx context.Context, _ steadystate.Hypothesis) erro
 		j.fail(err.Error()) // judged anyway: what the group did not read is lost
 	}
 	for i := range j.spec.Members {
-		if err := j.stop(ctx, j.spec.ConsumerName(i)); err != nil {
+		if err := j.stop(ctx, j.member(i)); err != nil {
 			return err
 		}
 	}
 	j.toolErrors()
+	j.stopSampling()
 	res := j.v.Result(time.Now())
 	j.mu.Lock()
+	res.Group.Lag = j.lag.Lag(j.baseline, j.fault, loadEnd)
 	j.res = &res
 	j.mu.Unlock()
 	return nil
@@ -357,5 +372,8 @@ func (j *javaClients) Record(o *Outcome) {
 		o.Observations = append(o.Observations, fmt.Sprintf(
 			"the Java producers' longest wait between acknowledgements: %s, partition %d of %s, from %s to %s UTC",
 			g.Gap.Round(10*time.Millisecond), g.Partition, j.spec.Topic, g.From.UTC().Format("15:04:05.000"), g.To.UTC().Format("15:04:05.000")))
+	}
+	if l := j.res.Group.Lag; l != nil {
+		o.Observations = append(o.Observations, LagObservation("the Java group", *l))
 	}
 }

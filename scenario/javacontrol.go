@@ -6,9 +6,9 @@ import (
 	"fmt"
 	"io"
 	"sync"
+	"time"
 
 	"github.com/kafkachaos/kafkachaos/chaos"
-	"github.com/kafkachaos/kafkachaos/javaload"
 )
 
 // ErrNoJava: a Java client fault without a running Java workload.
@@ -37,63 +37,106 @@ func (c *JavaControl) clients() (*javaClients, error) {
 	return c.j, nil
 }
 
-// KillProducer kills the running producer's pod (deleted with no grace
-// period: SIGKILL, nothing flushed), waits until its events end, and
-// returns its pod and the acknowledgements seen so far.
-func (c *JavaControl) KillProducer(ctx context.Context) (pod string, acked int64, err error) {
+// JavaProducer names the Java producer as a client fault's victim; a
+// member of the group is named by its slot, from 0.
+const JavaProducer = -1
+
+// Kill kills client's running pod (JavaProducer or a member's slot),
+// deleted with no grace period (SIGKILL, nothing flushed or committed),
+// waits until its events end, and returns its pod and what it had done:
+// the producers' acknowledgements so far, or the records the member read.
+func (c *JavaControl) Kill(ctx context.Context, client int) (pod string, done int64, err error) {
 	j, err := c.clients()
 	if err != nil {
 		return "", 0, err
 	}
-	pod = j.producer()
-	if err := javaload.Kill(ctx, j.env.admin(), j.spec.Namespace, pod); err != nil {
-		return pod, 0, err
-	}
-	if err := j.awaitEnd(ctx, pod); err != nil {
-		return pod, 0, err
-	}
-	return pod, j.acked.Load(), nil
+	return j.kill(ctx, client)
 }
 
-// ReplaceProducer starts the next producer, as a restarted application
-// would (a pod of its own, values with a prefix of their own), unless the
-// current one still runs.
-func (c *JavaControl) ReplaceProducer(ctx context.Context) (pod string, started bool, err error) {
+// Replace starts client's next incarnation, as a restarted application
+// would (a pod of its own: a producer's values with a prefix of their
+// own, a member that joins as a new one), unless the current one still
+// runs.
+func (c *JavaControl) Replace(ctx context.Context, client int) (pod string, started bool, err error) {
 	j, err := c.clients()
 	if err != nil {
 		return "", false, err
 	}
-	return j.replaceProducer(ctx)
+	return j.replace(ctx, client)
 }
 
-// JavaProducerKill is a client fault: the Java producer's pod is killed
-// (SIGKILL, no flush: what it had sent without an acknowledgement may be
-// written once or not at all), and Recover starts a new producer. The
-// records it had acknowledged must still all be read (report.CheckJava).
-// The pods are the suite's own, deleted with the run: nothing for the
-// ledger.
-type JavaProducerKill struct {
+// Unowned is how many of the topic's partitions no running member owns,
+// as far as the members have said.
+func (c *JavaControl) Unowned() (int, error) {
+	j, err := c.clients()
+	if err != nil {
+		return 0, err
+	}
+	owned := 0
+	for i := range j.owned {
+		owned += int(j.owned[i].Load())
+	}
+	return max(0, j.partitions-owned), nil
+}
+
+// Read is how many records the member now in slot i has read.
+func (c *JavaControl) Read(i int) (int64, error) {
+	j, err := c.clients()
+	if err == nil && (i < 0 || i >= len(j.read)) {
+		err = fmt.Errorf("scenario: no Java member %d", i)
+	}
+	if err != nil {
+		return 0, err
+	}
+	return j.read[i].Load(), nil
+}
+
+// JavaKill is a client fault: a Java client's pod is killed (SIGKILL, no
+// flush), and Recover starts a new one in its place.
+//   - The producer: what it had sent without an acknowledgement may be
+//     written once or not at all; what it had acknowledged must all be
+//     read.
+//   - A member of the group: it neither commits nor leaves, so the group
+//     hands its partitions over once the coordinator expires it, and reads
+//     again from its last commit (duplicates allowed from there, never
+//     before it); its replacement joins as a new member.
+//
+// report.CheckJava judges both. The pods are the suite's own, deleted
+// with the run: nothing for the ledger.
+type JavaKill struct {
 	Control *JavaControl
+	Client  int // JavaProducer, or a member's slot
 	DryRun  bool
 	Out     io.Writer
-	// Killed is the killed producer's pod and Acked the acknowledgements
-	// seen up to its end, once injected.
-	Killed string
-	Acked  int64
+	// Killed is the killed pod, once injected, KilledAt when its delete
+	// was sent, and Done what it had done (JavaControl.Kill).
+	Killed   string
+	KilledAt time.Time
+	Done     int64
 }
 
-var _ chaos.Fault = (*JavaProducerKill)(nil)
+var _ chaos.Fault = (*JavaKill)(nil)
 
 // Name says what is killed.
-func (f *JavaProducerKill) Name() string { return "kill the Java producer's pod (SIGKILL)" }
+func (f *JavaKill) Name() string { return fmt.Sprintf("kill the Java %s's pod (SIGKILL)", f.who()) }
 
 // Plan says what Inject does.
-func (f *JavaProducerKill) Plan() string {
-	return "delete the Java producer's pod with no grace period (SIGKILL, nothing flushed); on recovery a new producer pod starts with values of its own"
+func (f *JavaKill) Plan() string {
+	if f.Client == JavaProducer {
+		return "delete the Java producer's pod with no grace period (SIGKILL, nothing flushed); on recovery a new producer pod starts with values of its own"
+	}
+	return fmt.Sprintf("delete the pod of the Java group's %s with no grace period (SIGKILL: no commit, no leave); on recovery a new member starts in its place", f.who())
 }
 
-// Inject kills the producer (a dry run prints the plan).
-func (f *JavaProducerKill) Inject(ctx context.Context) error {
+func (f *JavaKill) who() string {
+	if f.Client == JavaProducer {
+		return "producer"
+	}
+	return fmt.Sprintf("member %d", f.Client)
+}
+
+// Inject kills the client (a dry run prints the plan).
+func (f *JavaKill) Inject(ctx context.Context) error {
 	if f.DryRun {
 		fmt.Fprintf(f.out(), "dry-run: %s\n", f.Plan())
 		return nil
@@ -101,21 +144,26 @@ func (f *JavaProducerKill) Inject(ctx context.Context) error {
 	if f.Control == nil {
 		return ErrNoJava
 	}
-	pod, acked, err := f.Control.KillProducer(ctx)
+	f.KilledAt = time.Now()
+	pod, done, err := f.Control.Kill(ctx, f.Client)
 	if err != nil {
 		return err
 	}
-	f.Killed, f.Acked = pod, acked
-	fmt.Fprintf(f.out(), "%s killed after %d acknowledgements\n", pod, acked)
+	f.Killed, f.Done = pod, done
+	what := "acknowledgements"
+	if f.Client != JavaProducer {
+		what = "records read"
+	}
+	fmt.Fprintf(f.out(), "%s killed after %d %s\n", pod, done, what)
 	return nil
 }
 
-// Recover starts a new producer if the last one is dead.
-func (f *JavaProducerKill) Recover(ctx context.Context) error {
+// Recover starts a new client in the killed one's place, if it is dead.
+func (f *JavaKill) Recover(ctx context.Context) error {
 	if f.DryRun || f.Control == nil {
 		return nil
 	}
-	pod, started, err := f.Control.ReplaceProducer(ctx)
+	pod, started, err := f.Control.Replace(ctx, f.Client)
 	if errors.Is(err, ErrNoJava) {
 		return nil
 	}
@@ -125,7 +173,7 @@ func (f *JavaProducerKill) Recover(ctx context.Context) error {
 	return err
 }
 
-func (f *JavaProducerKill) out() io.Writer {
+func (f *JavaKill) out() io.Writer {
 	if f.Out == nil {
 		return io.Discard
 	}

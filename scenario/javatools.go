@@ -109,19 +109,86 @@ func (j *javaClients) producer() string {
 	return j.spec.ProducerName(j.incarnation)
 }
 
+// member is the pod of the member running in slot i.
+func (j *javaClients) member(i int) string {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	return j.spec.ConsumerName(i, j.members[i])
+}
+
+// client is the running pod of client (JavaProducer or a member's slot).
+func (j *javaClients) client(client int) (string, error) {
+	switch {
+	case client == JavaProducer:
+		return j.producer(), nil
+	case client < 0 || client >= j.spec.Members:
+		return "", fmt.Errorf("scenario: no Java client %d: want JavaProducer or a member from 0 to %d", client, j.spec.Members-1)
+	}
+	return j.member(client), nil
+}
+
+// kill kills client's pod with no grace period, waits until its events
+// end, and returns it and what it had done: all the producers'
+// acknowledgements so far, or the records this member read.
+func (j *javaClients) kill(ctx context.Context, client int) (pod string, done int64, err error) {
+	if pod, err = j.client(client); err != nil {
+		return "", 0, err
+	}
+	if err := javaload.Kill(ctx, j.env.admin(), j.spec.Namespace, pod); err != nil {
+		return pod, 0, err
+	}
+	if err := j.awaitEnd(ctx, pod); err != nil {
+		return pod, 0, err
+	}
+	if client == JavaProducer {
+		return pod, j.acked.Load(), nil
+	}
+	j.owned[client].Store(0) // a dead member owns nothing, and says no more
+	return pod, j.read[client].Load(), nil
+}
+
+// replace starts the next incarnation of client if the running one has
+// ended (a new producer, or a new member in the slot).
+func (j *javaClients) replace(ctx context.Context, client int) (pod string, started bool, err error) {
+	if client == JavaProducer {
+		return j.replaceProducer(ctx)
+	}
+	j.clientsMu.Lock()
+	defer j.clientsMu.Unlock()
+	cur, err := j.client(client)
+	if err != nil || !j.over(cur) {
+		return cur, false, err
+	}
+	j.mu.Lock()
+	finished, next := j.finished, j.members[client]+1
+	j.mu.Unlock()
+	if finished {
+		return "", false, ErrNoJava
+	}
+	pod = j.spec.ConsumerName(client, next)
+	j.read[client].Store(0)
+	if err := j.start(ctx, j.spec.ConsumerPod(client, next), j.consumerEvent(client, pod)); err != nil {
+		return "", false, err
+	}
+	j.mu.Lock()
+	j.members[client] = next
+	j.mu.Unlock()
+	return pod, true, nil
+}
+
 // nextProducer starts the next incarnation of the producer, unless the
 // workload is finishing. It becomes the running producer only once its pod
 // exists.
 func (j *javaClients) nextProducer(ctx context.Context) (string, error) {
-	j.producerMu.Lock()
-	defer j.producerMu.Unlock()
+	j.clientsMu.Lock()
+	defer j.clientsMu.Unlock()
 	return j.nextProducerLocked(ctx)
 }
 
 // replaceProducer starts the next producer if the running one has ended.
 func (j *javaClients) replaceProducer(ctx context.Context) (pod string, started bool, err error) {
-	j.producerMu.Lock()
-	defer j.producerMu.Unlock()
+	j.clientsMu.Lock()
+	defer j.clientsMu.Unlock()
 	if cur := j.producer(); !j.over(cur) {
 		return cur, false, nil
 	}
@@ -129,7 +196,7 @@ func (j *javaClients) replaceProducer(ctx context.Context) (pod string, started 
 	return pod, err == nil, err
 }
 
-// nextProducerLocked is nextProducer with j.producerMu held.
+// nextProducerLocked is nextProducer with j.clientsMu held.
 func (j *javaClients) nextProducerLocked(ctx context.Context) (string, error) {
 	j.mu.Lock()
 	finished, next := j.finished, j.incarnation+1
@@ -147,11 +214,11 @@ func (j *javaClients) nextProducerLocked(ctx context.Context) (string, error) {
 	return pod.Name, nil
 }
 
-// finishProducers marks the workload finishing, so that no producer
-// starts any more, and returns the running one's pod.
+// finishProducers marks the workload finishing, so that no client
+// starts any more, and returns the running producer's pod.
 func (j *javaClients) finishProducers() string {
-	j.producerMu.Lock()
-	defer j.producerMu.Unlock()
+	j.clientsMu.Lock()
+	defer j.clientsMu.Unlock()
 	j.mu.Lock()
 	j.finished = true
 	j.mu.Unlock()

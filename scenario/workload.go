@@ -168,12 +168,12 @@ func (s *SteadyState) Record(o *Outcome) {
 	if s.rep == nil || s.rep.Group == nil || s.rep.Group.Lag == nil {
 		return
 	}
-	o.Observations = append(o.Observations, LagObservation(*s.rep.Group.Lag))
+	o.Observations = append(o.Observations, LagObservation("the consumer group", *s.rep.Group.Lag))
 }
 
-// LagObservation says what a consumer group's lag did around the fault.
-func LagObservation(l groupcheck.Lag) string {
-	line := fmt.Sprintf("the consumer group's lag: %d records in the baseline (median; at most %d)", l.Baseline, l.BaselineMax)
+// LagObservation says what group's lag did around the fault.
+func LagObservation(group string, l groupcheck.Lag) string {
+	line := fmt.Sprintf("%s's lag: %d records in the baseline (median; at most %d)", group, l.Baseline, l.BaselineMax)
 	switch {
 	case l.Samples == 0 || l.PeakAt.IsZero():
 		return line + "; not sampled after the fault"

@@ -128,7 +128,7 @@ func TestLagObservation(t *testing.T) {
 		{groupcheck.Lag{Baseline: 40}, "not sampled after the fault"},
 	}
 	for _, tt := range tests {
-		if got := LagObservation(tt.l); !strings.Contains(got, tt.want) {
+		if got := LagObservation("the consumer group", tt.l); !strings.Contains(got, tt.want) {
 			t.Errorf("LagObservation(%+v) = %q, want %q in it", tt.l, got, tt.want)
 		}
 	}

@@ -82,7 +82,7 @@ type appGroup struct {
 	wg       sync.WaitGroup
 	stop     chan struct{}
 	once     sync.Once
-	lag      lagSamples
+	lag      groupcheck.Sampler
 }
 
 // member is one member of the group: a client of its own.
@@ -146,7 +146,7 @@ func (r *Runner) startAppGroup(ctx context.Context, adm *kadm.Client, begin time
 	for _, m := range g.members {
 		g.start(m)
 	}
-	g.wg.Go(g.sampleLag)
+	g.wg.Go(func() { g.lag.Run(g.stop, g.chk.Lag) })
 	if g.control != nil {
 		g.control.attach(g)
 	}

@@ -14,19 +14,42 @@ func TestProducerKillProblems(t *testing.T) {
 	acked := func(n uint64) *javaclients.Result { return &javaclients.Result{Group: groupcheck.Result{Acked: n}} }
 	tests := []struct {
 		name  string
-		kill  scenario.JavaProducerKill
+		kill  scenario.JavaKill
 		java  *javaclients.Result
 		clean bool
 	}{
-		{"killed, and taken over", scenario.JavaProducerKill{Killed: "p-1", Acked: 100}, acked(250), true},
-		{"never killed", scenario.JavaProducerKill{}, acked(250), false},
-		{"killed before any ack", scenario.JavaProducerKill{Killed: "p-1"}, acked(250), false},
-		{"nobody took over", scenario.JavaProducerKill{Killed: "p-1", Acked: 100}, acked(100), false},
-		{"no Java verdict", scenario.JavaProducerKill{Killed: "p-1", Acked: 100}, nil, false},
+		{"killed, and taken over", scenario.JavaKill{Killed: "p-1", Done: 100}, acked(250), true},
+		{"never killed", scenario.JavaKill{}, acked(250), false},
+		{"killed before any ack", scenario.JavaKill{Killed: "p-1"}, acked(250), false},
+		{"nobody took over", scenario.JavaKill{Killed: "p-1", Done: 100}, acked(100), false},
+		{"no Java verdict", scenario.JavaKill{Killed: "p-1", Done: 100}, nil, false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			if p := producerKillProblems(&tt.kill, tt.java); (len(p) == 0) != tt.clean {
+				t.Errorf("problems %q, want clean %v", p, tt.clean)
+			}
+		})
+	}
+}
+
+// The member kill counts only when it killed a member that had read
+// records, and its replacement read records after it.
+func TestMemberKillProblems(t *testing.T) {
+	tests := []struct {
+		name  string
+		kill  scenario.JavaKill
+		read  int64
+		clean bool
+	}{
+		{"killed, replaced, the replacement read", scenario.JavaKill{Client: 1, Killed: "c-1-0", Done: 500}, 300, true},
+		{"never killed", scenario.JavaKill{Client: 1}, 300, false},
+		{"killed before it read anything", scenario.JavaKill{Client: 1, Killed: "c-1-0"}, 300, false},
+		{"the replacement read nothing", scenario.JavaKill{Client: 1, Killed: "c-1-0", Done: 500}, 0, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if p := memberKillProblems(&tt.kill, tt.read); (len(p) == 0) != tt.clean {
 				t.Errorf("problems %q, want clean %v", p, tt.clean)
 			}
 		})

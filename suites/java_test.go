@@ -68,7 +68,7 @@ var _ = Describe("The Java producer is killed", Label("java", "java-producer-kil
 		func(_ SpecContext, e *env) story {
 			skipWithoutCluster(e, "java-producer-kill")
 			control := &scenario.JavaControl{}
-			kill := &scenario.JavaProducerKill{Control: control, DryRun: e.DryRun, Out: GinkgoWriter}
+			kill := &scenario.JavaKill{Control: control, Client: scenario.JavaProducer, DryRun: e.DryRun, Out: GinkgoWriter}
 			st := story{Label: "java-producer-kill", Kind: scenario.Unknown,
 				MaxUnavailable: scenario.GracefulMaxUnavailable, MaxUnavailableWhy: "a client fault: no broker is touched, so the steady state's producers must not notice",
 				Pick:  func(context.Context, *env, string, []brokers.Server) ([]brokers.Server, error) { return nil, nil },
@@ -82,7 +82,7 @@ var _ = Describe("The Java producer is killed", Label("java", "java-producer-kil
 				o.Add(report.CheckFault, producerKillProblems(kill, o.Java)...)
 				if o.Java != nil {
 					o.Observations = append(o.Observations, fmt.Sprintf("%s was killed after %d acknowledgements; the producers had %d in all",
-						kill.Killed, kill.Acked, o.Java.Group.Acked))
+						kill.Killed, kill.Done, o.Java.Group.Acked))
 				}
 			}
 			return st
@@ -92,14 +92,98 @@ var _ = Describe("The Java producer is killed", Label("java", "java-producer-kil
 // producerKillProblems says whether the kill did what the spec needs: a
 // producer killed while its sends were acknowledged, and a new one whose
 // sends were acknowledged after it.
-func producerKillProblems(kill *scenario.JavaProducerKill, java *javaclients.Result) []string {
+func producerKillProblems(kill *scenario.JavaKill, java *javaclients.Result) []string {
 	switch {
 	case kill.Killed == "":
 		return []string{"no Java producer was killed"}
-	case kill.Acked == 0:
+	case kill.Done == 0:
 		return []string{kill.Killed + " had nothing acknowledged when it was killed: the kill tested nothing"}
-	case java == nil || java.Group.Acked <= uint64(kill.Acked):
+	case java == nil || java.Group.Acked <= uint64(kill.Done):
 		return []string{"the new producer had nothing acknowledged: nobody took over"}
+	}
+	return nil
+}
+
+// A member of a Java application's group crashes (its pod killed: no
+// commit, no LeaveGroup), as Kafka's consumer_test.py
+// (test_consumer_failure) kills a VerifiableConsumer. The coordinator
+// learns of it only when its session expires (session.timeout.ms, 45 s:
+// the Java client's default on classic, which the tool keeps, and
+// group.consumer.session.timeout.ms's on KIP-848); then the others take
+// its partitions from its last commit, and on recovery a new member joins
+// in its place. The brokers are untouched: the steady state must not
+// notice.
+var _ = Describe("A member of the Java group is killed", Label("java", "consumer-group"), Serial, func() {
+	groupSpecs("java-member-kill", "the other members of a group of %d Java consumers on the %s protocol take its partitions within the session timeout; nothing lost, skipped or miscommitted",
+		javaMemberKillStory)
+})
+
+// javaMemberKillStory kills member 1 of the Java group and holds until the
+// others own every partition, which must come after the session timeout
+// less a heartbeat interval and within it and the margin (the bounds of
+// group-member-crash); its figure is the time from the kill to that.
+func javaMemberKillStory(e *env, protocol string) story {
+	const victim = 1
+	control := &scenario.JavaControl{}
+	kill := &scenario.JavaKill{Control: control, Client: victim, DryRun: e.DryRun, Out: GinkgoWriter}
+	var takenOver time.Duration
+	st := story{Label: "java-member-kill-" + protocol, Kind: scenario.Unknown,
+		MaxUnavailable: scenario.GracefulMaxUnavailable, MaxUnavailableWhy: "a client fault: no broker is touched, so the steady state's producers must not notice",
+		Pick:  func(context.Context, *env, string, []brokers.Server) ([]brokers.Server, error) { return nil, nil },
+		Fault: func(*env, []brokers.Server) chaos.Fault { return kill },
+	}
+	st.Workloads = []scenario.StartWorkload{
+		scenario.SteadyStateOf(scenario.Shape{}),
+		scenario.JavaClientsOf(scenario.JavaSettings{Members: groupMembers, Protocol: protocol, Control: control}),
+	}
+	st.During = func(ctx context.Context, e *env, _ []brokers.Server) error {
+		if e.DryRun {
+			return nil
+		}
+		earliest, limit := memberSessionTimeout-heartbeatInterval-takeoverSlack, memberSessionTimeout+reassignMargin
+		By(fmt.Sprintf("%s killed after reading %d records: waiting until the others own every partition (after %s, within %s of the kill)", kill.Killed, kill.Done, earliest, limit))
+		err := scenario.Poll(ctx, time.Second, limit-time.Since(kill.KilledAt), "every partition owned by the other Java members", func(context.Context) error {
+			un, err := control.Unowned()
+			if err == nil && un > 0 {
+				err = fmt.Errorf("%d partitions have no owner", un)
+			}
+			return err
+		})
+		if err != nil {
+			return err
+		}
+		takenOver = time.Since(kill.KilledAt)
+		if takenOver < earliest {
+			return fmt.Errorf("the others took %s's partitions over %s after the kill, before its %s session could expire: did it leave the group?",
+				kill.Killed, takenOver.Round(100*time.Millisecond), memberSessionTimeout)
+		}
+		return nil
+	}
+	st.Finally = func(_ context.Context, _ *env, _ []brokers.Server, o *scenario.Outcome) {
+		read, err := control.Read(victim)
+		if err != nil {
+			read = 0
+		}
+		o.Add(report.CheckFault, memberKillProblems(kill, read)...)
+		if takenOver > 0 {
+			o.Observations = append(o.Observations, fmt.Sprintf("%s was killed after reading %d records; the others owned every partition %s after the kill (session timeout %s); its replacement read %d records",
+				kill.Killed, kill.Done, takenOver.Round(100*time.Millisecond), memberSessionTimeout, read))
+		}
+	}
+	return st
+}
+
+// memberKillProblems says whether the kill did what the spec needs: a
+// member killed after it had read records, and a replacement that the
+// group gave partitions to and that read records (replacementRead).
+func memberKillProblems(kill *scenario.JavaKill, replacementRead int64) []string {
+	switch {
+	case kill.Killed == "":
+		return []string{"no Java member was killed"}
+	case kill.Done == 0:
+		return []string{kill.Killed + " had read nothing when it was killed: the kill tested nothing"}
+	case replacementRead == 0:
+		return []string{"the member that replaced " + kill.Killed + " read nothing: the group never took it in"}
 	}
 	return nil
 }

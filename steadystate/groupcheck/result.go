@@ -87,8 +87,9 @@ type Result struct {
 	// included).
 	Unowned   []Unowned `json:"unowned,omitempty"`
 	Witnesses []Witness `json:"witnesses,omitempty"`
-	// Lag is what the group's consumer lag did around the fault; nil
-	// without phases marked (a run with no fault) or for the Java clients.
+	// Lag is what the group's consumer lag did around the fault, as its
+	// workload sampled it (Checker.Lag, or the Java clients' Verifier.Lag);
+	// nil without phases marked (a run with no fault).
 	Lag *Lag `json:"lag,omitempty"`
 }
 

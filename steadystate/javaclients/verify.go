@@ -27,6 +27,7 @@ type Verifier struct {
 	acked, read  []map[int64]string // by partition: offset -> value, waiting for the other side
 	events       []groupcheck.Event
 	processed    []int64 // by partition: the highest offset read
+	ackedHigh    []int64 // by partition: the highest offset acknowledged
 	inconsistent uint64
 	witnesses    []string
 	gaps         []AckGap    // by partition: the longest wait between two acknowledgements
@@ -51,6 +52,7 @@ func NewVerifier(topic string, begin time.Time, start []int64) *Verifier {
 		v.acked = append(v.acked, map[int64]string{})
 		v.read = append(v.read, map[int64]string{})
 		v.processed = append(v.processed, o-1)
+		v.ackedHigh = append(v.ackedHigh, o-1)
 		v.gaps = append(v.gaps, AckGap{Partition: int32(len(v.gaps))})
 		v.lastAck = append(v.lastAck, time.Time{})
 	}
@@ -64,17 +66,18 @@ func (v *Verifier) Producer(e Event) {
 	}
 	v.group.Acked(e.Partition, e.Offset)
 	v.meet(e.Partition, e.Offset, *e.Value, true)
-	v.ackedAt(e.Partition, e.At())
+	v.ackedAt(e.Partition, e.Offset, e.At())
 }
 
-// ackedAt keeps partition p's longest wait between acknowledgements, one
-// having come at t.
-func (v *Verifier) ackedAt(p int32, t time.Time) {
+// ackedAt keeps partition p's highest acknowledged offset and its longest
+// wait between acknowledgements, offset having been acknowledged at t.
+func (v *Verifier) ackedAt(p int32, offset int64, t time.Time) {
 	v.mu.Lock()
 	defer v.mu.Unlock()
 	if p < 0 || int(p) >= len(v.lastAck) {
 		return
 	}
+	v.ackedHigh[p] = max(v.ackedHigh[p], offset)
 	if last := v.lastAck[p]; !last.IsZero() && t.Sub(last) > v.gaps[p].Gap {
 		v.gaps[p] = AckGap{Partition: p, From: last, To: t, Gap: t.Sub(last)}
 	}
@@ -177,6 +180,19 @@ func (v *Verifier) Result(end time.Time) Result {
 	v.events = nil
 	return Result{Group: v.group.Result(end), InconsistentOffsets: v.inconsistent, InconsistentOffsetExamples: v.witnesses,
 		AckGaps: slices.Clone(v.gaps)}
+}
+
+// Lag is the group's consumer lag now, as far as the tools have said: by
+// partition, the acknowledged offsets above the highest read, summed (as
+// groupcheck.Checker.Lag).
+func (v *Verifier) Lag() int64 {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	var lag int64
+	for p, high := range v.ackedHigh {
+		lag += max(0, high-v.processed[p])
+	}
+	return lag
 }
 
 // ProcessedThrough reports whether the group has read every offset below

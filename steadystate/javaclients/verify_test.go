@@ -72,3 +72,36 @@ func TestAckGaps(t *testing.T) {
 		t.Errorf("longest %+v, want partition 1's 30s from 1010 ms", l)
 	}
 }
+
+// The lag is what was acknowledged above what was read, per partition,
+// and only what the tools have said so far: a group that starts at its
+// committed offsets has none.
+func TestVerifierLag(t *testing.T) {
+	tests := []struct {
+		name     string
+		start    []int64
+		producer []Event
+		consumer []Event
+		want     int64
+	}{ // the consumer's record_data are its polls, one offset each (--verbose)
+		{"nothing yet", []int64{5, 7}, nil, nil, 0},
+		{"acked, none read", []int64{0, 0}, []Event{send(0, 0, "a"), send(0, 1, "b"), send(1, 0, "c")}, nil, 3},
+		{"acked, part read", []int64{0, 0}, []Event{send(0, 0, "a"), send(0, 1, "b"), send(1, 0, "c")}, []Event{rec(0, 0, "a")}, 2},
+		{"read ahead of the acks (they come later)", []int64{0}, []Event{send(0, 0, "a")}, []Event{rec(0, 0, "a"), rec(0, 1, "b"), rec(0, 2, "c"), rec(0, 3, "d")}, 0},
+		{"from a committed start", []int64{10}, []Event{send(0, 10, "a"), send(0, 11, "b")}, []Event{rec(0, 10, "a")}, 1},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			v := NewVerifier("t", time.UnixMilli(0), tt.start)
+			for _, e := range tt.producer {
+				v.Producer(e)
+			}
+			for _, e := range tt.consumer {
+				v.Consumer("m0", e)
+			}
+			if got := v.Lag(); got != tt.want {
+				t.Errorf("Lag() = %d, want %d", got, tt.want)
+			}
+		})
+	}
+}
