@@ -134,6 +134,7 @@ func (j *javaClients) kill(ctx context.Context, client int) (pod string, done in
 	if pod, err = j.client(client); err != nil {
 		return "", 0, err
 	}
+	at := time.Now()
 	if err := javaload.Kill(ctx, j.env.admin(), j.spec.Namespace, pod); err != nil {
 		return pod, 0, err
 	}
@@ -144,6 +145,7 @@ func (j *javaClients) kill(ctx context.Context, client int) (pod string, done in
 		return pod, j.acked.Load(), nil
 	}
 	j.owned[client].Store(0) // a dead member owns nothing, and says no more
+	j.v.Gone(pod, at)
 	return pod, j.read[client].Load(), nil
 }
 

@@ -2,6 +2,7 @@ package javaclients
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"sync"
 	"time"
@@ -26,6 +27,8 @@ type Verifier struct {
 	mu           sync.Mutex
 	acked, read  []map[int64]string // by partition: offset -> value, waiting for the other side
 	events       []groupcheck.Event
+	owns         map[string]map[int32]bool // by member: the partitions it owns, by its own events
+	lastSaid     map[string]time.Time      // by member: its latest event's time
 	processed    []int64 // by partition: the highest offset read
 	ackedHigh    []int64 // by partition: the highest offset acknowledged
 	inconsistent uint64
@@ -47,7 +50,7 @@ type AckGap struct {
 // NewVerifier returns a Verifier of topic, whose group starts at start
 // (each partition's committed offset).
 func NewVerifier(topic string, begin time.Time, start []int64) *Verifier {
-	v := &Verifier{topic: topic, group: groupcheck.New(begin, start)}
+	v := &Verifier{topic: topic, group: groupcheck.New(begin, start), owns: map[string]map[int32]bool{}, lastSaid: map[string]time.Time{}}
 	for _, o := range start {
 		v.acked = append(v.acked, map[int64]string{})
 		v.read = append(v.read, map[int64]string{})
@@ -94,12 +97,40 @@ func (v *Verifier) Consumer(member string, e Event) {
 	gs := e.GroupEvents(member, v.topic)
 	v.mu.Lock()
 	defer v.mu.Unlock()
+	if e.At().After(v.lastSaid[member]) {
+		v.lastSaid[member] = e.At()
+	}
 	for _, g := range gs {
-		if g.Kind == groupcheck.Polled && int(g.Partition) < len(v.processed) {
+		switch {
+		case g.Kind == groupcheck.Polled && int(g.Partition) < len(v.processed):
 			v.processed[g.Partition] = max(v.processed[g.Partition], g.Last)
+		case g.Kind == groupcheck.Assigned:
+			if v.owns[member] == nil {
+				v.owns[member] = map[int32]bool{}
+			}
+			v.owns[member][g.Partition] = true
+		case g.Kind == groupcheck.Revoked:
+			delete(v.owns[member], g.Partition)
 		}
 	}
 	v.events = append(v.events, gs...)
+}
+
+// Gone says that member died at at (its process killed), or at its last
+// event if that came later (by its own clock): it owns nothing from then
+// on, though it could not say so, and its partitions count as owned by no
+// one until another member is assigned them.
+func (v *Verifier) Gone(member string, at time.Time) {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	if last := v.lastSaid[member]; last.After(at) {
+		at = last
+	}
+	parts := slices.Sorted(maps.Keys(v.owns[member]))
+	for _, p := range parts {
+		v.events = append(v.events, groupcheck.Event{At: at, Member: member, Kind: groupcheck.Revoked, Partition: p})
+	}
+	delete(v.owns, member)
 }
 
 // meet files the value acknowledged (ack) or read at offset, or compares

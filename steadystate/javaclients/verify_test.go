@@ -105,3 +105,48 @@ func TestVerifierLag(t *testing.T) {
 		})
 	}
 }
+
+// A member that dies says nothing more: Gone revokes what it owned at
+// its death, so that its partitions count as owned by no one until the
+// group gives them to another member. Without Gone they would look owned
+// all along.
+func TestVerifierGone(t *testing.T) {
+	assign := func(ms int64, ps ...int32) Event {
+		e := Event{Name: PartitionsAssigned, Timestamp: ms}
+		for _, p := range ps {
+			e.Partitions = append(e.Partitions, Partition{Topic: "t", Partition: p})
+		}
+		return e
+	}
+	tests := []struct {
+		name string
+		gone bool
+		want time.Duration // partition 1 unowned after the start
+	}{
+		{"the dead member's partition unowned until the takeover", true, 45 * time.Second},
+		{"without Gone, never unowned", false, 0},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			v := NewVerifier("t", time.UnixMilli(0), []int64{0, 0})
+			v.Consumer("m0", assign(0, 0))
+			v.Consumer("m1", assign(0, 1))
+			v.Consumer("m1", rec(1, 0, "a"))                                                                                 // at 2 ms
+			v.Consumer("m1", Event{Name: RecordData, Topic: "t", Partition: 1, Offset: 1, Value: new("b"), Timestamp: 5000}) // its last word, after the kill was sent
+			if tt.gone {
+				v.Gone("m1", time.UnixMilli(4000))
+				v.Gone("m1", time.UnixMilli(6000)) // once is enough
+			}
+			v.Consumer("m0", assign(50000, 1))
+			var got time.Duration
+			for _, u := range v.Result(time.UnixMilli(60000)).Group.Unowned {
+				if u.Partition == 1 && u.From.After(time.UnixMilli(0)) {
+					got += u.To.Sub(u.From)
+				}
+			}
+			if got != tt.want {
+				t.Errorf("partition 1 unowned for %s, want %s", got, tt.want)
+			}
+		})
+	}
+}
