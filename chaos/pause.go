@@ -1,6 +1,7 @@
 package chaos
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -15,9 +16,14 @@ import (
 // KindPause is the ledger kind of a pause, on the Pod whose JVM was stopped.
 const KindPause = "pause"
 
+// BrokerMainClass is the main class of a Kafka broker's (or controller's)
+// JVM: what Pause stops unless told another.
+const BrokerMainClass = "kafka.Kafka"
+
 // kafkaJVMs defines the shell function kafka_jvms, which prints the PIDs of
 // the Kafka JVMs of the container it runs in: processes whose executable is
-// java and whose command line runs kafka.Kafka. Only processes in the
+// java and whose command line runs the main class $jvm_main (kafka.Kafka,
+// the broker, unless the script sets another). Only processes in the
 // container's own UTS namespace count, so on a node whose pods share the
 // host's PID namespace (the embedded local cluster) it finds this broker
 // and no other. (The executable check keeps the script's own shell, whose
@@ -33,7 +39,7 @@ self=$(readlink /proc/self/ns/uts)
 for d in /proc/[0-9]*; do
 	[ "$(readlink "$d/ns/uts" 2>/dev/null)" = "$self" ] || continue
 	case "$(readlink "$d/exe" 2>/dev/null)" in */java) ;; *) continue ;; esac
-	case " $(tr '\0' ' ' <"$d/cmdline" 2>/dev/null) " in *" kafka.Kafka "*) echo "${d#/proc/}" ;; esac
+	case " $(tr '\0' ' ' <"$d/cmdline" 2>/dev/null) " in *" $jvm_main "*) echo "${d#/proc/}" ;; esac
 done
 }
 refuse_init() {
@@ -53,15 +59,15 @@ wait_gone() {
 	[ ! -e "/proc/$1" ] || [ "$(state_of "$1")" = Z ]
 }
 pids=$(kafka_jvms)
-[ -n "$pids" ] || { echo "no Kafka JVM (java ... kafka.Kafka) in this container" >&2; exit 3; }
+[ -n "$pids" ] || { echo "no JVM running $jvm_main (java ... $jvm_main) in this container" >&2; exit 3; }
 `
 
 // signalJVM is the shell script Pause runs in the broker's container
-// through pods/exec: it sends signal $1 to the container's Kafka JVMs
-// (kafkaJVMs) and prints their PIDs; with $1 "state" it sends nothing and
+// through pods/exec: it sends signal $1 to the container's JVMs of main
+// class $2 (kafkaJVMs; kafka.Kafka when $2 is empty) and prints their PIDs; with $1 "state" it sends nothing and
 // prints each PID with its state letter from /proc (T: stopped). A SIGSTOP
 // that leaves a JVM running is an error (exit 5).
-const signalJVM = kafkaJVMs + `sig=$1
+const signalJVM = "jvm_main=${2:-" + BrokerMainClass + "}\n" + kafkaJVMs + `sig=$1
 [ "$sig" = state ] || refuse_init
 found=
 for p in $pids; do
@@ -83,7 +89,7 @@ echo $found`
 // ignores hang-ups and interrupts: a broken exec stream must not leave the
 // JVM stopped.
 const wipeVolume = `trap '' HUP INT TERM PIPE
-` + kafkaJVMs + `dir=$1
+jvm_main=` + BrokerMainClass + "\n" + kafkaJVMs + `dir=$1
 [ -d "$dir" ] || { echo "no directory $dir in this container" >&2; exit 3; }
 refuse_init
 kill -s STOP $pids
@@ -103,7 +109,8 @@ echo $pids`
 // through pods/exec. The broker stays registered, its sockets open, and
 // answers nothing until Recover sends SIGCONT. The ledger entry is written
 // on the Pod before the signal, so `kafkachaos recover` resumes a broker
-// that a killed run left frozen. A pod that is gone needs no resume.
+// that a killed run left frozen. A pod that is gone needs no resume. With
+// MainClass it freezes another JVM the same way: a Java client's.
 type Pause struct {
 	Scope
 	// Exec reaches the container (NewExec).
@@ -111,19 +118,27 @@ type Pause struct {
 	Pod  string
 	// Container is the broker's container; empty means the pod's first.
 	Container string
+	// MainClass is the JVM's main class; empty means BrokerMainClass.
+	MainClass string
 }
+
+// mainClass is the JVM's main class.
+func (f *Pause) mainClass() string { return cmp.Or(f.MainClass, BrokerMainClass) }
 
 var _ Fault = (*Pause)(nil)
 
 // Name implements Fault.
 func (f *Pause) Name() string {
+	if f.mainClass() != BrokerMainClass {
+		return fmt.Sprintf("pause pod %s/%s (SIGSTOP its JVM of %s)", f.Namespace, f.Pod, f.mainClass())
+	}
 	return fmt.Sprintf("pause pod %s/%s (SIGSTOP its Kafka JVM)", f.Namespace, f.Pod)
 }
 
 // Plan says what Inject does.
 func (f *Pause) Plan() string {
-	return fmt.Sprintf("write a %s ledger entry on pod %s/%s, then SIGSTOP the Kafka JVM in its container through pods/exec; recovery sends SIGCONT",
-		KindPause, f.Namespace, f.Pod)
+	return fmt.Sprintf("write a %s ledger entry on pod %s/%s, then SIGSTOP the JVM of %s in its container through pods/exec; recovery sends SIGCONT",
+		KindPause, f.Namespace, f.Pod, f.mainClass())
 }
 
 // Inject implements Fault.
@@ -142,12 +157,12 @@ func (f *Pause) look(ctx context.Context) (string, func(context.Context) error, 
 
 // stop writes the ledger entry, then sends SIGSTOP.
 func (f *Pause) stop(ctx context.Context, container string) error {
-	e := Entry{Fault: KindPause, RunID: f.RunID, At: time.Now(), Undo: "SIGCONT the Kafka JVM of container " + container,
-		Data: map[string]string{"container": container}}
+	e := Entry{Fault: KindPause, RunID: f.RunID, At: time.Now(), Undo: "SIGCONT the JVM of " + f.mainClass() + " in container " + container,
+		Data: map[string]string{"container": container, "mainClass": f.mainClass()}}
 	if err := editPodLedger(ctx, f.Client, f.Namespace, f.Pod, func(es []Entry) []Entry { return withEntry(es, e) }); err != nil {
 		return fmt.Errorf("chaos: %s: ledger: %w", f.Name(), err)
 	}
-	pids, err := f.Exec(ctx, f.Namespace, f.Pod, container, []string{"sh", "-c", signalJVM, "pause", "STOP"})
+	pids, err := f.Exec(ctx, f.Namespace, f.Pod, container, []string{"sh", "-c", signalJVM, "pause", "STOP", f.mainClass()})
 	if err != nil {
 		return fmt.Errorf("chaos: %s: %w", f.Name(), err)
 	}
@@ -169,22 +184,23 @@ func pauseLedger() ledgerKind {
 	return ledgerKind{kind: KindPause, object: onPod, order: orderPods, undo: undoPause}
 }
 
-// undoPause sends SIGCONT to the Kafka JVM of the container the entry
-// names, through u.access.Exec. A pod that is gone took its JVM along:
-// recovery does not get this far.
+// undoPause sends SIGCONT to the JVM of the container and main class the
+// entry names (an entry written before main classes were kept names a
+// broker's), through u.access.Exec. A pod that is gone took its JVM
+// along: recovery does not get this far.
 func undoPause(ctx context.Context, u *undo, e Entry) (string, bool, error) {
-	c := e.Data["container"]
+	c, main := e.Data["container"], cmp.Or(e.Data["mainClass"], BrokerMainClass)
 	err := u.act(ctx, e, func(ctx context.Context) error {
 		if u.access.Exec == nil {
 			return errors.New("a paused broker needs pods/exec to resume, and no exec was given")
 		}
-		_, err := u.access.Exec(ctx, u.obj.GetNamespace(), u.obj.GetName(), c, []string{"sh", "-c", signalJVM, "resume", "CONT"})
+		_, err := u.access.Exec(ctx, u.obj.GetNamespace(), u.obj.GetName(), c, []string{"sh", "-c", signalJVM, "resume", "CONT", main})
 		return err
 	})
 	if err != nil {
 		return "", false, err
 	}
-	return "SIGCONT the Kafka JVM of container " + c, false, nil
+	return "SIGCONT the JVM of " + main + " in container " + c, false, nil
 }
 
 // container returns the container the fault aims at, f.Container, else
@@ -212,7 +228,7 @@ func (f *Pause) State(ctx context.Context) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	out, err := f.Exec(ctx, f.Namespace, f.Pod, container, []string{"sh", "-c", signalJVM, "state", "state"})
+	out, err := f.Exec(ctx, f.Namespace, f.Pod, container, []string{"sh", "-c", signalJVM, "state", "state", f.mainClass()})
 	if err != nil {
 		return "", fmt.Errorf("chaos: %s: state: %w", f.Name(), err)
 	}

@@ -20,6 +20,7 @@ func refuseExec(_ context.Context, ns, pod, _ string, argv []string) (string, er
 // execCall is one call of a recordingExec.
 type execCall struct {
 	pod, container, signal string
+	mainClass              string // the JVM's main class the script looks for
 	ledger                 string // the pod's ledger annotation when exec ran
 }
 
@@ -31,7 +32,8 @@ func recordingExec(cs kubernetes.Interface, calls *[]execCall, err error) Exec {
 		if gerr != nil {
 			return "", gerr
 		}
-		*calls = append(*calls, execCall{pod: pod, container: container, signal: argv[len(argv)-1], ledger: p.Annotations[LedgerAnnotation]})
+		// argv is sh -c <script> <name> <signal> <main class>.
+		*calls = append(*calls, execCall{pod: pod, container: container, signal: argv[4], mainClass: argv[5], ledger: p.Annotations[LedgerAnnotation]})
 		return "4242\n", err
 	}
 }
@@ -85,8 +87,27 @@ func TestPauseExecFails(t *testing.T) {
 		t.Errorf("exec in container %q, want the one named", calls[0].container)
 	}
 	lines, err := RecoverAll(t.Context(), cs, Access{Exec: recordingExec(cs, &calls, nil)}, []string{"kafka"}, "", false)
-	if err != nil || !slices.Equal(lines, []string{"recovered pod kafka/kafka-0: SIGCONT the Kafka JVM of container sidecar"}) {
+	if err != nil || !slices.Equal(lines, []string{"recovered pod kafka/kafka-0: SIGCONT the JVM of kafka.Kafka in container sidecar"}) {
 		t.Errorf("RecoverAll = %q, %v", lines, err)
+	}
+}
+
+// A paused Java client's JVM is found by its own main class, at the pause
+// and at a recovery from the ledger alone, as `kafkachaos recover` does.
+func TestPauseMainClass(t *testing.T) {
+	const tool = "org.apache.kafka.tools.VerifiableConsumer"
+	cs := newClient(allowedNS("kafka"), brokerPod("client-0"))
+	var calls []execCall
+	f := &Pause{Scope: Scope{Client: cs, Namespace: "kafka", RunID: "r1"}, Exec: recordingExec(cs, &calls, nil), Pod: "client-0", MainClass: tool}
+	if err := f.Inject(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	lines, err := RecoverAll(t.Context(), cs, Access{Exec: recordingExec(cs, &calls, nil)}, []string{"kafka"}, "", false)
+	if err != nil || !slices.Equal(lines, []string{"recovered pod kafka/client-0: SIGCONT the JVM of " + tool + " in container kafka"}) {
+		t.Errorf("RecoverAll = %q, %v", lines, err)
+	}
+	if len(calls) != 2 || calls[0].mainClass != tool || calls[1].mainClass != tool || calls[1].signal != "CONT" {
+		t.Errorf("exec calls %+v; want SIGSTOP then SIGCONT, each for %s", calls, tool)
 	}
 }
 
@@ -105,8 +126,8 @@ func TestRecoverAllPaused(t *testing.T) {
 		wantErr   string
 		wantCONT  bool
 	}{
-		{name: "resumes", wantLines: []string{"recovered pod kafka/kafka-0: SIGCONT the Kafka JVM of container kafka"}, wantCONT: true},
-		{name: "dry run", dryRun: true, wantLines: []string{"would recover pod kafka/kafka-0: SIGCONT the Kafka JVM of container kafka"}},
+		{name: "resumes", wantLines: []string{"recovered pod kafka/kafka-0: SIGCONT the JVM of kafka.Kafka in container kafka"}, wantCONT: true},
+		{name: "dry run", dryRun: true, wantLines: []string{"would recover pod kafka/kafka-0: SIGCONT the JVM of kafka.Kafka in container kafka"}},
 		{name: "another run", runID: "r2"},
 		{name: "no exec", noExec: true, wantErr: "needs pods/exec"},
 	}

@@ -1,6 +1,7 @@
 package chaos
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"os"
@@ -20,6 +21,7 @@ import (
 // holds kafka.Kafka. A second fake JVM outside the namespace stands for
 // another pod's broker on the same host, and must be left alone.
 func TestJVMScripts(t *testing.T) {
+	const javaTool = "org.apache.kafka.tools.VerifiableConsumer"
 	if os.Geteuid() != 0 {
 		t.Skip("needs root for unshare --uts")
 	}
@@ -58,6 +60,8 @@ func TestJVMScripts(t *testing.T) {
 		// want matches the script's output; after checks what it left.
 		want  string
 		after func(t *testing.T, data string, out string)
+		// main is the fake JVM's main class; empty means kafka.Kafka.
+		main string
 	}{
 		{name: "state", script: signalJVM, runs: [][]string{{"state"}}, want: `^\d+:[RS]$`, after: alive},
 		{name: "stop", script: signalJVM, runs: [][]string{{"STOP"}, {"state"}}, want: `^\d+\n\d+:T$`, after: alive},
@@ -74,6 +78,8 @@ func TestJVMScripts(t *testing.T) {
 				t.Errorf("the JVM survived the wipe: %s", out)
 			}
 		}},
+		{name: "stop a tool's JVM by its class", script: signalJVM, runs: [][]string{{"STOP", javaTool}, {"state", javaTool}}, want: `^\d+\n\d+:T$`, after: alive, main: javaTool},
+		{name: "a tool's JVM is no broker", script: signalJVM, runs: [][]string{{"STOP"}}, want: `no JVM running kafka.Kafka`, after: alive, main: javaTool},
 		{name: "wipe of a missing dir", script: wipeVolume, runs: [][]string{{"/nonexistent-kafkachaos"}}, want: `no directory`, after: alive},
 	}
 	for _, tt := range tests {
@@ -89,7 +95,7 @@ func TestJVMScripts(t *testing.T) {
 			}
 			// The driver starts the fake JVM in the new namespace, runs the
 			// script beside it, then says whether the JVM lives.
-			driver := `"$JAVA" -f /dev/null kafka.Kafka >/dev/null 2>&1 & j=$!
+			driver := `"$JAVA" -f /dev/null ` + cmp.Or(tt.main, BrokerMainClass) + ` >/dev/null 2>&1 & j=$!
 sleep 0.3
 `
 			for _, args := range tt.runs {

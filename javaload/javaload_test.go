@@ -55,6 +55,9 @@ func TestPods(t *testing.T) {
 		if p.Spec.RestartPolicy != corev1.RestartPolicyNever || p.Spec.ActiveDeadlineSeconds == nil || *p.Spec.ActiveDeadlineSeconds != 3600 {
 			t.Errorf("pod %s: restart %s, deadline %v; want Never and 3600 s", p.Name, p.Spec.RestartPolicy, p.Spec.ActiveDeadlineSeconds)
 		}
+		if sp := p.Spec.ShareProcessNamespace; sp == nil || !*sp {
+			t.Errorf("pod %s does not share its process namespace: its JVM would be PID 1, which a pause cannot stop", p.Name)
+		}
 		if p.Labels[LabelRun] != s.Name {
 			t.Errorf("pod %s is not labelled with its run: %v", p.Name, p.Labels)
 		}

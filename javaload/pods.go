@@ -138,13 +138,16 @@ func (s Spec) labels(role string) map[string]string {
 }
 
 // pod runs one tool, never restarted in place (what a process printed
-// belongs to it alone), with 30 s to close its client on a delete.
+// belongs to it alone), with 30 s to close its client on a delete. Its
+// containers share one process namespace, so that the tool's JVM is not
+// PID 1, which a pause (SIGSTOP from inside the pod) cannot stop.
 func (s Spec) pod(name, role, script string, args ...string) *corev1.Pod {
 	grace, deadline := int64(30), int64(s.Deadline.Seconds())
 	return &corev1.Pod{
 		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: s.Namespace, Labels: s.labels(role)},
 		Spec: corev1.PodSpec{
 			RestartPolicy:                 corev1.RestartPolicyNever,
+			ShareProcessNamespace:         new(true),
 			TerminationGracePeriodSeconds: &grace,
 			ActiveDeadlineSeconds:         &deadline,
 			AutomountServiceAccountToken:  new(false), // the tools talk to Kafka only

@@ -79,6 +79,8 @@ type javaClients struct {
 	owned, read []atomic.Int64 // by member slot: the partitions its member owns, the records it read
 	mu          sync.Mutex
 	tools       map[string]*toolRun // each followed pod's tool
+	stopped     map[string]bool     // the pods the suite stopped or killed
+	replaced    atomic.Int64        // the clients replaced after an unasked end
 	incarnation int                 // the running producer's
 	members     []int               // by slot: the running member's incarnation
 	finished    bool                // Finish began: no client starts any more
@@ -128,7 +130,7 @@ func startJava(ctx context.Context, env *Env, topic string, js JavaSettings) (*j
 	}, javaStopTimeout+time.Minute)
 	j := &javaClients{env: env, spec: spec, follow: follow, v: javaclients.NewVerifier(topic, time.Now(), start),
 		owned: make([]atomic.Int64, js.Members), read: make([]atomic.Int64, js.Members), members: make([]int, js.Members),
-		tools: map[string]*toolRun{}, stopLag: make(chan struct{}), partitions: len(start)}
+		tools: map[string]*toolRun{}, stopped: map[string]bool{}, stopLag: make(chan struct{}), partitions: len(start)}
 	if err := javaload.CreateConfig(ctx, env.admin(), spec); err != nil {
 		return nil, err
 	}
@@ -147,6 +149,7 @@ func startJava(ctx context.Context, env *Env, topic string, js JavaSettings) (*j
 		return nil, err
 	}
 	go j.lag.Run(j.stopLag, j.v.Lag)
+	go j.supervise(follow)
 	env.Defer(func(context.Context) error { j.stopSampling(); return nil }, time.Second)
 	if js.Control != nil {
 		js.Control.attach(j)
@@ -372,6 +375,9 @@ func (j *javaClients) Record(o *Outcome) {
 		o.Observations = append(o.Observations, fmt.Sprintf(
 			"the Java producers' longest wait between acknowledgements: %s, partition %d of %s, from %s to %s UTC",
 			g.Gap.Round(10*time.Millisecond), g.Partition, j.spec.Topic, g.From.UTC().Format("15:04:05.000"), g.To.UTC().Format("15:04:05.000")))
+	}
+	if n := j.replaced.Load(); n > 0 {
+		o.Observations = append(o.Observations, fmt.Sprintf("%d of the Java clients' pods ended unasked (evicted, deleted or dead) and were replaced", n))
 	}
 	if l := j.res.Group.Lag; l != nil {
 		o.Observations = append(o.Observations, LagObservation("the Java group", *l))

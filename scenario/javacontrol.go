@@ -79,6 +79,34 @@ func (c *JavaControl) Unowned() (int, error) {
 	return max(0, j.partitions-owned), nil
 }
 
+// OwnedByOthers is how many partitions the members other than slot i own,
+// and how many the topic has, as far as the members have said.
+func (c *JavaControl) OwnedByOthers(i int) (owned, partitions int, err error) {
+	j, err := c.clients()
+	if err != nil {
+		return 0, 0, err
+	}
+	for k := range j.owned {
+		if k != i {
+			owned += int(j.owned[k].Load())
+		}
+	}
+	return owned, j.partitions, nil
+}
+
+// Owned is how many partitions the member now in slot i owns, as far as it
+// has said.
+func (c *JavaControl) Owned(i int) (int, error) {
+	j, err := c.clients()
+	if err == nil && (i < 0 || i >= len(j.owned)) {
+		err = fmt.Errorf("scenario: no Java member %d", i)
+	}
+	if err != nil {
+		return 0, err
+	}
+	return int(j.owned[i].Load()), nil
+}
+
 // Read is how many records the member now in slot i has read.
 func (c *JavaControl) Read(i int) (int64, error) {
 	j, err := c.clients()
@@ -118,21 +146,24 @@ type JavaKill struct {
 var _ chaos.Fault = (*JavaKill)(nil)
 
 // Name says what is killed.
-func (f *JavaKill) Name() string { return fmt.Sprintf("kill the Java %s's pod (SIGKILL)", f.who()) }
+func (f *JavaKill) Name() string {
+	return fmt.Sprintf("kill the Java %s's pod (SIGKILL)", javaClientName(f.Client))
+}
 
 // Plan says what Inject does.
 func (f *JavaKill) Plan() string {
 	if f.Client == JavaProducer {
 		return "delete the Java producer's pod with no grace period (SIGKILL, nothing flushed); on recovery a new producer pod starts with values of its own"
 	}
-	return fmt.Sprintf("delete the pod of the Java group's %s with no grace period (SIGKILL: no commit, no leave); on recovery a new member starts in its place", f.who())
+	return fmt.Sprintf("delete the pod of the Java group's %s with no grace period (SIGKILL: no commit, no leave); on recovery a new member starts in its place", javaClientName(f.Client))
 }
 
-func (f *JavaKill) who() string {
-	if f.Client == JavaProducer {
+// javaClientName names a client: the producer, or member i.
+func javaClientName(client int) string {
+	if client == JavaProducer {
 		return "producer"
 	}
-	return fmt.Sprintf("member %d", f.Client)
+	return fmt.Sprintf("member %d", client)
 }
 
 // Inject kills the client (a dry run prints the plan).

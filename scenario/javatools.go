@@ -66,6 +66,7 @@ func (j *javaClients) ends() string {
 
 // stop stops pod and waits until its tool ended.
 func (j *javaClients) stop(ctx context.Context, pod string) error {
+	j.ask(pod)
 	if err := javaload.Stop(ctx, j.env.admin(), j.spec.Namespace, pod); err != nil {
 		return err
 	}
@@ -135,6 +136,7 @@ func (j *javaClients) kill(ctx context.Context, client int) (pod string, done in
 		return "", 0, err
 	}
 	at := time.Now()
+	j.ask(pod)
 	if err := javaload.Kill(ctx, j.env.admin(), j.spec.Namespace, pod); err != nil {
 		return pod, 0, err
 	}
@@ -167,6 +169,10 @@ func (j *javaClients) replace(ctx context.Context, client int) (pod string, star
 	if finished {
 		return "", false, ErrNoJava
 	}
+	// The ended member owns nothing any more, whether or not it said so
+	// before its end (an evicted one leaves, a killed one cannot).
+	j.owned[client].Store(0)
+	j.v.Gone(cur, time.Time{})
 	pod = j.spec.ConsumerName(client, next)
 	j.read[client].Store(0)
 	if err := j.start(ctx, j.spec.ConsumerPod(client, next), j.consumerEvent(client, pod)); err != nil {

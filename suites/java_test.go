@@ -2,6 +2,7 @@ package suites
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
@@ -42,6 +43,19 @@ var _ = Describe("Kafka's own Java clients through a rolling restart", Label("ja
 		})
 })
 
+// A broker's node drained under the Java clients: the drain evicts every
+// pod of the namespace on the node, the Java clients' too where they run
+// there, and those are replaced as a Deployment would replace them (their
+// pods are bare: the workload replaces them, scenario.JavaClientsOf).
+var _ = Describe("Kafka's own Java clients through a node drain", Label("java", "consumer-group"), Serial, func() {
+	groupSpecs("java-node-drain", "the Java producer's acknowledged records are all read by a group of %d Java consumers on the %s protocol while a broker's node is drained",
+		func(e *env, protocol string) story {
+			st := nodeDrain()
+			st.Label = "java-node-drain-" + protocol
+			return withJava(st, protocol)
+		})
+})
+
 // A frozen leader under the Java producer: the frozen-leader finding
 // (docs/findings/frozen-leader-request-timeout.md) measured franz-go's
 // producers stalled for their request timeout (10 s + 10 s) or longer;
@@ -66,18 +80,9 @@ var _ = Describe("Kafka's own Java clients through a frozen leader", Label("java
 var _ = Describe("The Java producer is killed", Label("java", "java-producer-kill"), Serial, func() {
 	storySpec("every record it had acknowledged is read by the Java group, and a new producer takes over", Label(),
 		func(_ SpecContext, e *env) story {
-			skipWithoutCluster(e, "java-producer-kill")
 			control := &scenario.JavaControl{}
 			kill := &scenario.JavaKill{Control: control, Client: scenario.JavaProducer, DryRun: e.DryRun, Out: GinkgoWriter}
-			st := story{Label: "java-producer-kill", Kind: scenario.Unknown,
-				MaxUnavailable: scenario.GracefulMaxUnavailable, MaxUnavailableWhy: "a client fault: no broker is touched, so the steady state's producers must not notice",
-				Pick:  func(context.Context, *env, string, []brokers.Server) ([]brokers.Server, error) { return nil, nil },
-				Fault: func(*env, []brokers.Server) chaos.Fault { return kill },
-			}
-			st.Workloads = []scenario.StartWorkload{
-				scenario.SteadyStateOf(scenario.Shape{}),
-				scenario.JavaClientsOf(scenario.JavaSettings{Members: groupMembers, Control: control}),
-			}
+			st := javaClientFaultStory(e, "java-producer-kill", steadystate.GroupProtocolClassic, control, kill)
 			st.Finally = func(_ context.Context, _ *env, _ []brokers.Server, o *scenario.Outcome) {
 				o.Add(report.CheckFault, producerKillProblems(kill, o.Java)...)
 				if o.Java != nil {
@@ -127,15 +132,7 @@ func javaMemberKillStory(e *env, protocol string) story {
 	control := &scenario.JavaControl{}
 	kill := &scenario.JavaKill{Control: control, Client: victim, DryRun: e.DryRun, Out: GinkgoWriter}
 	var takenOver time.Duration
-	st := story{Label: "java-member-kill-" + protocol, Kind: scenario.Unknown,
-		MaxUnavailable: scenario.GracefulMaxUnavailable, MaxUnavailableWhy: "a client fault: no broker is touched, so the steady state's producers must not notice",
-		Pick:  func(context.Context, *env, string, []brokers.Server) ([]brokers.Server, error) { return nil, nil },
-		Fault: func(*env, []brokers.Server) chaos.Fault { return kill },
-	}
-	st.Workloads = []scenario.StartWorkload{
-		scenario.SteadyStateOf(scenario.Shape{}),
-		scenario.JavaClientsOf(scenario.JavaSettings{Members: groupMembers, Protocol: protocol, Control: control}),
-	}
+	st := javaClientFaultStory(e, "java-member-kill-"+protocol, protocol, control, kill)
 	st.During = func(ctx context.Context, e *env, _ []brokers.Server) error {
 		if e.DryRun {
 			return nil
@@ -169,6 +166,87 @@ func javaMemberKillStory(e *env, protocol string) story {
 			o.Observations = append(o.Observations, fmt.Sprintf("%s was killed after reading %d records; the others owned every partition %s after the kill (session timeout %s); its replacement read %d records",
 				kill.Killed, kill.Done, takenOver.Round(100*time.Millisecond), memberSessionTimeout, read))
 		}
+	}
+	return st
+}
+
+// A member of a Java application's group freezes (its JVM stopped with
+// SIGSTOP, as a long GC pause or a frozen VM does) for longer than its
+// session: its heartbeats stop, so the coordinator evicts it and the
+// others take its partitions from its last commit. Resumed, it must find
+// it was fenced, give up what it held without processing it, and rejoin.
+var _ = Describe("A member of the Java group is paused past its session", Label("java", "consumer-group"), Serial, func() {
+	groupSpecs("java-member-pause", "the other members of a group of %d Java consumers on the %s protocol take its partitions; resumed, it rejoins; nothing lost, skipped or miscommitted",
+		javaMemberPauseStory)
+})
+
+// javaMemberPauseStory pauses member 1 of the Java group for cutHold (past
+// its session and the margin), waits until the others own every partition
+// (the bounds of java-member-kill, from the pause), resumes it, and waits
+// until it owns partitions again.
+func javaMemberPauseStory(e *env, protocol string) story {
+	const victim = 1
+	control := &scenario.JavaControl{}
+	pause := &scenario.JavaPause{Control: control, Client: victim, Scope: e.FaultScope(), Exec: e.Exec}
+	var takenOver, rejoined time.Duration
+	st := javaClientFaultStory(e, "java-member-pause-"+protocol, protocol, control, pause)
+	st.During = func(ctx context.Context, e *env, _ []brokers.Server) error {
+		if e.DryRun {
+			return nil
+		}
+		earliest, limit := memberSessionTimeout-heartbeatInterval-takeoverSlack, memberSessionTimeout+reassignMargin
+		By(fmt.Sprintf("%s paused: waiting until the others own every partition (after %s, within %s of the pause)", pause.Paused, earliest, limit))
+		err := scenario.Poll(ctx, time.Second, limit-time.Since(pause.PausedAt), "every partition owned by the other Java members", func(context.Context) error {
+			owned, partitions, err := control.OwnedByOthers(victim)
+			if err == nil && owned < partitions {
+				err = fmt.Errorf("the others own %d of %d partitions", owned, partitions)
+			}
+			return err
+		})
+		if err != nil {
+			return err
+		}
+		if takenOver = time.Since(pause.PausedAt); takenOver < earliest {
+			return fmt.Errorf("the others took %s's partitions over %s after the pause, before its %s session could expire", pause.Paused, takenOver.Round(100*time.Millisecond), memberSessionTimeout)
+		}
+		scenario.Hold(ctx, cutHold-time.Since(pause.PausedAt))
+		By(fmt.Sprintf("resuming %s after %s, then waiting until it owns partitions again", pause.Paused, cutHold))
+		if err := pause.Recover(ctx); err != nil {
+			return err
+		}
+		start := time.Now()
+		err = scenario.Poll(ctx, time.Second, memberSessionTimeout+reassignMargin, pause.Paused+" owns partitions again", func(context.Context) error {
+			n, err := control.Owned(victim)
+			if err == nil && n == 0 {
+				err = errors.New("it owns no partition")
+			}
+			return err
+		})
+		rejoined = time.Since(start)
+		return err
+	}
+	st.Finally = func(_ context.Context, _ *env, _ []brokers.Server, o *scenario.Outcome) {
+		if takenOver > 0 {
+			o.Observations = append(o.Observations, fmt.Sprintf("%s was paused for %s: the others owned every partition %s after the pause (session timeout %s); resumed, it owned partitions again %s later",
+				pause.Paused, cutHold, takenOver.Round(100*time.Millisecond), memberSessionTimeout, rejoined.Round(100*time.Millisecond)))
+		}
+	}
+	return st
+}
+
+// javaClientFaultStory is a client fault to the Java clients beside the
+// steady state: no broker picked or touched, so the steady state is held
+// to the graceful bound.
+func javaClientFaultStory(e *env, label, protocol string, control *scenario.JavaControl, fault chaos.Fault) story {
+	skipWithoutCluster(e, label)
+	st := story{Label: label, Kind: scenario.Unknown,
+		MaxUnavailable: scenario.GracefulMaxUnavailable, MaxUnavailableWhy: "a client fault: no broker is touched, so the steady state's producers must not notice",
+		Pick:  func(context.Context, *env, string, []brokers.Server) ([]brokers.Server, error) { return nil, nil },
+		Fault: func(*env, []brokers.Server) chaos.Fault { return fault },
+	}
+	st.Workloads = []scenario.StartWorkload{
+		scenario.SteadyStateOf(scenario.Shape{}),
+		scenario.JavaClientsOf(scenario.JavaSettings{Members: groupMembers, Protocol: protocol, Control: control}),
 	}
 	return st
 }
