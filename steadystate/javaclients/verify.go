@@ -29,8 +29,8 @@ type Verifier struct {
 	events       []groupcheck.Event
 	owns         map[string]map[int32]bool // by member: the partitions it owns, by its own events
 	lastSaid     map[string]time.Time      // by member: its latest event's time
-	processed    []int64 // by partition: the highest offset read
-	ackedHigh    []int64 // by partition: the highest offset acknowledged
+	processed    []int64                   // by partition: the highest offset read
+	ackedHigh    []int64                   // by partition: the highest offset acknowledged
 	inconsistent uint64
 	witnesses    []string
 	gaps         []AckGap    // by partition: the longest wait between two acknowledgements
