@@ -117,7 +117,7 @@ func TestDelete(t *testing.T) {
 // error that says so.
 func TestFollowMissingPod(t *testing.T) {
 	cs := fake.NewClientset()
-	err := Follow(t.Context(), cs, "kafka", "nope", func(javaclients.Event) {})
+	err := Follow(t.Context(), cs, "kafka", "nope", nil, func(javaclients.Event) {})
 	if err == nil || !strings.Contains(err.Error(), "did not start") {
 		t.Errorf("Follow of a missing pod = %v", err)
 	}
@@ -131,8 +131,12 @@ func TestFollowEnded(t *testing.T) {
 		Name: "consumer", State: corev1.ContainerState{Terminated: &corev1.ContainerStateTerminated{ExitCode: 143}},
 	}}}
 	cs := fake.NewClientset(p)
-	if err := Follow(t.Context(), cs, p.Namespace, p.Name, func(javaclients.Event) {}); err != nil {
+	var raw strings.Builder
+	if err := Follow(t.Context(), cs, p.Namespace, p.Name, &raw, func(javaclients.Event) {}); err != nil {
 		t.Errorf("Follow = %v", err)
+	}
+	if raw.String() != "fake logs" { // what the fake clientset serves as any pod's log
+		t.Errorf("raw copy %q, want the log as served", raw.String())
 	}
 }
 

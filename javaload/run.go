@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -43,9 +44,10 @@ func CreatePod(ctx context.Context, cs kubernetes.Interface, pod *corev1.Pod) er
 
 // Follow calls fn with each event that the tool of pod prints, from its
 // start, once its container has started, until the container ends or ctx
-// does. A stream that ends while the container still runs is an error:
+// does; raw, if not nil, gets every byte the tool printed, as it printed
+// it. A stream that ends while the container still runs is an error:
 // what the tool printed after that was not seen.
-func Follow(ctx context.Context, cs kubernetes.Interface, ns, pod string, fn func(javaclients.Event)) error {
+func Follow(ctx context.Context, cs kubernetes.Interface, ns, pod string, raw io.Writer, fn func(javaclients.Event)) error {
 	var last string
 	err := wait.PollUntilContextTimeout(ctx, startPoll, StartTimeout, true, func(ctx context.Context) (bool, error) {
 		p, err := cs.CoreV1().Pods(ns).Get(ctx, pod, metav1.GetOptions{})
@@ -63,7 +65,11 @@ func Follow(ctx context.Context, cs kubernetes.Interface, ns, pod string, fn fun
 		return fmt.Errorf("javaload: the log of pod %s: %w", pod, err)
 	}
 	defer stream.Close()
-	if err := javaclients.Read(stream, fn); err != nil {
+	var in io.Reader = stream
+	if raw != nil {
+		in = io.TeeReader(stream, raw)
+	}
+	if err := javaclients.Read(in, fn); err != nil {
 		return fmt.Errorf("javaload: pod %s: %w", pod, err)
 	}
 	if ctx.Err() != nil {

@@ -85,6 +85,10 @@ type Env struct {
 	// JavaImage runs Kafka's Java clients as pods (JavaClientsOf): an
 	// apache/kafka image, of the brokers' version by default.
 	JavaImage string
+	// EvidenceDir keeps what a story's workloads saw raw, for a finding's
+	// reader: <EvidenceDir>/<topic>/<pod>.jsonl, each Java tool's events as
+	// it printed them. Empty keeps nothing.
+	EvidenceDir string
 	// Timing, Bounds and SteadyState: how long, how strict, how much load.
 	Timing      TimingConfig
 	Bounds      BoundsConfig

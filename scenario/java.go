@@ -77,6 +77,7 @@ type javaClients struct {
 
 	acked       atomic.Int64
 	owned, read []atomic.Int64 // by member slot: the partitions its member owns, the records it read
+	assignedAt  []atomic.Int64 // by member slot: when its member's latest assignment of partitions came (Unix ns)
 	mu          sync.Mutex
 	tools       map[string]*toolRun // each followed pod's tool
 	stopped     map[string]bool     // the pods the suite stopped or killed
@@ -92,6 +93,7 @@ type javaClients struct {
 	// The group's lag (javaclients.Verifier.Lag), sampled from the
 	// producer's start until Finish, read around the story's marks.
 	lag             groupcheck.Sampler
+	committed       committedWatch // the group's committed offsets, as the brokers serve them
 	stopLag         chan struct{}
 	baseline, fault time.Time
 }
@@ -129,7 +131,7 @@ func startJava(ctx context.Context, env *Env, topic string, js JavaSettings) (*j
 		return deleteJava(ctx, env, spec.Name)
 	}, javaStopTimeout+time.Minute)
 	j := &javaClients{env: env, spec: spec, follow: follow, v: javaclients.NewVerifier(topic, time.Now(), start),
-		owned: make([]atomic.Int64, js.Members), read: make([]atomic.Int64, js.Members), members: make([]int, js.Members),
+		owned: make([]atomic.Int64, js.Members), read: make([]atomic.Int64, js.Members), assignedAt: make([]atomic.Int64, js.Members), members: make([]int, js.Members),
 		tools: map[string]*toolRun{}, stopped: map[string]bool{}, stopLag: make(chan struct{}), partitions: len(start)}
 	if err := javaload.CreateConfig(ctx, env.admin(), spec); err != nil {
 		return nil, err
@@ -149,6 +151,14 @@ func startJava(ctx context.Context, env *Env, topic string, js JavaSettings) (*j
 		return nil, err
 	}
 	go j.lag.Run(j.stopLag, j.v.Lag)
+	cl, err := env.KafkaClient()
+	if err != nil {
+		return nil, err
+	}
+	go func() {
+		defer cl.Close()
+		j.committed.run(follow, kadm.NewClient(cl), spec.Group, topic, j.stopLag)
+	}()
 	go j.supervise(follow)
 	env.Defer(func(context.Context) error { j.stopSampling(); return nil }, time.Second)
 	if js.Control != nil {
@@ -246,6 +256,9 @@ func (j *javaClients) consumerEvent(i int, member string) func(javaclients.Event
 			j.read[i].Add(1)
 		case javaclients.PartitionsAssigned:
 			j.owned[i].Add(int64(len(e.Partitions)))
+			if len(e.Partitions) > 0 {
+				j.assignedAt[i].Store(time.Now().UnixNano())
+			}
 		case javaclients.PartitionsRevoked:
 			j.owned[i].Add(-int64(len(e.Partitions)))
 		}
@@ -349,15 +362,16 @@ func (j *javaClients) endOffsets(ctx context.Context) ([]int64, error) {
 }
 
 // Checks is the Java clients' verdict: what javaclients.Verifier found,
-// a producer that had nothing acknowledged, and what kept a tool's events
-// from being read whole.
+// the group's committed offsets as the brokers served them, a producer
+// that had nothing acknowledged, and what kept a tool's events from being
+// read whole.
 func (j *javaClients) Checks() []report.Check {
 	j.mu.Lock()
 	defer j.mu.Unlock()
 	if j.res == nil {
 		return nil
 	}
-	p := append(j.res.Problems(), j.failed...)
+	p := append(append(j.res.Problems(), j.committed.problems()...), j.failed...)
 	if j.acked.Load() == 0 {
 		p = append(p, "the Java producer had no record acknowledged: the run shows nothing")
 	}

@@ -94,17 +94,17 @@ func (c *JavaControl) OwnedByOthers(i int) (owned, partitions int, err error) {
 	return owned, j.partitions, nil
 }
 
-// Owned is how many partitions the member now in slot i owns, as far as it
-// has said.
-func (c *JavaControl) Owned(i int) (int, error) {
+// AssignedSince reports whether the member now in slot i was assigned
+// partitions since t (as its event arrived), and owns some still.
+func (c *JavaControl) AssignedSince(i int, t time.Time) (bool, error) {
 	j, err := c.clients()
 	if err == nil && (i < 0 || i >= len(j.owned)) {
 		err = fmt.Errorf("scenario: no Java member %d", i)
 	}
 	if err != nil {
-		return 0, err
+		return false, err
 	}
-	return int(j.owned[i].Load()), nil
+	return j.owned[i].Load() > 0 && j.assignedAt[i].Load() > t.UnixNano(), nil
 }
 
 // Read is how many records the member now in slot i has read.

@@ -3,6 +3,9 @@ package scenario
 import (
 	"context"
 	"fmt"
+	"io"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"time"
@@ -23,12 +26,38 @@ func (j *javaClients) start(ctx context.Context, pod *corev1.Pod, fn func(javacl
 	j.mu.Lock()
 	j.tools[pod.Name] = t
 	j.mu.Unlock()
+	raw, err := j.evidence(pod.Name)
+	if err != nil {
+		return err
+	}
 	go func() {
 		defer close(t.done)
-		t.err = javaload.Follow(j.follow, j.env.admin(), pod.Namespace, pod.Name, fn)
+		defer raw.Close()
+		t.err = javaload.Follow(j.follow, j.env.admin(), pod.Namespace, pod.Name, raw, fn)
 	}()
 	return nil
 }
+
+// evidence opens the file that keeps what the tool of pod prints, raw
+// (Env.EvidenceDir), or a writer that keeps nothing.
+func (j *javaClients) evidence(pod string) (io.WriteCloser, error) {
+	if j.env.EvidenceDir == "" {
+		return nopCloser{io.Discard}, nil
+	}
+	dir := filepath.Join(j.env.EvidenceDir, j.spec.Topic)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, fmt.Errorf("scenario: the Java clients' evidence: %w", err)
+	}
+	f, err := os.Create(filepath.Join(dir, pod+".jsonl"))
+	if err != nil {
+		return nil, fmt.Errorf("scenario: the Java clients' evidence: %w", err)
+	}
+	return f, nil
+}
+
+type nopCloser struct{ io.Writer }
+
+func (nopCloser) Close() error { return nil }
 
 // toolRun is a followed tool: done is closed when it ended, err then says
 // whether its events were read whole.

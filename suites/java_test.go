@@ -215,10 +215,10 @@ func javaMemberPauseStory(e *env, protocol string) story {
 			return err
 		}
 		start := time.Now()
-		err = scenario.Poll(ctx, time.Second, memberSessionTimeout+reassignMargin, pause.Paused+" owns partitions again", func(context.Context) error {
-			n, err := control.Owned(victim)
-			if err == nil && n == 0 {
-				err = errors.New("it owns no partition")
+		err = scenario.Poll(ctx, time.Second, memberSessionTimeout+reassignMargin, pause.Paused+" assigned partitions again", func(context.Context) error {
+			again, err := control.AssignedSince(victim, start)
+			if err == nil && !again {
+				err = errors.New("no assignment since it was resumed")
 			}
 			return err
 		})
@@ -227,7 +227,7 @@ func javaMemberPauseStory(e *env, protocol string) story {
 	}
 	st.Finally = func(_ context.Context, _ *env, _ []brokers.Server, o *scenario.Outcome) {
 		if takenOver > 0 {
-			o.Observations = append(o.Observations, fmt.Sprintf("%s was paused for %s: the others owned every partition %s after the pause (session timeout %s); resumed, it owned partitions again %s later",
+			o.Observations = append(o.Observations, fmt.Sprintf("%s was paused for %s: the others owned every partition %s after the pause (session timeout %s); resumed, it was assigned partitions again %s later",
 				pause.Paused, cutHold, takenOver.Round(100*time.Millisecond), memberSessionTimeout, rejoined.Round(100*time.Millisecond)))
 		}
 	}

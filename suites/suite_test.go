@@ -7,6 +7,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"path/filepath"
 	"sort"
 	"strings"
 	"testing"
@@ -93,7 +94,8 @@ func newEnv(cfg Config) *env {
 	}
 	return &env{cfg: cfg, Env: &scenario.Env{
 		Namespace: cfg.Target.Namespace, Selector: cfg.Target.Selector, RunID: runID, DryRun: cfg.DryRun, NoAgents: noAgents, JavaImage: javaImage,
-		Timing: cfg.Timing.TimingConfig, Bounds: cfg.Bounds, SteadyState: cfg.SteadyState,
+		EvidenceDir: filepath.Join(reportDir(), "evidence"),
+		Timing:      cfg.Timing.TimingConfig, Bounds: cfg.Bounds, SteadyState: cfg.SteadyState,
 		Narrator: ginkgoCaller{}, Cleanups: ginkgoCaller{}, Recorder: ginkgoCaller{},
 	}}
 }

@@ -1,6 +1,7 @@
 package javaclients
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -146,6 +147,50 @@ func TestVerifierGone(t *testing.T) {
 			}
 			if got != tt.want {
 				t.Errorf("partition 1 unowned for %s, want %s", got, tt.want)
+			}
+		})
+	}
+}
+
+// A commit is printed when its response is handled, which a frozen JVM
+// delays past the other members' commits: it goes at the member's
+// previous event, and is not a commit backwards. One the member made
+// after it printed anything new still is.
+func TestVerifierCommitTime(t *testing.T) {
+	at := func(e Event, ms int64) Event { e.Timestamp = ms; return e }
+	commit := func(off int64, ms int64) Event {
+		return Event{Name: OffsetsCommitted, Success: true, Timestamp: ms, Offsets: []Partition{{Topic: "t", Partition: 0, Offset: off}}}
+	}
+	assigned := Event{Name: PartitionsAssigned, Partitions: []Partition{{Topic: "t", Partition: 0}}}
+	consumed := Event{Name: RecordsConsumed, Partitions: []Partition{{Topic: "t", Partition: 0, Count: 1}}}
+	tests := []struct {
+		name   string
+		frozen []Event // m0's events after its first poll
+		clean  bool
+	}{
+		{"a commit in flight across a pause", []Event{commit(2, 61000)}, true},
+		{"a commit made after the pause", []Event{at(consumed, 60500), commit(2, 61000)}, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			v := NewVerifier("t", time.UnixMilli(0), []int64{0})
+			for i := range int64(10) {
+				v.Producer(at(send(0, i, fmt.Sprint(i)), 100+i))
+			}
+			v.Consumer("m0", at(assigned, 10))
+			v.Consumer("m0", at(rec(0, 0, "0"), 1000))
+			v.Consumer("m0", at(rec(0, 1, "1"), 1000))
+			v.Consumer("m1", at(assigned, 50000))
+			for i := range int64(8) {
+				v.Consumer("m1", at(rec(0, 2+i, fmt.Sprint(2+i)), 50500))
+			}
+			v.Consumer("m1", commit(10, 51000))
+			for _, e := range tt.frozen {
+				v.Consumer("m0", e)
+			}
+			res := v.Result(time.UnixMilli(70000))
+			if res.Clean() != tt.clean {
+				t.Errorf("clean %t, problems %q; want clean %t", res.Clean(), res.Problems(), tt.clean)
 			}
 		})
 	}
