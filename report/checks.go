@@ -45,6 +45,10 @@ const (
 	// offset than acknowledged, and their group's history is clean
 	// (steadystate/javaclients).
 	CheckJava CheckName = "Java clients: every acknowledged record read at its offset, the group's history clean"
+	// CheckLag: a consumer group's lag, where the spec bounds it, came back
+	// within twice its baseline's within the bound its fault gives it
+	// (groupcheck.Lag.Problems).
+	CheckLag CheckName = "consumer lag back within its bound"
 	// CheckPacing: a graceful operation took no Kafka pod down while a
 	// partition was under-replicated (from the event timeline).
 	CheckPacing CheckName = "paced: no broker taken down while under-replicated"
@@ -72,6 +76,6 @@ const (
 // then the soak's own.
 func Checks() []CheckName {
 	return []CheckName{CheckAudit, CheckFault, CheckRolledOut, CheckPodsBack, CheckHealth,
-		CheckRecords, CheckBounds, CheckGroup, CheckTransactions, CheckJava, CheckPacing, CheckIdentity, CheckLogDirs, CheckCluster, CheckMetadata,
+		CheckRecords, CheckBounds, CheckGroup, CheckTransactions, CheckJava, CheckLag, CheckPacing, CheckIdentity, CheckLogDirs, CheckCluster, CheckMetadata,
 		CheckMemory, CheckGoroutines}
 }

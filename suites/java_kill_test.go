@@ -2,6 +2,7 @@ package suites
 
 import (
 	"testing"
+	"time"
 
 	"github.com/kafkachaos/kafkachaos/scenario"
 	"github.com/kafkachaos/kafkachaos/steadystate/groupcheck"
@@ -50,6 +51,31 @@ func TestMemberKillProblems(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			if p := memberKillProblems(&tt.kill, tt.read); (len(p) == 0) != tt.clean {
+				t.Errorf("problems %q, want clean %v", p, tt.clean)
+			}
+		})
+	}
+}
+
+// The member faults' lag bound passes the measured takeovers and fails a
+// run half again as slow, or one whose lag was never sampled.
+func TestMemberFaultLagProblems(t *testing.T) {
+	peak := time.Date(2026, 12, 7, 14, 22, 7, 0, time.UTC)
+	lag := func(back time.Duration) *groupcheck.Lag {
+		return &groupcheck.Lag{Baseline: 11, Peak: 3180, PeakAt: peak, Back: back, Samples: 352}
+	}
+	tests := []struct {
+		name  string
+		lag   *groupcheck.Lag
+		clean bool
+	}{
+		{"back in 49.3 s, the slowest measured", lag(49300 * time.Millisecond), true},
+		{"back in 75 s", lag(75 * time.Second), false},
+		{"not sampled", nil, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if p := memberFaultLagProblems(tt.lag); (len(p) == 0) != tt.clean {
 				t.Errorf("problems %q, want clean %v", p, tt.clean)
 			}
 		})

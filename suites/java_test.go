@@ -13,6 +13,7 @@ import (
 	"github.com/kafkachaos/kafkachaos/report"
 	"github.com/kafkachaos/kafkachaos/scenario"
 	"github.com/kafkachaos/kafkachaos/steadystate"
+	"github.com/kafkachaos/kafkachaos/steadystate/groupcheck"
 	"github.com/kafkachaos/kafkachaos/steadystate/javaclients"
 )
 
@@ -162,6 +163,7 @@ func javaMemberKillStory(e *env, protocol string) story {
 			read = 0
 		}
 		o.Add(report.CheckFault, memberKillProblems(kill, read)...)
+		o.Add(report.CheckLag, memberFaultLagProblems(javaLag(o))...)
 		if takenOver > 0 {
 			o.Observations = append(o.Observations, fmt.Sprintf("%s was killed after reading %d records; the others owned every partition %s after the kill (session timeout %s); its replacement read %d records",
 				kill.Killed, kill.Done, takenOver.Round(100*time.Millisecond), memberSessionTimeout, read))
@@ -225,7 +227,10 @@ func javaMemberPauseStory(e *env, protocol string) story {
 		rejoined = time.Since(start)
 		return err
 	}
-	st.Finally = func(_ context.Context, _ *env, _ []brokers.Server, o *scenario.Outcome) {
+	st.Finally = func(_ context.Context, e *env, _ []brokers.Server, o *scenario.Outcome) {
+		if !e.DryRun {
+			o.Add(report.CheckLag, memberFaultLagProblems(javaLag(o))...)
+		}
 		if takenOver > 0 {
 			o.Observations = append(o.Observations, fmt.Sprintf("%s was paused for %s: the others owned every partition %s after the pause (session timeout %s); resumed, it was assigned partitions again %s later",
 				pause.Paused, cutHold, takenOver.Round(100*time.Millisecond), memberSessionTimeout, rejoined.Round(100*time.Millisecond)))
@@ -249,6 +254,14 @@ func javaClientFaultStory(e *env, label, protocol string, control *scenario.Java
 		scenario.JavaClientsOf(scenario.JavaSettings{Members: groupMembers, Protocol: protocol, Control: control}),
 	}
 	return st
+}
+
+// javaLag is the Java group's lag around the fault, if it was sampled.
+func javaLag(o *scenario.Outcome) *groupcheck.Lag {
+	if o.Java == nil {
+		return nil
+	}
+	return o.Java.Group.Lag
 }
 
 // memberKillProblems says whether the kill did what the spec needs: a

@@ -1,6 +1,7 @@
 package groupcheck
 
 import (
+	"fmt"
 	"slices"
 	"time"
 )
@@ -66,4 +67,25 @@ func LagOf(samples []LagSample, baselineFrom, faultAt, loadEnd time.Time) Lag {
 	}
 	l.NeverBack = true
 	return l
+}
+
+// Problems says where l breaks bound: the time from the fault's start
+// until the lag is back within twice the baseline's. why says where the
+// bound comes from. A lag that never rose above twice the baseline's is
+// within any bound; one not sampled after the fault shows nothing, and
+// is a problem too.
+func (l Lag) Problems(bound time.Duration, why string) []string {
+	switch {
+	case l.Samples == 0 || l.PeakAt.IsZero():
+		return []string{"the lag was not sampled after the fault: it shows nothing"}
+	case l.Peak <= 2*l.Baseline:
+		return nil
+	case l.NeverBack:
+		return []string{fmt.Sprintf("the lag (peak %d records at %s UTC) was not back within twice the baseline's (%d) by the end of the load; bound %s: %s",
+			l.Peak, l.PeakAt.UTC().Format("15:04:05.000"), l.Baseline, bound, why)}
+	case l.Back > bound:
+		return []string{fmt.Sprintf("the lag (peak %d records) was back within twice the baseline's (%d) %s after the fault began, over the bound %s: %s",
+			l.Peak, l.Baseline, l.Back.Round(100*time.Millisecond), bound, why)}
+	}
+	return nil
 }

@@ -1,6 +1,7 @@
 package groupcheck
 
 import (
+	"strings"
 	"testing"
 	"time"
 )
@@ -63,5 +64,31 @@ func TestCheckerLag(t *testing.T) {
 	c.Observe(Event{Kind: Polled, Member: "m", Partition: 0, First: 10, Last: 14})
 	if got := c.Lag(); got != 5+1 {
 		t.Errorf("lag %d, want 6 (offsets 15-19 of partition 0, 0 of partition 1)", got)
+	}
+}
+
+// A lag back within the bound passes, one back later or never fails, and
+// one never sampled after the fault fails: it could not have failed.
+func TestLagProblems(t *testing.T) {
+	peak := time.Date(2026, 12, 7, 11, 0, 5, 0, time.UTC)
+	const bound = 70 * time.Second
+	tests := []struct {
+		name string
+		l    Lag
+		want string // in the problems; empty: none
+	}{
+		{"back in 48 s", Lag{Baseline: 10, Peak: 3000, PeakAt: peak, Back: 48 * time.Second, Samples: 300}, ""},
+		{"never rose", Lag{Baseline: 10, Peak: 15, PeakAt: peak, Samples: 300}, ""},
+		{"back in 95 s", Lag{Baseline: 10, Peak: 3000, PeakAt: peak, Back: 95 * time.Second, Samples: 300}, "over the bound 1m10s"},
+		{"never back", Lag{Baseline: 10, Peak: 3000, PeakAt: peak, NeverBack: true, Samples: 300}, "not back"},
+		{"not sampled", Lag{Baseline: 10}, "not sampled"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			p := strings.Join(tt.l.Problems(bound, "the session and a margin"), "\n")
+			if (tt.want == "") != (p == "") || !strings.Contains(p, tt.want) {
+				t.Errorf("problems %q, want %q", p, tt.want)
+			}
+		})
 	}
 }
