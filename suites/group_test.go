@@ -152,7 +152,7 @@ func memberCrashStory(e *env, protocol string) story {
 // A group's lag through a member fault is back within twice its baseline
 // within the member's session timeout, the takeover margin, and
 // lagDrainMargin to drain the backlog that built up on its partitions
-// (measured 2026-12-07: 40.7-49.3 s on both protocols, franz-go and Java).
+// (measured 2026-12-07: 40.7-50.9 s on both protocols, franz-go and Java).
 const (
 	lagDrainMargin = 10 * time.Second
 	memberLagBound = memberSessionTimeout + reassignMargin + lagDrainMargin
