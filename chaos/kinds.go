@@ -41,7 +41,7 @@ type undoFunc func(ctx context.Context, u *undo, e Entry) (did string, keep bool
 // partitions moved onto its brokers are back.
 const (
 	orderNodes        = 10 // uncordon
-	orderPods         = 20 // resume paused brokers
+	orderPods         = 20 // resume paused JVMs
 	orderNetwork      = 30 // end partitions
 	orderKafka        = 40 // move partitions back
 	orderStatefulSets = 50 // everything else on a StatefulSet, in one patch

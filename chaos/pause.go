@@ -44,7 +44,7 @@ done
 }
 refuse_init() {
 	for p in $pids; do
-		[ "$p" != 1 ] || { echo "the Kafka JVM is PID 1 of its container: the kernel ignores SIGSTOP and SIGKILL sent to it from inside the container; give the pod shareProcessNamespace: true" >&2; exit 4; }
+		[ "$p" != 1 ] || { echo "the JVM running $jvm_main is PID 1 of its container: the kernel ignores SIGSTOP and SIGKILL sent to it from inside the container; give the pod shareProcessNamespace: true" >&2; exit 4; }
 	done
 }
 state_of() { cut -d' ' -f3 "/proc/$1/stat" 2>/dev/null; }
@@ -192,7 +192,7 @@ func undoPause(ctx context.Context, u *undo, e Entry) (string, bool, error) {
 	c, main := e.Data["container"], cmp.Or(e.Data["mainClass"], BrokerMainClass)
 	err := u.act(ctx, e, func(ctx context.Context) error {
 		if u.access.Exec == nil {
-			return errors.New("a paused broker needs pods/exec to resume, and no exec was given")
+			return errors.New("a paused JVM needs pods/exec to resume, and no exec was given")
 		}
 		_, err := u.access.Exec(ctx, u.obj.GetNamespace(), u.obj.GetName(), c, []string{"sh", "-c", signalJVM, "resume", "CONT", main})
 		return err

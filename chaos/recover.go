@@ -14,7 +14,7 @@ import (
 )
 
 // Access is what recovery needs beyond the Kubernetes API: pods/exec to
-// resume a paused broker, and Kafka to move partitions back that a
+// resume a paused JVM (a broker's, or a Java client's), and Kafka to move partitions back that a
 // scale-out spread onto its brokers. Either may be nil: recovering what
 // needs it then fails, and its ledger entry stays.
 type Access struct {
@@ -28,7 +28,7 @@ type Access struct {
 // NetworkPolicies and StatefulSets of namespaces (all namespaces when
 // empty), for entries of run runID ("" = any run), and undoes each through
 // the registry of ledger kinds (ledgerKinds), in its order: it uncordons a
-// node we cordoned, resumes a paused broker's JVM through access.Exec,
+// node we cordoned, resumes a paused JVM (a broker's or a Java client's) through access.Exec,
 // deletes a partition's NetworkPolicy, moves partitions a scale-out spread
 // onto its brokers back (through access.Kafka), drops a restart entry,
 // restores the env var of a config change, rolls an uncommitted upgrade

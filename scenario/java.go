@@ -87,6 +87,7 @@ type javaClients struct {
 	clientsMu sync.Mutex
 	res       *javaclients.Result
 	failed    []string // what kept the run from being judged whole
+	notes     []string // what the outcome's observations should say besides the figures
 
 	// The group's lag (javaclients.Verifier.Lag), sampled from the
 	// producer's start until Finish, read around the story's marks.
@@ -123,14 +124,19 @@ func startJava(ctx context.Context, env *Env, topic string, js JavaSettings) (*j
 	// The tools' events are followed for as long as the workload lives,
 	// whichever step started a tool (a fault's recovery starts a producer).
 	follow, stopFollowing := context.WithCancel(context.WithoutCancel(ctx))
-	env.Defer(func(ctx context.Context) error {
-		defer stopFollowing()
-		env.By("deleting the Java clients")
-		return deleteJava(ctx, env, spec.Name)
-	}, javaStopTimeout+time.Minute)
 	j := &javaClients{env: env, spec: spec, follow: follow, v: javaclients.NewVerifier(topic, time.Now(), start),
 		owned: make([]atomic.Int64, js.Members), read: make([]atomic.Int64, js.Members), assignedAt: make([]atomic.Int64, js.Members), members: make([]int, js.Members),
 		tools: map[string]*toolRun{}, stopped: map[string]bool{}, stopLag: make(chan struct{}), partitions: len(start)}
+	// Whatever ends the story (Finish, a failure, Ctrl-C), nothing starts
+	// a client any more once the cleanup begins: the supervisor would
+	// otherwise replace the pods it deletes.
+	env.Defer(func(ctx context.Context) error {
+		defer stopFollowing()
+		j.finishClients()
+		j.stopSampling()
+		env.By("deleting the Java clients")
+		return deleteJava(ctx, env, spec.Name)
+	}, javaStopTimeout+time.Minute)
 	if err := javaload.CreateConfig(ctx, env.admin(), spec); err != nil {
 		return nil, err
 	}
@@ -148,17 +154,16 @@ func startJava(ctx context.Context, env *Env, topic string, js JavaSettings) (*j
 	if _, err := j.nextProducer(ctx); err != nil {
 		return nil, err
 	}
-	go j.lag.Run(j.stopLag, j.v.Lag)
 	cl, err := env.KafkaClient()
 	if err != nil {
 		return nil, err
 	}
+	go j.lag.Run(j.stopLag, j.v.Lag)
 	go func() {
 		defer cl.Close()
 		j.committed.run(follow, kadm.NewClient(cl), spec.Group, topic, j.stopLag)
 	}()
 	go j.supervise(follow)
-	env.Defer(func(context.Context) error { j.stopSampling(); return nil }, time.Second)
 	if js.Control != nil {
 		js.Control.attach(j)
 	}
@@ -311,6 +316,9 @@ func (j *javaClients) Record(o *Outcome) {
 			"the Java producers' longest wait between acknowledgements: %s, partition %d of %s, from %s to %s UTC",
 			g.Gap.Round(10*time.Millisecond), g.Partition, j.spec.Topic, g.From.UTC().Format("15:04:05.000"), g.To.UTC().Format("15:04:05.000")))
 	}
+	j.mu.Lock()
+	o.Observations = append(o.Observations, j.notes...)
+	j.mu.Unlock()
 	if n := j.replaced.Load(); n > 0 {
 		o.Observations = append(o.Observations, fmt.Sprintf("%d of the Java clients' pods ended unasked (evicted, deleted or dead) and were replaced", n))
 	}

@@ -4,6 +4,9 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kadm"
 
 	"github.com/kafkachaos/kafkachaos/report"
 	"github.com/kafkachaos/kafkachaos/steadystate/javaclients"
@@ -20,6 +23,7 @@ func TestJavaClientsJudged(t *testing.T) {
 		acked       int64
 		res         javaclients.Result
 		failed      []string
+		backwards   bool // the brokers served a committed offset below an earlier one
 		wantOwns    bool
 		wantProblem string
 	}{
@@ -28,6 +32,7 @@ func TestJavaClientsJudged(t *testing.T) {
 		{name: "partitions unowned", owned: []int64{2, 2, 1}, acked: 10, wantOwns: false},
 		{name: "an anomaly", owned: []int64{2, 2, 2}, acked: 10, res: bad, wantOwns: true, wantProblem: "inconsistent-offsets"},
 		{name: "nothing acknowledged", owned: []int64{2, 2, 2}, wantOwns: true, wantProblem: "no record acknowledged"},
+		{name: "committed offsets backwards", owned: []int64{2, 2, 2}, acked: 10, backwards: true, wantOwns: true, wantProblem: "went backwards"},
 		{name: "a log read in part", owned: []int64{2, 2, 2}, acked: 10, failed: []string{"the log of pod x ended while its tool still runs"}, wantOwns: true, wantProblem: "ended while"},
 	}
 	for _, tt := range tests {
@@ -37,6 +42,10 @@ func TestJavaClientsJudged(t *testing.T) {
 				j.owned[i].Store(n)
 			}
 			j.acked.Store(tt.acked)
+			j.committed.observe(time.Unix(1, 0), map[int32]kadm.OffsetResponse{0: {Offset: kadm.Offset{At: 10}}})
+			if tt.backwards {
+				j.committed.observe(time.Unix(2, 0), map[int32]kadm.OffsetResponse{0: {Offset: kadm.Offset{At: 5}}})
+			}
 			if err := j.groupOwns(6); (err == nil) != tt.wantOwns {
 				t.Errorf("groupOwns = %v, want settled %v", err, tt.wantOwns)
 			}

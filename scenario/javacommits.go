@@ -23,7 +23,8 @@ type committedWatch struct {
 	highest   map[int32]int64
 	backwards []string // witnesses, at most maxBackwards
 	count     int
-	reads     int
+	reads     int   // reads that served at least one committed offset
+	lastErr   error // the last failed read's error
 }
 
 const maxBackwards = 10
@@ -41,7 +42,8 @@ func (w *committedWatch) run(ctx context.Context, adm *kadm.Client, group, topic
 		case now := <-t.C:
 			resp, err := adm.FetchOffsets(ctx, group)
 			if err != nil {
-				continue // the brokers may be down: the next read tells
+				w.failed(err) // the brokers may be down: the next read tells
+				continue
 			}
 			w.observe(now, resp[topic])
 		}
@@ -55,11 +57,12 @@ func (w *committedWatch) observe(at time.Time, parts map[int32]kadm.OffsetRespon
 	if w.highest == nil {
 		w.highest = map[int32]int64{}
 	}
-	w.reads++
+	served := false
 	for p, o := range parts {
 		if o.Err != nil || o.At < 0 {
 			continue
 		}
+		served = true
 		high, seen := w.highest[p]
 		switch {
 		case !seen || o.At > high:
@@ -73,6 +76,16 @@ func (w *committedWatch) observe(at time.Time, parts map[int32]kadm.OffsetRespon
 			w.highest[p] = o.At // one step back is one witness
 		}
 	}
+	if served {
+		w.reads++
+	}
+}
+
+// failed keeps a read's error, for a watch that never read anything.
+func (w *committedWatch) failed(err error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.lastErr = err
 }
 
 // problems says where the committed offsets went backwards, and a watch
@@ -81,8 +94,10 @@ func (w *committedWatch) problems() []string {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	switch {
+	case w.reads == 0 && w.lastErr != nil:
+		return []string{fmt.Sprintf("the group's committed offsets were never read from the brokers (OffsetFetch: %v)", w.lastErr)}
 	case w.reads == 0:
-		return []string{"the group's committed offsets were never read from the brokers"}
+		return []string{"the brokers never served a committed offset of the group"}
 	case w.count > 0:
 		return append([]string{fmt.Sprintf("committed offsets went backwards %d times, as the brokers served them (OffsetFetch every %s)", w.count, committedEvery)}, w.backwards...)
 	}

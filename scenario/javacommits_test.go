@@ -27,7 +27,8 @@ func TestCommittedWatch(t *testing.T) {
 		{"forward and level", []map[int32]kadm.OffsetResponse{read(10, 20), read(10, 25), read(30, 25)}, ""},
 		{"none committed yet (-1), then some", []map[int32]kadm.OffsetResponse{read(-1, -1), read(5, 7)}, ""},
 		{"partition 1 back", []map[int32]kadm.OffsetResponse{read(10, 2499), read(12, 594), read(14, 600)}, "partition 1: the brokers served committed offset 594"},
-		{"never read", nil, "never read"},
+		{"never read", nil, "never served"},
+		{"read, but nothing of the topic", []map[int32]kadm.OffsetResponse{{}, {}}, "never served"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -11,10 +11,13 @@ import (
 // by someone, or its process dead), as a Deployment's controller would
 // replace an application's pod: the Java clients' pods are bare, so
 // nothing else brings them back. A pod the suite stopped or killed is
-// left alone: a kill is a fault, and its Recover replaces the client.
+// left alone: a kill is a fault, and its Recover replaces the client. A
+// replacement that fails is tried again each javaPoll; one that fails for
+// javaGroupTimeout fails the run.
 func (j *javaClients) supervise(ctx context.Context) {
 	t := time.NewTicker(javaPoll)
 	defer t.Stop()
+	failing := map[int]time.Time{} // by client: when its replacement first failed
 	for {
 		select {
 		case <-ctx.Done():
@@ -23,9 +26,17 @@ func (j *javaClients) supervise(ctx context.Context) {
 		}
 		for _, client := range j.ended() {
 			pod, started, err := j.replace(ctx, client)
+			if err == nil {
+				delete(failing, client)
+			}
 			switch {
 			case err != nil && ctx.Err() == nil:
-				j.fail(fmt.Sprintf("replacing the Java client whose pod ended unasked: %v", err))
+				if _, ok := failing[client]; !ok {
+					failing[client] = time.Now()
+				}
+				if time.Since(failing[client]) > javaGroupTimeout {
+					j.fail(fmt.Sprintf("the Java %s's pod ended unasked, and no replacement started within %s: %v", javaClientName(client), javaGroupTimeout, err))
+				}
 			case started:
 				j.replaced.Add(1)
 				j.env.By(fmt.Sprintf("a Java client's pod ended unasked (evicted, deleted or dead): %s started in its place", pod))

@@ -2,8 +2,8 @@ package scenario
 
 import (
 	"context"
+	"errors"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"slices"
@@ -19,30 +19,31 @@ import (
 // start creates a tool's pod and follows its events into fn until the
 // tool ends (or the workload does); awaitEnd then says how it ended.
 func (j *javaClients) start(ctx context.Context, pod *corev1.Pod, fn func(javaclients.Event)) error {
+	raw, err := j.evidence(pod.Name)
+	if err != nil {
+		return err
+	}
 	if err := javaload.CreatePod(ctx, j.env.admin(), pod); err != nil {
+		j.keptBadly(raw.close())
 		return err
 	}
 	t := &toolRun{done: make(chan struct{})}
 	j.mu.Lock()
 	j.tools[pod.Name] = t
 	j.mu.Unlock()
-	raw, err := j.evidence(pod.Name)
-	if err != nil {
-		return err
-	}
 	go func() {
 		defer close(t.done)
-		defer raw.Close()
+		defer func() { j.keptBadly(raw.close()) }()
 		t.err = javaload.Follow(j.follow, j.env.admin(), pod.Namespace, pod.Name, raw, fn)
 	}()
 	return nil
 }
 
 // evidence opens the file that keeps what the tool of pod prints, raw
-// (Env.EvidenceDir), or a writer that keeps nothing.
-func (j *javaClients) evidence(pod string) (io.WriteCloser, error) {
+// (Env.EvidenceDir); without one it keeps nothing.
+func (j *javaClients) evidence(pod string) (*evidenceFile, error) {
 	if j.env.EvidenceDir == "" {
-		return nopCloser{io.Discard}, nil
+		return &evidenceFile{}, nil
 	}
 	dir := filepath.Join(j.env.EvidenceDir, j.spec.Topic)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
@@ -52,12 +53,45 @@ func (j *javaClients) evidence(pod string) (io.WriteCloser, error) {
 	if err != nil {
 		return nil, fmt.Errorf("scenario: the Java clients' evidence: %w", err)
 	}
-	return f, nil
+	return &evidenceFile{f: f}, nil
 }
 
-type nopCloser struct{ io.Writer }
+// evidenceFile keeps a tool's output; a write that fails (a full disk)
+// stops the keeping, not the reading of the tool's events: the evidence
+// is for a reader of the report, the verdict does not depend on it.
+type evidenceFile struct {
+	f   *os.File // nil: keep nothing
+	err error    // the first failure
+}
 
-func (nopCloser) Close() error { return nil }
+func (e *evidenceFile) Write(b []byte) (int, error) {
+	if e.f != nil && e.err == nil {
+		_, e.err = e.f.Write(b)
+	}
+	return len(b), nil
+}
+
+// close closes the file; an error says the evidence is incomplete.
+func (e *evidenceFile) close() error {
+	if e.f == nil {
+		return nil
+	}
+	if err := errors.Join(e.err, e.f.Close()); err != nil {
+		return fmt.Errorf("the evidence %s is incomplete: %w", e.f.Name(), err)
+	}
+	return nil
+}
+
+// keptBadly notes an evidence file that is incomplete, for the outcome's
+// observations.
+func (j *javaClients) keptBadly(err error) {
+	if err == nil {
+		return
+	}
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	j.notes = append(j.notes, err.Error())
+}
 
 // toolRun is a followed tool: done is closed when it ended, err then says
 // whether its events were read whole.
@@ -177,7 +211,15 @@ func (j *javaClients) kill(ctx context.Context, client int) (pod string, done in
 	}
 	j.owned[client].Store(0) // a dead member owns nothing, and says no more
 	j.v.Gone(pod, at)
-	return pod, j.read[client].Load(), nil
+	return pod, j.read[client].Swap(0), nil // what its replacement reads is its own
+}
+
+// retire makes sure that the pod of a client whose events ended is gone
+// before another takes its place: its events may have ended with the pod
+// still running (a broken log stream), and two producers, or two members
+// in one slot, must never run. A pod gone already is retired.
+func (j *javaClients) retire(ctx context.Context, pod string) error {
+	return javaload.Kill(ctx, j.env.admin(), j.spec.Namespace, pod)
 }
 
 // replace starts the next incarnation of client if the running one has
@@ -190,6 +232,9 @@ func (j *javaClients) replace(ctx context.Context, client int) (pod string, star
 	defer j.clientsMu.Unlock()
 	cur, err := j.client(client)
 	if err != nil || !j.over(cur) {
+		return cur, false, err
+	}
+	if err := j.retire(ctx, cur); err != nil {
 		return cur, false, err
 	}
 	j.mu.Lock()
@@ -226,8 +271,12 @@ func (j *javaClients) nextProducer(ctx context.Context) (string, error) {
 func (j *javaClients) replaceProducer(ctx context.Context) (pod string, started bool, err error) {
 	j.clientsMu.Lock()
 	defer j.clientsMu.Unlock()
-	if cur := j.producer(); !j.over(cur) {
+	cur := j.producer()
+	if !j.over(cur) {
 		return cur, false, nil
+	}
+	if err := j.retire(ctx, cur); err != nil {
+		return cur, false, err
 	}
 	pod, err = j.nextProducerLocked(ctx)
 	return pod, err == nil, err
@@ -251,15 +300,21 @@ func (j *javaClients) nextProducerLocked(ctx context.Context) (string, error) {
 	return pod.Name, nil
 }
 
-// finishProducers marks the workload finishing, so that no client
-// starts any more, and returns the running producer's pod.
+// finishProducers marks the workload finishing (finishClients), and
+// returns the running producer's pod.
 func (j *javaClients) finishProducers() string {
+	j.finishClients()
+	return j.producer()
+}
+
+// finishClients marks the workload finishing: no client starts any more,
+// neither a fault's replacement nor the supervisor's.
+func (j *javaClients) finishClients() {
 	j.clientsMu.Lock()
 	defer j.clientsMu.Unlock()
 	j.mu.Lock()
 	j.finished = true
 	j.mu.Unlock()
-	return j.producer()
 }
 
 // fail records why the run was not seen whole, once per reason.

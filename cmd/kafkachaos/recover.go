@@ -34,8 +34,8 @@ cordoned (never a node someone else cordoned), restores env vars a config
 change set, rolls an upgrade that was not committed back to its previous image
 (a binary downgrade: safe only while metadata.version is the old one, which is
 why the upgrade specs commit before they raise it), moves partitions a scale-out spread onto its brokers back (with --bootstrap;
-without it such a scale-out is kept and reported), scales a scaled StatefulSet back, resumes a paused broker (SIGCONT
-through pods/exec), deletes a partition's NetworkPolicy, and drops the
+without it such a scale-out is kept and reported), scales a scaled StatefulSet back, resumes a paused broker or Java client (SIGCONT
+to its JVM through pods/exec), deletes a partition's NetworkPolicy, and drops the
 records. Run it after a suite was killed before it could recover.`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
