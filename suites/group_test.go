@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	. "github.com/onsi/ginkgo/v2"
@@ -283,12 +284,36 @@ func skipWithoutConsumerProtocol(ctx context.Context, e *env) {
 	defer cl.Close()
 	versions, err := kadm.NewClient(cl).ApiVersions(ctx)
 	Expect(err).NotTo(HaveOccurred(), "asking the brokers which requests they serve")
-	serves := false
+	serves, node := false, int32(-1)
 	for _, v := range versions.Sorted() {
 		_, max, ok := v.KeyVersions(int16(kmsg.ConsumerGroupHeartbeat))
-		serves = serves || (v.Err == nil && ok && max >= 0)
+		if v.Err == nil && ok && max >= 0 {
+			serves, node = true, v.NodeID
+		}
 	}
 	if !serves {
 		Skip("the brokers do not serve KIP-848's consumer group protocol (ConsumerGroupHeartbeat): Kafka 4.0 or later, in KRaft mode")
 	}
+	// Kafka 3.7 to 3.9 list the request, but their coordinators refuse it
+	// (UnsupportedVersionException) unless the protocol is turned on.
+	protocols, err := configOf(ctx, e, node, rebalanceProtocols)
+	Expect(err).NotTo(HaveOccurred(), "reading broker %d's %s", node, rebalanceProtocols)
+	if !consumerProtocolOn(protocols) {
+		Skip(fmt.Sprintf("broker %d's %s is %q: KIP-848's consumer group protocol is off (on by default from Kafka 4.0)", node, rebalanceProtocols, protocols))
+	}
+}
+
+// rebalanceProtocols is the brokers' list of the group protocols their
+// coordinators accept.
+const rebalanceProtocols = "group.coordinator.rebalance.protocols"
+
+// consumerProtocolOn says whether a group.coordinator.rebalance.protocols
+// value turns KIP-848's protocol on.
+func consumerProtocolOn(protocols string) bool {
+	for _, p := range strings.Split(protocols, ",") {
+		if strings.TrimSpace(p) == "consumer" {
+			return true
+		}
+	}
+	return false
 }

@@ -81,3 +81,16 @@ func TestMemberFaultLagProblems(t *testing.T) {
 		})
 	}
 }
+
+// KIP-848's protocol counts as on only where the brokers' coordinators
+// accept it: Kafka 3.9's default list is "classic".
+func TestConsumerProtocolOn(t *testing.T) {
+	for _, tt := range []struct {
+		protocols string
+		on        bool
+	}{{"classic,consumer", true}, {"classic, consumer, streams", true}, {"classic", false}, {"", false}, {"consumerx", false}} {
+		if got := consumerProtocolOn(tt.protocols); got != tt.on {
+			t.Errorf("consumerProtocolOn(%q) = %v, want %v", tt.protocols, got, tt.on)
+		}
+	}
+}
