@@ -65,20 +65,6 @@ func (c *JavaControl) Replace(ctx context.Context, client int) (pod string, star
 	return j.replace(ctx, client)
 }
 
-// Unowned is how many of the topic's partitions no running member owns,
-// as far as the members have said.
-func (c *JavaControl) Unowned() (int, error) {
-	j, err := c.clients()
-	if err != nil {
-		return 0, err
-	}
-	owned := 0
-	for i := range j.owned {
-		owned += int(j.owned[i].Load())
-	}
-	return max(0, j.partitions-owned), nil
-}
-
 // OwnedByOthers is how many partitions the members other than slot i own,
 // and how many the topic has, as far as the members have said.
 func (c *JavaControl) OwnedByOthers(i int) (owned, partitions int, err error) {

@@ -138,30 +138,13 @@ func javaMemberKillStory(e *env, protocol string) story {
 		if e.DryRun {
 			return nil
 		}
-		earliest, limit := memberSessionTimeout-heartbeatInterval-takeoverSlack, memberSessionTimeout+reassignMargin
-		By(fmt.Sprintf("%s killed after reading %d records: waiting until the others own every partition (after %s, within %s of the kill)", kill.Killed, kill.Done, earliest, limit))
-		err := scenario.Poll(ctx, time.Second, limit-time.Since(kill.KilledAt), "every partition owned by the other Java members", func(context.Context) error {
-			un, err := control.Unowned()
-			if err == nil && un > 0 {
-				err = fmt.Errorf("%d partitions have no owner", un)
-			}
-			return err
-		})
-		if err != nil {
-			return err
-		}
-		takenOver = time.Since(kill.KilledAt)
-		if takenOver < earliest {
-			return fmt.Errorf("the others took %s's partitions over %s after the kill, before its %s session could expire: did it leave the group?",
-				kill.Killed, takenOver.Round(100*time.Millisecond), memberSessionTimeout)
-		}
-		return nil
+		By(fmt.Sprintf("%s killed after reading %d records", kill.Killed, kill.Done))
+		var err error
+		takenOver, err = awaitJavaTakeover(ctx, control, victim, kill.Killed, kill.KilledAt, "kill")
+		return err
 	}
 	st.Finally = func(_ context.Context, _ *env, _ []brokers.Server, o *scenario.Outcome) {
-		read, err := control.Read(victim)
-		if err != nil {
-			read = 0
-		}
+		read, _ := control.Read(victim) // 0 without the clients
 		o.Add(report.CheckFault, memberKillProblems(kill, read)...)
 		o.Add(report.CheckLag, memberFaultLagProblems(javaLag(o))...)
 		if takenOver > 0 {
@@ -196,20 +179,9 @@ func javaMemberPauseStory(e *env, protocol string) story {
 		if e.DryRun {
 			return nil
 		}
-		earliest, limit := memberSessionTimeout-heartbeatInterval-takeoverSlack, memberSessionTimeout+reassignMargin
-		By(fmt.Sprintf("%s paused: waiting until the others own every partition (after %s, within %s of the pause)", pause.Paused, earliest, limit))
-		err := scenario.Poll(ctx, time.Second, limit-time.Since(pause.PausedAt), "every partition owned by the other Java members", func(context.Context) error {
-			owned, partitions, err := control.OwnedByOthers(victim)
-			if err == nil && owned < partitions {
-				err = fmt.Errorf("the others own %d of %d partitions", owned, partitions)
-			}
+		var err error
+		if takenOver, err = awaitJavaTakeover(ctx, control, victim, pause.Paused, pause.PausedAt, "pause"); err != nil {
 			return err
-		})
-		if err != nil {
-			return err
-		}
-		if takenOver = time.Since(pause.PausedAt); takenOver < earliest {
-			return fmt.Errorf("the others took %s's partitions over %s after the pause, before its %s session could expire", pause.Paused, takenOver.Round(100*time.Millisecond), memberSessionTimeout)
 		}
 		scenario.Hold(ctx, cutHold-time.Since(pause.PausedAt))
 		By(fmt.Sprintf("resuming %s after %s, then waiting until it owns partitions again", pause.Paused, cutHold))
@@ -237,6 +209,32 @@ func javaMemberPauseStory(e *env, protocol string) story {
 		}
 	}
 	return st
+}
+
+// awaitJavaTakeover waits until the Java members other than victim (pod)
+// own every partition, within the session timeout and the margin of
+// since, the fault (what), and checks that it came no sooner than the
+// session less a heartbeat interval and takeoverSlack: the bounds of
+// group-member-crash. It returns the time from since.
+func awaitJavaTakeover(ctx context.Context, control *scenario.JavaControl, victim int, pod string, since time.Time, what string) (time.Duration, error) {
+	earliest, limit := memberSessionTimeout-heartbeatInterval-takeoverSlack, memberSessionTimeout+reassignMargin
+	By(fmt.Sprintf("waiting until the Java members other than %s own every partition (after %s, within %s of the %s)", pod, earliest, limit, what))
+	err := scenario.Poll(ctx, time.Second, limit-time.Since(since), "every partition owned by the other Java members", func(context.Context) error {
+		owned, partitions, err := control.OwnedByOthers(victim)
+		if err == nil && owned < partitions {
+			err = fmt.Errorf("the others own %d of %d partitions", owned, partitions)
+		}
+		return err
+	})
+	if err != nil {
+		return 0, err
+	}
+	took := time.Since(since)
+	if took < earliest {
+		return took, fmt.Errorf("the others took %s's partitions over %s after the %s, before its %s session could expire: did it leave the group?",
+			pod, took.Round(100*time.Millisecond), what, memberSessionTimeout)
+	}
+	return took, nil
 }
 
 // javaClientFaultStory is a client fault to the Java clients beside the
