@@ -181,8 +181,8 @@ func newKafkaRunCmd() *cobra.Command {
 				if _, ok := launcher.ToolClass(script); ok {
 					return launcher.KafkaTool(libs, version, script, args, os.Environ())
 				}
-				return usageError{fmt.Errorf("kafka-run --script: want %s, %s, %s or %s, got %q", launcher.KafkaStartScript, launcher.KafkaStorageScript,
-					launcher.VerifiableProducerScript, launcher.VerifiableConsumerScript, script)}
+				return usageError{fmt.Errorf("kafka-run --script: want %s, %s, %s, %s or %s, got %q", launcher.KafkaStartScript, launcher.KafkaStorageScript,
+					launcher.VerifiableProducerScript, launcher.VerifiableConsumerScript, launcher.VerifiableShareConsumerScript, script)}
 			}
 			if len(args) > 0 {
 				return usageError{fmt.Errorf("kafka-run takes arguments only with --script, got %q", args)}

@@ -26,6 +26,9 @@ const (
 	// line.
 	VerifiableProducerClass = "org.apache.kafka.tools.VerifiableProducer"
 	VerifiableConsumerClass = "org.apache.kafka.tools.VerifiableConsumer"
+	// VerifiableShareConsumerClass is kafka-verifiable-share-consumer.sh,
+	// a member of a share group (KIP-932, Kafka 4.1 and later).
+	VerifiableShareConsumerClass = "org.apache.kafka.tools.VerifiableShareConsumer"
 	// EndToEndLatencyClass is kafka-e2e-latency.
 	EndToEndLatencyClass = "org.apache.kafka.tools.EndToEndLatency"
 )

@@ -25,6 +25,11 @@ const (
 	RecordsConsumed    = "records_consumed"
 	RecordData         = "record_data"
 	OffsetsCommitted   = "offsets_committed"
+	// The share consumer's (VerifiableShareConsumer): a poll's or an
+	// acknowledgement's offsets, each listed, and the group's reset
+	// strategy set through the admin client.
+	OffsetsAcknowledged    = "offsets_acknowledged"
+	OffsetResetStrategySet = "offset_reset_strategy_set"
 )
 
 // Partition is a topic partition as the tools print it, with what an event
@@ -36,6 +41,9 @@ type Partition struct {
 	Count     int64  `json:"count"`
 	MinOffset int64  `json:"minOffset"`
 	MaxOffset int64  `json:"maxOffset"`
+	// Offsets lists a share consumer's records of the partition in a poll
+	// or an acknowledgement.
+	Offsets []int64 `json:"offsets"`
 }
 
 // Event is one line of either tool. Which fields are set depends on Name.
@@ -75,7 +83,8 @@ func Parse(line []byte) (Event, error) {
 	}
 	switch e.Name {
 	case StartupComplete, ShutdownComplete, ProducerSendOK, ProducerSendFailed, ToolData,
-		PartitionsAssigned, PartitionsRevoked, RecordsConsumed, RecordData, OffsetsCommitted:
+		PartitionsAssigned, PartitionsRevoked, RecordsConsumed, RecordData, OffsetsCommitted,
+		OffsetsAcknowledged, OffsetResetStrategySet:
 		return e, nil
 	}
 	return Event{}, fmt.Errorf("%w: unknown name %q", ErrNotEvent, e.Name)

@@ -57,7 +57,7 @@ func TestParse(t *testing.T) {
 // FuzzParse: the tools' output is another process's; no line may panic,
 // and a parsed line's group events name only the topic asked for.
 func FuzzParse(f *testing.F) {
-	for _, s := range []string{sendOK, sendFailed, assigned, revoked, consumed, committed, commitFail, record, "", "{}"} {
+	for _, s := range []string{sendOK, sendFailed, assigned, revoked, consumed, committed, commitFail, record, shareConsumed, shareAcked, shareAckFail, shareReset, "", "{}"} {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, line []byte) {

@@ -35,6 +35,7 @@ type Verifier struct {
 	witnesses    []string
 	gaps         []AckGap    // by partition: the longest wait between two acknowledgements
 	lastAck      []time.Time // by partition: the latest acknowledgement
+	share        *shareState // a share group's record book; nil for a consumer group
 }
 
 // AckGap is a partition's longest wait between two of the producers'
@@ -67,7 +68,15 @@ func (v *Verifier) Producer(e Event) {
 	if e.Name != ProducerSendOK || e.Topic != v.topic || e.Value == nil {
 		return
 	}
-	v.group.Acked(e.Partition, e.Offset)
+	if v.share != nil {
+		v.mu.Lock()
+		if r := v.share.rec(e.Partition, e.Offset); r != nil {
+			r.acked = true
+		}
+		v.mu.Unlock()
+	} else {
+		v.group.Acked(e.Partition, e.Offset)
+	}
 	v.meet(e.Partition, e.Offset, *e.Value, true)
 	v.ackedAt(e.Partition, e.Offset, e.At())
 }
@@ -89,7 +98,8 @@ func (v *Verifier) ackedAt(p int32, offset int64, t time.Time) {
 	}
 }
 
-// Consumer takes one VerifiableConsumer event of member.
+// Consumer takes one VerifiableConsumer event of member (or one
+// VerifiableShareConsumer event, for a share group).
 func (v *Verifier) Consumer(member string, e Event) {
 	if e.Name == RecordData && e.Topic == v.topic && e.Value != nil {
 		v.meet(e.Partition, e.Offset, *e.Value, false)
@@ -100,6 +110,13 @@ func (v *Verifier) Consumer(member string, e Event) {
 	prev := v.lastSaid[member]
 	if e.At().After(prev) {
 		v.lastSaid[member] = e.At()
+	}
+	if v.share != nil {
+		v.share.event(v.topic, member, e)
+		if e.Name == RecordData && e.Topic == v.topic && int(e.Partition) < len(v.processed) && e.Partition >= 0 {
+			v.processed[e.Partition] = max(v.processed[e.Partition], e.Offset)
+		}
+		return
 	}
 	if e.Name == OffsetsCommitted && !prev.IsZero() {
 		// The tool prints a commit when its response is handled, which a
@@ -135,6 +152,10 @@ func (v *Verifier) Consumer(member string, e Event) {
 func (v *Verifier) Gone(member string, at time.Time) {
 	v.mu.Lock()
 	defer v.mu.Unlock()
+	if v.share != nil {
+		v.share.gone[v.share.member(member)] = true
+		return
+	}
 	if last := v.lastSaid[member]; last.After(at) {
 		at = last
 	}
@@ -179,9 +200,11 @@ func (v *Verifier) meet(p int32, offset int64, value string, ack bool) {
 
 // Result is the verdict: the group's, and the inconsistent offsets.
 type Result struct {
-	Group                      groupcheck.Result `json:"group"`
-	InconsistentOffsets        uint64            `json:"inconsistentOffsets"`
-	InconsistentOffsetExamples []string          `json:"inconsistentOffsetExamples,omitempty"`
+	Group groupcheck.Result `json:"group"`
+	// Share is a share group's verdict; Group is then empty.
+	Share                      *ShareResult `json:"share,omitempty"`
+	InconsistentOffsets        uint64       `json:"inconsistentOffsets"`
+	InconsistentOffsetExamples []string     `json:"inconsistentOffsetExamples,omitempty"`
 	// AckGaps is each partition's longest wait between two of the
 	// producers' acknowledgements.
 	AckGaps []AckGap `json:"ackGaps,omitempty"`
@@ -199,11 +222,14 @@ func (r Result) LongestAckGap() AckGap {
 }
 
 // Clean reports whether nothing was found.
-func (r Result) Clean() bool { return r.Group.Clean() && r.InconsistentOffsets == 0 }
+func (r Result) Clean() bool { return len(r.Problems()) == 0 }
 
 // Problems lists what was found, one line per check.
 func (r Result) Problems() []string {
 	p := r.Group.Problems()
+	if r.Share != nil {
+		p = r.Share.Problems()
+	}
 	if r.InconsistentOffsets > 0 {
 		p = append(p, fmt.Sprintf("inconsistent-offsets: %d; %v", r.InconsistentOffsets, r.InconsistentOffsetExamples))
 	}
@@ -216,6 +242,10 @@ func (r Result) Problems() []string {
 func (v *Verifier) Result(end time.Time) Result {
 	v.mu.Lock()
 	defer v.mu.Unlock()
+	if v.share != nil {
+		share := v.share.result()
+		return Result{Share: &share, InconsistentOffsets: v.inconsistent, InconsistentOffsetExamples: v.witnesses, AckGaps: slices.Clone(v.gaps)}
+	}
 	slices.SortStableFunc(v.events, func(a, b groupcheck.Event) int { return a.At.Compare(b.At) })
 	for _, e := range v.events {
 		v.group.Observe(e)
@@ -239,10 +269,15 @@ func (v *Verifier) Lag() int64 {
 }
 
 // ProcessedThrough reports whether the group has read every offset below
-// end in each partition.
+// end in each partition; for a share group, whether every record below
+// end that the producers had acknowledged, or a member was delivered, is
+// accepted or its outcome unseen (ShareResult.Unseen).
 func (v *Verifier) ProcessedThrough(end []int64) bool {
 	v.mu.Lock()
 	defer v.mu.Unlock()
+	if v.share != nil {
+		return v.share.drained(end)
+	}
 	for p, e := range end {
 		if p < len(v.processed) && v.processed[p] < e-1 {
 			return false

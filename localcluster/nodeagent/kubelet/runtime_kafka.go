@@ -52,8 +52,8 @@ func (k kafkaRuntime) command(c corev1.Container) (string, []string, error) {
 	}
 	script := path.Base(c.Command[0])
 	if _, tool := launcher.ToolClass(script); !tool && script != launcher.KafkaStartScript && script != launcher.KafkaStorageScript {
-		return "", nil, fmt.Errorf("the apache/kafka image runs its own launcher, %s, %s, %s or %s here, not %q",
-			launcher.KafkaStartScript, launcher.KafkaStorageScript, launcher.VerifiableProducerScript, launcher.VerifiableConsumerScript, c.Command[0])
+		return "", nil, fmt.Errorf("the apache/kafka image runs its own launcher, %s, %s, %s, %s or %s here, not %q",
+			launcher.KafkaStartScript, launcher.KafkaStorageScript, launcher.VerifiableProducerScript, launcher.VerifiableConsumerScript, launcher.VerifiableShareConsumerScript, c.Command[0])
 	}
 	args = append(append(args, "--script", script, "--"), c.Command[1:]...)
 	return k.node, append(args, c.Args...), nil

@@ -16,8 +16,9 @@ import (
 // give them unless KAFKA_HEAP_OPTS is set.
 const (
 	VerifiableProducerScript = "kafka-verifiable-producer.sh"
-	VerifiableConsumerScript = "kafka-verifiable-consumer.sh"
-	toolHeap                 = "-Xmx512M"
+	VerifiableConsumerScript      = "kafka-verifiable-consumer.sh"
+	VerifiableShareConsumerScript = "kafka-verifiable-share-consumer.sh"
+	toolHeap                      = "-Xmx512M"
 )
 
 // ToolClass is the main class the client tool script runs, and whether it
@@ -28,6 +29,8 @@ func ToolClass(script string) (string, bool) {
 		return kafkadist.VerifiableProducerClass, true
 	case VerifiableConsumerScript:
 		return kafkadist.VerifiableConsumerClass, true
+	case VerifiableShareConsumerScript:
+		return kafkadist.VerifiableShareConsumerClass, true
 	}
 	return "", false
 }

@@ -18,6 +18,7 @@ func TestToolArgv(t *testing.T) {
 		{name: "the producer, the script's heap", script: VerifiableProducerScript, wantClass: "org.apache.kafka.tools.VerifiableProducer", wantHeap: "-Xmx512M"},
 		{name: "the consumer, the user's heap", script: VerifiableConsumerScript, env: map[string]string{"KAFKA_HEAP_OPTS": "-Xmx128m"},
 			wantClass: "org.apache.kafka.tools.VerifiableConsumer", wantHeap: "-Xmx128m"},
+		{name: "the share consumer", script: VerifiableShareConsumerScript, wantClass: "org.apache.kafka.tools.VerifiableShareConsumer", wantHeap: "-Xmx512M"},
 		{name: "not a tool", script: "kafka-topics.sh"},
 	}
 	for _, tt := range tests {
