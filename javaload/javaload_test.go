@@ -29,6 +29,7 @@ func TestValidate(t *testing.T) {
 		{name: "no image", edit: func(s *Spec) { s.Image = "" }, wantErr: "image is empty"},
 		{name: "no bootstrap", edit: func(s *Spec) { s.Bootstrap = nil }, wantErr: "no bootstrap"},
 		{name: "a protocol of no client", edit: func(s *Spec) { s.Protocol = "range" }, wantErr: `group protocol "range"`},
+		{name: "a share group", edit: func(s *Spec) { s.Protocol = Share }},
 		{name: "no members", edit: func(s *Spec) { s.Members = 0 }, wantErr: "members 0"},
 		{name: "no deadline", edit: func(s *Spec) { s.Deadline = 0 }, wantErr: "deadline"},
 	}
@@ -82,6 +83,12 @@ func TestPods(t *testing.T) {
 	}
 	if got := s.ConfigMap().Data["producer.properties"]; !strings.Contains(got, "enable.idempotence=true") || !strings.Contains(got, "acks=all") {
 		t.Errorf("producer settings %q", got)
+	}
+	s.Protocol = Share
+	sc := s.ConsumerPod(0, 1).Spec.Containers[0]
+	if sc.Command[0] != shareScript || !slices.Contains(sc.Args, "--verbose") || slices.Contains(sc.Args, "--group-protocol") ||
+		sc.Args[slices.Index(sc.Args, "--offset-reset-strategy")+1] != "earliest" {
+		t.Errorf("share consumer %q %q: want its script, --verbose, earliest, and no --group-protocol", sc.Command, sc.Args)
 	}
 }
 

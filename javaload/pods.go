@@ -14,6 +14,7 @@ import (
 const (
 	producerScript = "/opt/kafka/bin/kafka-verifiable-producer.sh"
 	consumerScript = "/opt/kafka/bin/kafka-verifiable-consumer.sh"
+	shareScript    = "/opt/kafka/bin/kafka-verifiable-share-consumer.sh"
 	configDir      = "/etc/kafkachaos-java"
 	producerConfig = configDir + "/producer.properties"
 )
@@ -33,8 +34,13 @@ const (
 // --producer.config wins. Everything else is the Java client's default.
 const ProducerSettings = "enable.idempotence=true\nacks=all\nretries=2147483647\nmax.in.flight.requests.per.connection=5\n"
 
+// Share, as a Spec's Protocol, makes its group a share group (KIP-932,
+// Kafka 4.2 and later) of VerifiableShareConsumers.
+const Share = "share"
+
 // Spec is one run of the Java clients: a producer at Rate records/s into
-// Topic, and a group of Members consumers on Protocol.
+// Topic, and a group of Members consumers on Protocol (classic, consumer,
+// or Share).
 type Spec struct {
 	Namespace string
 	// Name prefixes the run's objects and tells runs apart (LabelRun).
@@ -43,7 +49,7 @@ type Spec struct {
 	Bootstrap []string
 	Topic     string
 	Group     string
-	Protocol  string // classic or consumer (KIP-848)
+	Protocol  string // classic or consumer (KIP-848), or Share
 	Members   int
 	Rate      int
 	// Deadline bounds the run's pods, so that the clients of a suite that
@@ -66,8 +72,8 @@ func (s Spec) Validate() error {
 	if len(s.Bootstrap) == 0 {
 		bad = append(bad, "no bootstrap servers")
 	}
-	if s.Protocol != "classic" && s.Protocol != "consumer" {
-		bad = append(bad, fmt.Sprintf("group protocol %q: want classic or consumer", s.Protocol))
+	if s.Protocol != "classic" && s.Protocol != "consumer" && s.Protocol != Share {
+		bad = append(bad, fmt.Sprintf("group protocol %q: want classic, consumer or %s", s.Protocol, Share))
 	}
 	if s.Deadline < time.Second {
 		bad = append(bad, fmt.Sprintf("deadline %s: want at least 1s", s.Deadline))
@@ -126,8 +132,17 @@ func (s Spec) ProducerPod(incarnation int) *corev1.Pod {
 
 // ConsumerPod is member i's incarnation: --verbose, so that it reports
 // each record and not per-partition summaries, committing after each poll
-// (the tool's default), on the Java client's other defaults.
+// (the tool's default), on the Java client's other defaults. A share
+// group's member acknowledges implicitly (the tool's and the client's
+// default: each poll accepts the records of the one before), and sets the
+// group's share.auto.offset.reset to earliest before it subscribes, so
+// that records written before its first fetch are the group's too.
 func (s Spec) ConsumerPod(i, incarnation int) *corev1.Pod {
+	if s.Protocol == Share {
+		return s.pod(s.ConsumerName(i, incarnation), "consumer", shareScript,
+			"--bootstrap-server", strings.Join(s.Bootstrap, ","), "--topic", s.Topic,
+			"--group-id", s.Group, "--offset-reset-strategy", "earliest", "--verbose")
+	}
 	return s.pod(s.ConsumerName(i, incarnation), "consumer", consumerScript,
 		"--bootstrap-server", strings.Join(s.Bootstrap, ","), "--topic", s.Topic,
 		"--group-id", s.Group, "--group-protocol", s.Protocol, "--verbose")

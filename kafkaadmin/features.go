@@ -17,6 +17,10 @@ const MetadataVersionFeature = "metadata.version"
 // is its second part). Raising metadata.version does not raise it.
 const TransactionVersionFeature = "transaction.version"
 
+// ShareVersionFeature is the feature whose level turns share groups on
+// (share.version, KIP-932): 1 or more serves them.
+const ShareVersionFeature = "share.version"
+
 // Features is what one broker says of itself and of the cluster's
 // feature levels (KIP-584) in its ApiVersions answer.
 type Features struct {
@@ -36,6 +40,8 @@ type Features struct {
 	// transaction.version.
 	MaxTransactionVersion int16
 	TransactionVersion    int16
+	// ShareVersion is the finalized share.version level the broker knows.
+	ShareVersion int16
 }
 
 // Features asks every broker for its ApiVersions: its version, the
@@ -67,6 +73,8 @@ func (c *Client) Features(ctx context.Context) (map[int32]Features, error) {
 				f.MetadataVersion = s.MaxVersionLevel
 			case TransactionVersionFeature:
 				f.TransactionVersion = s.MaxVersionLevel
+			case ShareVersionFeature:
+				f.ShareVersion = s.MaxVersionLevel
 			}
 		}
 		out[id] = f

@@ -76,7 +76,7 @@ func TestFeatures(t *testing.T) {
 	}{
 		{"Kafka 4.3 at its own level", 27, 27, Features{Version: "v4.3", MaxMetadataVersion: 27, MetadataVersion: 27, Epoch: 7}},
 		{"Kafka 4.4 at 4.3's level", 29, 27, Features{Version: "v4.4", MaxMetadataVersion: 29, MetadataVersion: 27, Epoch: 7,
-			MaxTransactionVersion: 2, TransactionVersion: 1}},
+			MaxTransactionVersion: 2, TransactionVersion: 1, ShareVersion: 1}},
 		{"no features", 0, 0, Features{Version: "v4.4", Epoch: 7}},
 	}
 	for _, tt := range tests {
@@ -104,6 +104,11 @@ func TestFeatures(t *testing.T) {
 					resp.SupportedFeatures = append(resp.SupportedFeatures, s)
 					f := kmsg.NewApiVersionsResponseFinalizedFeature()
 					f.Name, f.MaxVersionLevel = TransactionVersionFeature, tt.want.TransactionVersion
+					resp.FinalizedFeatures = append(resp.FinalizedFeatures, f)
+				}
+				if tt.want.ShareVersion > 0 {
+					f := kmsg.NewApiVersionsResponseFinalizedFeature()
+					f.Name, f.MaxVersionLevel = ShareVersionFeature, tt.want.ShareVersion
 					resp.FinalizedFeatures = append(resp.FinalizedFeatures, f)
 				}
 			})

@@ -108,12 +108,13 @@ func startJava(ctx context.Context, env *Env, topic string, js JavaSettings) (*j
 	case env.JavaImage == "":
 		return nil, &SkipError{Reason: "no image for the Java clients (Env.JavaImage)"}
 	}
+	share := js.Protocol == javaload.Share
 	spec := javaload.Spec{Namespace: env.Namespace, Name: "kafkachaos-java", Image: env.JavaImage, Bootstrap: env.Bootstrap,
 		Topic: topic, Group: "kafkachaos-java-" + env.RunID, Protocol: js.Protocol, Members: js.Members, Rate: js.Rate, Deadline: StoryTimeout}
 	if err := spec.Validate(); err != nil {
 		return nil, err
 	}
-	start, err := prepareJavaTopic(ctx, env, topic, spec.Group)
+	v, start, err := javaVerifier(ctx, env, &spec)
 	if err != nil {
 		return nil, err
 	}
@@ -124,7 +125,7 @@ func startJava(ctx context.Context, env *Env, topic string, js JavaSettings) (*j
 	// The tools' events are followed for as long as the workload lives,
 	// whichever step started a tool (a fault's recovery starts a producer).
 	follow, stopFollowing := context.WithCancel(context.WithoutCancel(ctx))
-	j := &javaClients{env: env, spec: spec, follow: follow, v: javaclients.NewVerifier(topic, time.Now(), start),
+	j := &javaClients{env: env, spec: spec, follow: follow, v: v,
 		owned: make([]atomic.Int64, js.Members), read: make([]atomic.Int64, js.Members), assignedAt: make([]atomic.Int64, js.Members), members: make([]int, js.Members),
 		tools: map[string]*toolRun{}, stopped: map[string]bool{}, stopLag: make(chan struct{}), partitions: len(start)}
 	// Whatever ends the story (Finish, a failure, Ctrl-C), nothing starts
@@ -145,29 +146,58 @@ func startJava(ctx context.Context, env *Env, topic string, js JavaSettings) (*j
 			return nil, err
 		}
 	}
-	err = Poll(ctx, javaPoll, javaGroupTimeout, fmt.Sprintf("the Java group owns all %d partitions", len(start)), func(context.Context) error {
+	cl, err := env.KafkaClient()
+	if err != nil {
+		return nil, err
+	}
+	err = Poll(ctx, javaPoll, javaGroupTimeout, fmt.Sprintf("the Java group owns all %d partitions", len(start)), func(ctx context.Context) error {
+		if share {
+			return j.shareGroupReady(ctx, kadm.NewClient(cl))
+		}
 		return j.groupOwns(len(start))
 	})
 	if err != nil {
+		cl.Close()
 		return nil, fmt.Errorf("scenario: %w; %s", err, j.ends())
 	}
 	if _, err := j.nextProducer(ctx); err != nil {
-		return nil, err
-	}
-	cl, err := env.KafkaClient()
-	if err != nil {
+		cl.Close()
 		return nil, err
 	}
 	go j.lag.Run(j.stopLag, j.v.Lag)
 	go func() {
 		defer cl.Close()
-		j.committed.run(follow, kadm.NewClient(cl), spec.Group, topic, j.stopLag)
+		if !share { // a share group commits no offsets
+			j.committed.run(follow, kadm.NewClient(cl), spec.Group, topic, j.stopLag)
+		}
 	}()
 	go j.supervise(follow)
 	if js.Control != nil {
 		js.Control.attach(j)
 	}
 	return j, nil
+}
+
+// javaVerifier prepares spec's topic and group (a share group's only where
+// the brokers serve share groups, under a name of its own), and returns
+// the verifier of spec's group and the group's start.
+func javaVerifier(ctx context.Context, env *Env, spec *javaload.Spec) (*javaclients.Verifier, []int64, error) {
+	share, limit := spec.Protocol == javaload.Share, 0
+	if share {
+		var err error
+		if limit, err = shareSupport(ctx, env); err != nil {
+			return nil, nil, err
+		}
+		spec.Group = "kafkachaos-java-share-" + env.RunID
+	}
+	start, err := prepareJavaTopic(ctx, env, spec.Topic, spec.Group, share)
+	if err != nil {
+		return nil, nil, err
+	}
+	if share {
+		return javaclients.NewShareVerifier(spec.Topic, time.Now(), start, limit), start, nil
+	}
+	return javaclients.NewVerifier(spec.Topic, time.Now(), start), start, nil
 }
 
 // deleteJava deletes the Java clients of run name and waits until they are
@@ -263,11 +293,11 @@ func (j *javaClients) Finish(ctx context.Context, _ steadystate.Hypothesis) erro
 	if err != nil {
 		return err
 	}
-	err = Poll(ctx, javaPoll, javaDrainTimeout, fmt.Sprintf("the Java group read up to %v", end), func(context.Context) error {
+	err = Poll(ctx, javaPoll, javaDrainTimeout, fmt.Sprintf("the Java group read up to %v", end), func(ctx context.Context) error {
 		if !j.v.ProcessedThrough(end) {
 			return fmt.Errorf("not yet; %s", j.ends())
 		}
-		return nil
+		return j.shareDrained(ctx, end)
 	})
 	if err != nil {
 		j.fail(err.Error()) // judged anyway: what the group did not read is lost
@@ -297,7 +327,11 @@ func (j *javaClients) Checks() []report.Check {
 	if j.res == nil {
 		return nil
 	}
-	p := append(append(j.res.Problems(), j.committed.problems()...), j.failed...)
+	p := j.res.Problems()
+	if j.spec.Protocol != javaload.Share { // a share group commits no offsets
+		p = append(p, j.committed.problems()...)
+	}
+	p = append(p, j.failed...)
 	if j.acked.Load() == 0 {
 		p = append(p, "the Java producer had no record acknowledged: the run shows nothing")
 	}
@@ -321,6 +355,9 @@ func (j *javaClients) Record(o *Outcome) {
 	j.mu.Unlock()
 	if n := j.replaced.Load(); n > 0 {
 		o.Observations = append(o.Observations, fmt.Sprintf("%d of the Java clients' pods ended unasked (evicted, deleted or dead) and were replaced", n))
+	}
+	if r := j.res.Share; r != nil {
+		o.Observations = append(o.Observations, shareObservation(*r))
 	}
 	if l := j.res.Group.Lag; l != nil {
 		o.Observations = append(o.Observations, LagObservation("the Java group", *l))

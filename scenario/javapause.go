@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/kafkachaos/kafkachaos/chaos"
+	"github.com/kafkachaos/kafkachaos/javaload"
 	"github.com/kafkachaos/kafkachaos/steadystate/javaclients"
 )
 
@@ -40,13 +41,18 @@ func (f *JavaPause) Name() string {
 
 // Plan says what Inject does.
 func (f *JavaPause) Plan() string {
-	return fmt.Sprintf("write a %s ledger entry on the pod of the Java %s, then SIGSTOP its JVM (%s) through pods/exec; recovery sends SIGCONT",
-		chaos.KindPause, javaClientName(f.Client), f.mainClass())
+	return fmt.Sprintf("write a %s ledger entry on the pod of the Java %s, then SIGSTOP its JVM (the tool's main class) through pods/exec; recovery sends SIGCONT",
+		chaos.KindPause, javaClientName(f.Client))
 }
 
-func (f *JavaPause) mainClass() string {
-	if f.Client == JavaProducer {
+// mainClass is the client's main class: the producer's, or a member's of
+// protocol (a share group's members run their own tool).
+func (f *JavaPause) mainClass(protocol string) string {
+	switch {
+	case f.Client == JavaProducer:
 		return javaclients.ProducerClass
+	case protocol == javaload.Share:
+		return javaclients.ShareConsumerClass
 	}
 	return javaclients.ConsumerClass
 }
@@ -70,7 +76,7 @@ func (f *JavaPause) Inject(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	f.pause = &chaos.Pause{Scope: f.Scope, Exec: f.Exec, Pod: pod, MainClass: f.mainClass()}
+	f.pause = &chaos.Pause{Scope: f.Scope, Exec: f.Exec, Pod: pod, MainClass: f.mainClass(j.spec.Protocol)}
 	f.Paused, f.PausedAt = pod, time.Now()
 	return f.pause.Inject(ctx)
 }

@@ -12,8 +12,10 @@ import (
 
 // prepareJavaTopic creates topic (RF 3, min ISR 2) if it is missing and
 // commits its end offsets as group's start, so that the group reads only
-// this run's records; it returns them.
-func prepareJavaTopic(ctx context.Context, env *Env, topic, group string) ([]int64, error) {
+// this run's records; it returns them. A share group (share) has no
+// committed offsets: its members start it at the earliest record, and
+// the records before the ends are not the run's.
+func prepareJavaTopic(ctx context.Context, env *Env, topic, group string, share bool) ([]int64, error) {
 	cl, err := env.KafkaClient()
 	if err != nil {
 		return nil, err
@@ -34,7 +36,7 @@ func prepareJavaTopic(ctx context.Context, env *Env, topic, group string) ([]int
 		if err == nil {
 			start, err = endsOf(ends, topic)
 		}
-		if err != nil {
+		if err != nil || share {
 			return err
 		}
 		committed, err := adm.CommitOffsets(ctx, group, ends.Offsets())

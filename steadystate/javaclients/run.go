@@ -16,6 +16,8 @@ import (
 const (
 	ProducerClass = kafkadist.VerifiableProducerClass
 	ConsumerClass = kafkadist.VerifiableConsumerClass
+	// ShareConsumerClass is a share group's member (KIP-932).
+	ShareConsumerClass = kafkadist.VerifiableShareConsumerClass
 	// CopierClass is Kafka's TransactionalMessageCopier: consume-transform-
 	// produce, the input offsets committed in each transaction; it prints
 	// only progress counts.

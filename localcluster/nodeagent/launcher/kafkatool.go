@@ -15,7 +15,7 @@ import (
 // (bin/NAME, as Kafka's system tests run them), and the heap their scripts
 // give them unless KAFKA_HEAP_OPTS is set.
 const (
-	VerifiableProducerScript = "kafka-verifiable-producer.sh"
+	VerifiableProducerScript      = "kafka-verifiable-producer.sh"
 	VerifiableConsumerScript      = "kafka-verifiable-consumer.sh"
 	VerifiableShareConsumerScript = "kafka-verifiable-share-consumer.sh"
 	toolHeap                      = "-Xmx512M"
