@@ -23,6 +23,11 @@ import (
 // record be accepted twice or delivered past the delivery limit. Kafka's
 // own share_consumer_test.py kills and bounces share consumers, and counts
 // only that as many distinct records were consumed as were produced.
+//
+// A finding (docs/findings/share-late-ack-accepted.md): the resumed
+// member's late acknowledgement of records another member has since
+// accepted is reported successful once the share-partition start offset
+// has passed them (accepted-twice); 2 runs of 4 on Kafka 4.4.0.
 var _ = Describe("A member of a Java share group is paused past its acquisition lock", Label("java", "share-group"), Serial, func() {
 	storySpec("java-share-member-pause: every acknowledged record is delivered to the share group and accepted once, within the delivery limit; the frozen member's records go to the others",
 		Label("java-share-member-pause"), func(_ SpecContext, e *env) story {
@@ -34,7 +39,7 @@ var _ = Describe("A member of a Java share group is paused past its acquisition 
 // or closed), as Kafka's share_consumer_test.py (test_share_consumer_failure,
 // clean_shutdown=False) does: the records it held come back once their
 // locks expire or its session does, and go to the others; a replacement
-// joins on recovery.
+// joins on recovery. `make test` runs it.
 var _ = Describe("A member of a Java share group is killed", Label("java", "share-group"), Serial, func() {
 	storySpec("java-share-member-kill: every acknowledged record is delivered to the share group and accepted once, within the delivery limit; the killed member's records go to the others",
 		Label("java-share-member-kill"), func(_ SpecContext, e *env) story {
@@ -43,26 +48,22 @@ var _ = Describe("A member of a Java share group is killed", Label("java", "shar
 })
 
 // javaShareMemberKillStory kills member 1 of a Java share group of
-// groupMembers and holds for the session timeout and the margin, long
-// enough for its records' locks and its session to expire, before a new
-// member takes its slot.
+// groupMembers; a new member takes its slot at once. The records the
+// killed member held come back when their locks expire or its session
+// does (30 s and 45 s by default), and the drain waits for them: until the
+// brokers count every record done.
 func javaShareMemberKillStory(e *env) story {
 	const victim = 1
 	control := &scenario.JavaControl{}
 	kill := &scenario.JavaKill{Control: control, Client: victim, DryRun: e.DryRun, Out: GinkgoWriter}
 	st := javaClientFaultStory(e, "java-share-member-kill", javaload.Share, control, kill)
-	st.During = func(ctx context.Context, e *env, _ []brokers.Server) error {
-		if e.DryRun {
-			return nil
-		}
-		By(fmt.Sprintf("%s killed after it was delivered %d records; holding %s, past its records' locks and its session", kill.Killed, kill.Done, cutHold))
-		scenario.Hold(ctx, cutHold-time.Since(kill.KilledAt))
-		return nil
-	}
 	st.Finally = func(_ context.Context, e *env, _ []brokers.Server, o *scenario.Outcome) {
 		read, _ := control.Read(victim) // 0 without the clients
 		o.Add(report.CheckFault, memberKillProblems(kill, read)...)
 		shareVerdictPresent(e, o)
+		if kill.Killed != "" {
+			o.Observations = append(o.Observations, fmt.Sprintf("%s was killed after it was delivered %d records; its replacement was delivered %d", kill.Killed, kill.Done, read))
+		}
 	}
 	return st
 }
