@@ -188,7 +188,7 @@ func javaVerifier(ctx context.Context, env *Env, spec *javaload.Spec) (*javaclie
 		if limit, err = shareSupport(ctx, env); err != nil {
 			return nil, nil, err
 		}
-		spec.Group = "kafkachaos-java-share-" + env.RunID
+		spec.Group = spec.Topic + "-share-" + env.RunID // a run's share groups are apart, whatever the state each left
 	}
 	start, err := prepareJavaTopic(ctx, env, spec.Topic, spec.Group, share)
 	if err != nil {

@@ -23,7 +23,7 @@ func shareSupport(ctx context.Context, env *Env) (limit int, err error) {
 	err = env.WithKafka(func(cl *kafkaadmin.Client) error {
 		fs, err := cl.Features(ctx)
 		if err != nil {
-			return err
+			return fmt.Errorf("scenario: does Kafka serve share groups: %w", err)
 		}
 		node := int32(-1)
 		for id, f := range fs {
@@ -38,7 +38,7 @@ func shareSupport(ctx context.Context, env *Env) (limit int, err error) {
 		}
 		v, err := cl.BrokerConfig(ctx, node, deliveryLimitConfig)
 		if err != nil {
-			return err
+			return fmt.Errorf("scenario: the share groups' delivery limit: %w", err)
 		}
 		if limit, err = strconv.Atoi(v); err != nil {
 			return fmt.Errorf("scenario: broker %d's %s is %q: %w", node, deliveryLimitConfig, v, err)
@@ -54,14 +54,14 @@ func shareSupport(ctx context.Context, env *Env) (limit int, err error) {
 func (j *javaClients) shareGroupReady(ctx context.Context, adm *kadm.Client) error {
 	gs, err := adm.DescribeShareGroups(ctx, j.spec.Group)
 	if err != nil {
-		return err
+		return fmt.Errorf("describe share group %s: %w", j.spec.Group, err)
 	}
 	g, ok := gs[j.spec.Group]
 	switch {
 	case !ok:
 		return fmt.Errorf("the share group %s was not described", j.spec.Group)
 	case g.Err != nil:
-		return g.Err
+		return fmt.Errorf("describe share group %s: %w", j.spec.Group, g.Err)
 	}
 	assigned := len(g.AssignedPartitions()[j.spec.Topic])
 	if len(g.Members) != j.spec.Members || assigned != j.partitions {
@@ -75,17 +75,19 @@ func (j *javaClients) shareGroupReady(ctx context.Context, adm *kadm.Client) err
 // partition below end as done (accepted or archived): its share-partition
 // start offset has reached end, or its share-partition lag (KIP-1226,
 // which subtracts the records done above the start offset: the start
-// offset itself moves only when records are next acquired) is 0 with the
-// partition's end at end. It is the brokers' own word: a member that was
-// killed cannot say whether its last acknowledgement arrived.
+// offset itself may wait for the next acquisition to move) is 0, which,
+// taken against the partition's end now, covers end. It is the brokers'
+// own word: a member that was killed cannot say whether its last
+// acknowledgement arrived. Brokers that serve no lag (-1) drain by the
+// start offset alone.
 func (j *javaClients) shareStartPassed(ctx context.Context, adm *kadm.Client, end []int64) error {
 	offs, err := adm.DescribeShareGroupOffsets(ctx, j.spec.Group)
 	if err != nil {
-		return err
+		return fmt.Errorf("describe the offsets of share group %s: %w", j.spec.Group, err)
 	}
 	g := offs[j.spec.Group]
 	if g.Err != nil {
-		return g.Err
+		return fmt.Errorf("describe the offsets of share group %s: %w", j.spec.Group, g.Err)
 	}
 	for p, e := range end {
 		o, ok := g.Offsets.Lookup(j.spec.Topic, int32(p))

@@ -27,7 +27,8 @@ const (
 	VerifiableProducerClass = "org.apache.kafka.tools.VerifiableProducer"
 	VerifiableConsumerClass = "org.apache.kafka.tools.VerifiableConsumer"
 	// VerifiableShareConsumerClass is kafka-verifiable-share-consumer.sh,
-	// a member of a share group (KIP-932, Kafka 4.1 and later).
+	// a member of a share group (KIP-932: in Kafka 4.1 as a preview,
+	// production-ready from 4.2).
 	VerifiableShareConsumerClass = "org.apache.kafka.tools.VerifiableShareConsumer"
 	// EndToEndLatencyClass is kafka-e2e-latency.
 	EndToEndLatencyClass = "org.apache.kafka.tools.EndToEndLatency"

@@ -33,8 +33,9 @@ import (
 const DefaultDeliveryLimit = 5
 
 // maxShareSpan bounds how far past a partition's start offset a record is
-// kept (a line from another process names any offset).
-const maxShareSpan = 1 << 26
+// kept (a line from another process names any offset): 32 MiB of record
+// book a partition, hours of a run's load.
+const maxShareSpan = 1 << 22
 
 // ShareResult is the verdict on a share group's history.
 type ShareResult struct {
@@ -48,10 +49,13 @@ type ShareResult struct {
 	Accepted       uint64 `json:"accepted"`   // records a member's acknowledgement succeeded for
 	FailedAcks     uint64 `json:"failedAcks"` // acknowledgements of a record that failed
 	// Unseen are records no member was seen to accept, whose outcome the
-	// members could not say: their acknowledgement failed, or their
-	// member was killed holding them. The brokers' share-partition start
-	// offset passed them in the drain, so they were accepted or archived.
+	// members could not say: the member of their latest delivery reported
+	// its acknowledgement failed, or was killed holding them. The brokers
+	// counted them done in the drain, so they were accepted or archived;
+	// which, the brokers do not say (a refusal whose record was archived
+	// instead of delivered again would hide here: the examples name them).
 	Unseen            uint64       `json:"unseen"`
+	UnseenExamples    []string     `json:"unseenExamples,omitempty"`
 	Lost              ShareAnomaly `json:"lost"`
 	OverLimit         ShareAnomaly `json:"overLimit"`
 	AcceptedTwice     ShareAnomaly `json:"acceptedTwice"`
@@ -94,6 +98,9 @@ type shareRec struct {
 	acked                       bool // by a producer
 	deliveries, accepts, failed uint8
 	last                        int32 // the member it was last delivered to, by index + 1
+	// lastFailed: the member of the latest delivery reported its
+	// acknowledgement failed.
+	lastFailed bool
 }
 
 // shareState is a share verifier's record book, by partition and offset
@@ -122,7 +129,7 @@ func NewShareVerifier(topic string, begin time.Time, start []int64, limit int) *
 
 // rec is the record at offset of partition p, nil outside the run's.
 func (s *shareState) rec(p int32, offset int64) *shareRec {
-	if p < 0 || int(p) >= len(s.recs) || offset < s.base[p] || offset-s.base[p] >= maxShareSpan {
+	if p < 0 || int(p) >= len(s.recs) || s.base[p] < 0 || offset < s.base[p] || offset-s.base[p] >= maxShareSpan {
 		return nil
 	}
 	i := int(offset - s.base[p])
@@ -132,6 +139,7 @@ func (s *shareState) rec(p int32, offset int64) *shareRec {
 	return &s.recs[p][i]
 }
 
+// member is name's index, given on its first event.
 func (s *shareState) member(name string) int32 {
 	i, ok := s.members[name]
 	if !ok {
@@ -142,26 +150,35 @@ func (s *shareState) member(name string) int32 {
 	return i
 }
 
+// inc counts one more, saturating.
 func inc(n uint8) uint8 { return n + min(1, 255-n) }
 
 // event files one share consumer event of member.
 func (s *shareState) event(topic, member string, e Event) {
 	switch e.Name {
 	case RecordData:
-		if r := s.rec(e.Partition, e.Offset); r != nil && e.Topic == topic {
+		if e.Topic != topic {
+			return
+		}
+		if r := s.rec(e.Partition, e.Offset); r != nil {
 			r.deliveries = inc(r.deliveries)
-			r.last = s.member(member) + 1
+			r.last, r.lastFailed = s.member(member)+1, false
 		}
 	case OffsetsAcknowledged:
+		m := s.member(member) + 1
 		for _, p := range e.Partitions {
 			if p.Topic != topic {
 				continue
 			}
 			for _, o := range p.Offsets {
-				if r := s.rec(p.Partition, o); r != nil && e.Success {
+				r := s.rec(p.Partition, o)
+				switch {
+				case r == nil:
+				case e.Success:
 					r.accepts = inc(r.accepts)
-				} else if r != nil {
+				default:
 					r.failed = inc(r.failed)
+					r.lastFailed = r.lastFailed || r.last == m
 				}
 			}
 		}
@@ -169,10 +186,13 @@ func (s *shareState) event(topic, member string, e Event) {
 }
 
 // settled reports whether r needs nothing more of the group: accepted, or
-// its outcome unseen (an acknowledgement that failed, a member killed
-// holding it), which the brokers' start offset settles.
+// its outcome unseen, which the brokers' start offset settles: the member
+// of its latest delivery was killed holding it, or reported its
+// acknowledgement failed (the tool prints no reason, and a failure after
+// a timeout may have been applied: the tools' output cannot tell it from
+// a refusal that must bring the record back).
 func (s *shareState) settled(r shareRec) bool {
-	return r.accepts > 0 || r.failed > 0 || r.last > 0 && s.gone[r.last-1]
+	return r.accepts > 0 || r.lastFailed || r.last > 0 && s.gone[r.last-1]
 }
 
 // drained reports whether every record below end has been delivered and
@@ -207,6 +227,7 @@ func (s *shareState) result() ShareResult {
 	return res
 }
 
+// judge files one record's figures and anomalies into res.
 func (s *shareState) judge(res *ShareResult, p int32, offset int64, r shareRec) {
 	if r.acked {
 		res.Acked++
@@ -228,13 +249,16 @@ func (s *shareState) judge(res *ShareResult, p int32, offset int64, r shareRec) 
 		res.OverLimit.add(p, offset, fmt.Sprintf("delivered %d times, the limit is %d", r.deliveries, s.limit))
 	}
 	switch {
-	case r.accepts > 1:
+	case r.accepts > 1 && r.deliveries > 1:
 		res.Accepted++
 		res.AcceptedTwice.add(p, offset, fmt.Sprintf("accepted %d times in %d deliveries", r.accepts, r.deliveries))
-	case r.accepts == 1:
+	case r.accepts > 0:
 		res.Accepted++
 	case s.settled(r):
 		res.Unseen++
+		if len(res.UnseenExamples) < 10 {
+			res.UnseenExamples = append(res.UnseenExamples, fmt.Sprintf("partition %d offset %d: delivered %d times, %d acknowledgements failed", p, offset, r.deliveries, r.failed))
+		}
 	default:
 		res.NeverAcknowledged.add(p, offset, fmt.Sprintf("delivered %d times, never acknowledged", r.deliveries))
 	}

@@ -65,6 +65,11 @@ func TestShareVerifier(t *testing.T) {
 		{"a live member that never acknowledged", 1, []said{delivered("m0", 0)}, "", false, false, "never-acknowledged: 1"},
 		{"another value at an acknowledged offset", 1, []said{{"m0", rec(0, 0, "9.9")}, accepted("m0", 0)}, "", false, true, "inconsistent-offsets: 1"},
 		{"nothing delivered", 0, nil, "", false, true, "delivered nothing"},
+		{"a failed ack, then a live member that never acknowledged the redelivery", 1,
+			[]said{delivered("m0", 0), refused("m0", 0), delivered("m1", 0)}, "", false, false, "never-acknowledged: 1"},
+		{"a failed ack from a member that no longer held the record settles nothing", 1,
+			[]said{delivered("m0", 0), delivered("m1", 0), refused("m0", 0)}, "", false, false, "never-acknowledged: 1"},
+		{"one delivery reported accepted twice by its member", 1, []said{delivered("m0", 0), accepted("m0", 0), accepted("m0", 0)}, "", true, true, ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -111,5 +116,24 @@ func TestShareFigures(t *testing.T) {
 	if r.Acked != want.Acked || r.Delivered != want.Delivered || r.Deliveries != want.Deliveries || r.Redelivered != want.Redelivered ||
 		r.MostDeliveries != want.MostDeliveries || r.Accepted != want.Accepted || r.FailedAcks != want.FailedAcks || r.Unseen != want.Unseen {
 		t.Errorf("figures %+v, want %+v", *r, want)
+	}
+}
+
+// Lines from another process may name any topic, partition or offset: none
+// may panic or grow the record book past the run's.
+func TestShareHostileInput(t *testing.T) {
+	v := NewShareVerifier("t", time.UnixMilli(0), []int64{0, -1}, DefaultDeliveryLimit)
+	huge := int64(1) << 62
+	for _, e := range []Event{
+		{Name: RecordData, Topic: "other", Partition: 0, Offset: maxShareSpan - 1},
+		{Name: RecordData, Topic: "t", Partition: 0, Offset: huge},
+		{Name: RecordData, Topic: "t", Partition: -3, Offset: 1},
+		{Name: RecordData, Topic: "t", Partition: 1, Offset: 1<<63 - 1},
+		{Name: OffsetsAcknowledged, Success: true, Partitions: []Partition{{Topic: "other", Partition: 0, Offsets: []int64{maxShareSpan - 1}}, {Topic: "t", Partition: 7}}},
+	} {
+		v.Consumer("m0", e)
+	}
+	if n := len(v.share.recs[0]) + len(v.share.recs[1]); n != 0 {
+		t.Errorf("%d records kept for lines outside the run", n)
 	}
 }

@@ -270,8 +270,8 @@ func (v *Verifier) Lag() int64 {
 
 // ProcessedThrough reports whether the group has read every offset below
 // end in each partition; for a share group, whether every record below
-// end that the producers had acknowledged, or a member was delivered, is
-// accepted or its outcome unseen (ShareResult.Unseen).
+// end has been delivered, and is accepted or its outcome unseen
+// (ShareResult.Unseen).
 func (v *Verifier) ProcessedThrough(end []int64) bool {
 	v.mu.Lock()
 	defer v.mu.Unlock()
