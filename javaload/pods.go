@@ -8,6 +8,8 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/kafkachaos/kafkachaos/steadystate/javaclients"
 )
 
 // The image's tools and where the producer's settings are mounted.
@@ -27,12 +29,6 @@ const (
 	LabelRole = "kafkachaos.io/java-role"
 	appName   = "kafkachaos-java"
 )
-
-// ProducerSettings are the producer's settings, as applications run it:
-// idempotent, acks=all, retrying until delivery.timeout.ms. The tool
-// itself sets retries=0, which turns idempotence off; its
-// --producer.config wins. Everything else is the Java client's default.
-const ProducerSettings = "enable.idempotence=true\nacks=all\nretries=2147483647\nmax.in.flight.requests.per.connection=5\n"
 
 // Share, as a Spec's Protocol, makes its group a share group (KIP-932,
 // Kafka 4.2 and later) of VerifiableShareConsumers.
@@ -91,7 +87,7 @@ func (s Spec) Validate() error {
 func (s Spec) ConfigMap() *corev1.ConfigMap {
 	return &corev1.ConfigMap{
 		ObjectMeta: metav1.ObjectMeta{Name: s.Name + "-producer", Namespace: s.Namespace, Labels: s.labels("config")},
-		Data:       map[string]string{"producer.properties": ProducerSettings},
+		Data:       map[string]string{"producer.properties": javaclients.ProducerSettings},
 	}
 }
 

@@ -49,62 +49,13 @@ func shareSupport(ctx context.Context, env *Env) (limit int, err error) {
 }
 
 // shareGroupReady says whether the share group has all its members, and
-// every partition is assigned to one of them, as the brokers describe it
-// (share consumers print no assignment).
+// every partition is assigned (javaclients.ShareGroupReady).
 func (j *javaClients) shareGroupReady(ctx context.Context, adm *kadm.Client) error {
-	gs, err := adm.DescribeShareGroups(ctx, j.spec.Group)
-	if err != nil {
-		return fmt.Errorf("describe share group %s: %w", j.spec.Group, err)
-	}
-	g, ok := gs[j.spec.Group]
-	switch {
-	case !ok:
-		return fmt.Errorf("the share group %s was not described", j.spec.Group)
-	case g.Err != nil:
-		return fmt.Errorf("describe share group %s: %w", j.spec.Group, g.Err)
-	}
-	assigned := len(g.AssignedPartitions()[j.spec.Topic])
-	if len(g.Members) != j.spec.Members || assigned != j.partitions {
-		return fmt.Errorf("the share group has %d of %d members, %d of %d partitions assigned (state %s)",
-			len(g.Members), j.spec.Members, assigned, j.partitions, g.GroupState)
-	}
-	return nil
-}
-
-// shareStartPassed says whether the brokers count every record of each
-// partition below end as done (accepted or archived): its share-partition
-// start offset has reached end, or its share-partition lag (KIP-1226,
-// which subtracts the records done above the start offset: the start
-// offset itself may wait for the next acquisition to move) is 0, which,
-// taken against the partition's end now, covers end. It is the brokers'
-// own word: a member that was killed cannot say whether its last
-// acknowledgement arrived. Brokers that serve no lag (-1) drain by the
-// start offset alone.
-func (j *javaClients) shareStartPassed(ctx context.Context, adm *kadm.Client, end []int64) error {
-	offs, err := adm.DescribeShareGroupOffsets(ctx, j.spec.Group)
-	if err != nil {
-		return fmt.Errorf("describe the offsets of share group %s: %w", j.spec.Group, err)
-	}
-	g := offs[j.spec.Group]
-	if g.Err != nil {
-		return fmt.Errorf("describe the offsets of share group %s: %w", j.spec.Group, g.Err)
-	}
-	for p, e := range end {
-		o, ok := g.Offsets.Lookup(j.spec.Topic, int32(p))
-		switch {
-		case !ok:
-			return fmt.Errorf("partition %d has no share-partition start offset", p)
-		case o.Err != nil:
-			return fmt.Errorf("partition %d: %w", p, o.Err)
-		case o.StartOffset < e && o.Lag != 0:
-			return fmt.Errorf("partition %d's share-partition start offset is %d and its lag %d, its end %d", p, o.StartOffset, o.Lag, e)
-		}
-	}
-	return nil
+	return javaclients.ShareGroupReady(ctx, adm, j.spec.Group, j.spec.Topic, j.spec.Members, j.partitions)
 }
 
 // shareDrained says, for a share group, whether the brokers' start
-// offsets have passed end (shareStartPassed); a consumer group's drain is
+// offsets have passed end (javaclients.ShareDone); a consumer group's drain is
 // the records read.
 func (j *javaClients) shareDrained(ctx context.Context, end []int64) error {
 	if j.spec.Protocol != javaload.Share {
@@ -115,7 +66,7 @@ func (j *javaClients) shareDrained(ctx context.Context, end []int64) error {
 		return err
 	}
 	defer cl.Close()
-	return j.shareStartPassed(ctx, kadm.NewClient(cl), end)
+	return javaclients.ShareDone(ctx, kadm.NewClient(cl), j.spec.Group, j.spec.Topic, end)
 }
 
 // shareObservation says what the share group did.

@@ -8,6 +8,8 @@ import (
 
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kerr"
+
+	"github.com/kafkachaos/kafkachaos/steadystate/javaclients"
 )
 
 // prepareJavaTopic creates topic (RF 3, min ISR 2) if it is missing and
@@ -32,43 +34,21 @@ func prepareJavaTopic(ctx context.Context, env *Env, topic, group string, share 
 	}
 	var start []int64
 	err = Poll(ctx, javaPoll, javaGroupTimeout, "the end offsets of "+topic+" committed as the Java group's start", func(ctx context.Context) error {
-		ends, err := listEnds(ctx, adm, topic)
-		if err == nil {
-			start, err = endsOf(ends, topic)
-		}
-		if err != nil || share {
+		var err error
+		if start, err = javaclients.EndOffsets(ctx, adm, topic); err != nil || share {
 			return err
 		}
-		committed, err := adm.CommitOffsets(ctx, group, ends.Offsets())
+		var offs kadm.Offsets
+		for p, o := range start {
+			offs.Add(kadm.Offset{Topic: topic, Partition: int32(p), At: o, LeaderEpoch: -1})
+		}
+		committed, err := adm.CommitOffsets(ctx, group, offs)
 		if err == nil {
 			err = committed.Error()
 		}
 		return err
 	})
 	return start, err
-}
-
-// listEnds lists topic's end offsets; an error in any partition's is the
-// call's.
-func listEnds(ctx context.Context, adm *kadm.Client, topic string) (kadm.ListedOffsets, error) {
-	ends, err := adm.ListEndOffsets(ctx, topic)
-	if err == nil {
-		err = ends.Error()
-	}
-	return ends, err
-}
-
-// endsOf is topic's end offsets by partition, from a listing that must
-// hold partitions 0 to n-1.
-func endsOf(ends kadm.ListedOffsets, topic string) ([]int64, error) {
-	out := make([]int64, len(ends[topic]))
-	for p, o := range ends[topic] {
-		if int(p) >= len(out) {
-			return nil, fmt.Errorf("partition %d of %d listed", p, len(out))
-		}
-		out[p] = o.Offset
-	}
-	return out, nil
 }
 
 // endOffsets lists the Java topic's end offsets.
@@ -80,10 +60,7 @@ func (j *javaClients) endOffsets(ctx context.Context) ([]int64, error) {
 	defer cl.Close()
 	var end []int64
 	err = Poll(ctx, javaPoll, javaGroupTimeout, "the end offsets of "+j.spec.Topic, func(ctx context.Context) error {
-		ends, err := listEnds(ctx, kadm.NewClient(cl), j.spec.Topic)
-		if err == nil {
-			end, err = endsOf(ends, j.spec.Topic)
-		}
+		end, err = javaclients.EndOffsets(ctx, kadm.NewClient(cl), j.spec.Topic)
 		return err
 	})
 	return end, err

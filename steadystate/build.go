@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/kafkachaos/kafkachaos/steadystate/groupcheck"
+	"github.com/kafkachaos/kafkachaos/steadystate/javaclients"
 	"github.com/kafkachaos/kafkachaos/steadystate/txncheck"
 )
 
@@ -36,6 +37,9 @@ func buildReport(ms []Measurements, marks []Mark, h Hypothesis) *Report {
 	if r.Transactions != nil {
 		extra = append(extra, txnVerdict(*r.Transactions))
 	}
+	if r.Java != nil {
+		extra = append(extra, javaVerdict(*r.Java))
+	}
 	for _, v := range extra {
 		r.Verdicts = append(r.Verdicts, v)
 		if !v.Passed {
@@ -65,6 +69,28 @@ func firstTxn(ms []Measurements) *txncheck.Result {
 		}
 	}
 	return nil
+}
+
+// firstJava is the Java clients' verdict of ms: one runner's (agents run
+// no Java clients).
+func firstJava(ms []Measurements) *javaclients.Result {
+	for _, m := range ms {
+		if m.Java != nil {
+			return m.Java
+		}
+	}
+	return nil
+}
+
+// javaVerdict is the verdict on the Java clients' checks: none may find
+// anything, and the run must have been judged whole.
+func javaVerdict(j javaclients.Result) Verdict {
+	p := j.Problems()
+	observed := "0"
+	if len(p) > 0 {
+		observed = strings.Join(p, "; ")
+	}
+	return newVerdict("", BoundJavaAnomalies, number(0, "0"), number(float64(len(p)), observed), len(p) == 0)
 }
 
 // txnVerdict is the verdict on the transactional checks: none may find
@@ -121,6 +147,7 @@ func newReport(ms []Measurements, marks []Mark) *Report {
 		Records:      records,
 		Group:        firstGroup(ms),
 		Transactions: firstTxn(ms),
+		Java:         firstJava(ms),
 		Marks:        marks,
 	}
 }

@@ -113,6 +113,10 @@ type Config struct {
 	// on the topic Topic+TxnTopicSuffix beside the load, and checks its
 	// history (package txn).
 	Transactions txn.Settings
+	// Java, when it has members, runs Kafka's own Java clients beside the
+	// load, as processes of this machine, on the topic
+	// Topic+JavaTopicSuffix, and checks every record.
+	Java JavaConfig
 }
 
 // SASL carries SASL settings, with Kafka's mechanism names (PLAIN,
@@ -172,6 +176,7 @@ func (c Config) withDefaults() Config {
 		c.Group.Protocol = GroupProtocolClassic
 	}
 	c.Transactions = c.Transactions.WithDefaults()
+	c.Java = c.Java.withDefaults()
 	if c.Hypothesis == nil {
 		h := DefaultHypothesis()
 		c.Hypothesis = &h
@@ -225,6 +230,8 @@ func (c Config) Validate() error {
 		return bad("%w", c.Group.validate())
 	case c.Transactions.Validate() != nil:
 		return bad("%w", c.Transactions.Validate())
+	case c.Java.validate() != nil:
+		return bad("%w", c.Java.validate())
 	case c.Producers < 1 || c.Producers > 1024:
 		return bad("producers %d: need 1 to 1024", c.Producers)
 	case uint64(c.ProducerBase)+uint64(c.Producers) > 1<<32:

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/kafkachaos/kafkachaos/steadystate/groupcheck"
+	"github.com/kafkachaos/kafkachaos/steadystate/javaclients"
 	"github.com/kafkachaos/kafkachaos/steadystate/txncheck"
 )
 
@@ -58,6 +59,9 @@ type Measurements struct {
 	// Transactions is the verdict on the transactional workload, when the
 	// run had one (Config.Transactions).
 	Transactions *txncheck.Result `json:"transactions,omitempty"`
+	// Java is the verdict on Kafka's own Java clients beside the load,
+	// when the run had them (Config.Java).
+	Java *javaclients.Result `json:"java,omitempty"`
 }
 
 // MeasuredSecond is one second of a runner's measurements, summed over its

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/kafkachaos/kafkachaos/steadystate/groupcheck"
+	"github.com/kafkachaos/kafkachaos/steadystate/javaclients"
 	"github.com/kafkachaos/kafkachaos/steadystate/txncheck"
 )
 
@@ -33,7 +34,10 @@ type Report struct {
 	// Transactions is the verdict on the transactional workload, when the
 	// run had one.
 	Transactions *txncheck.Result `json:"transactions,omitempty"`
-	Errors       map[string]int64 `json:"errors,omitempty"`
+	// Java is the verdict on Kafka's own Java clients beside the load,
+	// when the run had them (Config.Java).
+	Java   *javaclients.Result `json:"java,omitempty"`
+	Errors map[string]int64    `json:"errors,omitempty"`
 
 	// Unavailable is the longest time with no successful ack, from
 	// UnavailableFrom.

@@ -14,6 +14,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/kafkachaos/kafkachaos/kafkasec"
+	"github.com/kafkachaos/kafkachaos/steadystate/javaclients"
 	"github.com/kafkachaos/kafkachaos/steadystate/txn"
 	"github.com/kafkachaos/kafkachaos/steadystate/txncheck"
 )
@@ -196,6 +197,14 @@ func (r *Runner) Run(ctx context.Context) (*Report, error) {
 		}
 		defer txns.Close()
 	}
+	var java *javaRun
+	if c.Java.Members > 0 {
+		if java, err = r.startJava(ctx, adm); err != nil {
+			cons.cl.Close()
+			return nil, err
+		}
+		defer java.close()
+	}
 	drainCtx, cancelDrain := context.WithCancel(ctx)
 	defer cancelDrain()
 	consDone := make(chan struct{})
@@ -307,6 +316,10 @@ func (r *Runner) Run(ctx context.Context) (*Report, error) {
 	if txns != nil {
 		txnRes = drainTransactions(ctx, txns, c.Transactions, c.DrainTimeout, inputEnd)
 	}
+	var javaRes *javaclients.Result
+	if java != nil && ctx.Err() == nil {
+		javaRes = java.finish(ctx, adm, c.DrainTimeout)
+	}
 	m := Measurements{
 		RunID:        fmtRunID(c.RunID),
 		Topic:        c.Topic,
@@ -324,6 +337,7 @@ func (r *Runner) Run(ctx context.Context) (*Report, error) {
 		End:     end.Round(0),
 
 		Transactions: txnRes,
+		Java:         javaRes,
 	}
 	r.mu.Lock()
 	for _, mk := range r.marks {

@@ -41,6 +41,10 @@ const (
 	// found (txncheck.Checks), at most (0); an inconclusive run (the
 	// read_uncommitted control saw no aborted record) fails it too.
 	BoundTransactionAnomalies BoundKind = "transaction-anomalies"
+	// BoundJavaAnomalies: the checks that found something in what Kafka's
+	// own Java clients beside the load said (javaclients.Result.Problems),
+	// at most (0); a run not judged whole fails it too.
+	BoundJavaAnomalies BoundKind = "java-anomalies"
 	// BoundFinalDrain: acknowledged records the final drain left unread,
 	// at most (0); how many is not known, so nothing is observed.
 	BoundFinalDrain BoundKind = "final-drain"
@@ -97,6 +101,8 @@ func (k BoundKind) describe() (Unit, bool, string) {
 		return UnitRecords, false, "consumer group anomalies"
 	case BoundTransactionAnomalies:
 		return UnitRecords, false, "transaction anomalies"
+	case BoundJavaAnomalies:
+		return UnitRecords, false, "Java client anomalies"
 	case BoundFinalDrain:
 		return UnitRecords, false, "final drain"
 	}

@@ -292,6 +292,7 @@ func TestAgentBadFlagsExitTwo(t *testing.T) {
 		{"metrics address with agent", []string{"--agent", "--run-id", "a", "--metrics-addr", "127.0.0.1:0"}, "", "serves /metrics on --listen"},
 		{"a consumer group with agent", []string{"--agent", "--run-id", "a", "--group-members", "3"}, "", "not with --agent"},
 		{"transactions with agent", []string{"--agent", "--run-id", "a", "--txn-producers", "3"}, "", "not with --agent"},
+		{"Java clients with agent", []string{"--agent", "--run-id", "a", "--java-members", "3"}, "", "not with --agent"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

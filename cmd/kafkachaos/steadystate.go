@@ -7,6 +7,7 @@ import (
 	"io"
 	"net"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync/atomic"
@@ -35,6 +36,7 @@ type steadyFlags struct {
 	groupMembers   int
 	groupProtocol  string
 	txn            txn.Settings
+	java           steadystate.JavaConfig
 	recordSize     int
 	numRecords     int64
 	duration       time.Duration
@@ -120,9 +122,13 @@ Exit codes: 0 every bound held, 1 a bound was violated or the run failed,
 			if err := f.metrics.check(fl, f.agent.enabled); err != nil {
 				return err
 			}
-			if f.agent.enabled && (f.groupMembers > 0 || f.txn.Producers > 0) {
+			if f.agent.enabled && (f.groupMembers > 0 || f.txn.Producers > 0 || f.java.Members > 0) {
 				// A merge of several agents' reports keeps one group verdict.
-				return usageError{fmt.Errorf("--group-members and --txn-producers run in a standalone steady state, not with --agent")}
+				return usageError{fmt.Errorf("--group-members, --txn-producers and --java-members run in a standalone steady state, not with --agent")}
+			}
+			if f.java.Members > 0 {
+				f.java.Stderr = cmd.ErrOrStderr()
+				cfg.Java = f.java
 			}
 			if f.agent.enabled && !fl.Changed("duration") {
 				cfg.Duration = 0 // until stopped, at most --max-duration
@@ -135,6 +141,11 @@ Exit codes: 0 every bound held, 1 a bound was violated or the run failed,
 			r, err := steadystate.New(cfg)
 			if err != nil {
 				return err
+			}
+			if cfg.Java.Members > 0 {
+				if _, err := exec.LookPath("java"); err != nil {
+					return fmt.Errorf("--java-members needs Java 17 or later on PATH: %w", err)
+				}
 			}
 			if !f.agent.enabled {
 				if m != nil {
@@ -177,6 +188,10 @@ Exit codes: 0 every bound held, 1 a bound was violated or the run failed,
 	fl.IntVar(&f.txn.Records, "txn-records", txn.DefaultRecords, "records per transaction, one per partition from a random one")
 	fl.IntVar(&f.txn.AbortEvery, "txn-abort-every", txn.DefaultAbortEvery, "abort every Nth transaction of each producer on purpose (at least 2)")
 	fl.DurationVar(&f.txn.Timeout, "txn-timeout", txn.DefaultTimeout, "the producers' transaction timeout (transaction.timeout.ms)")
+	fl.IntVar(&f.java.Members, "java-members", 0, "also run Kafka's own Java clients as processes of this machine: a VerifiableProducer and a group of this many VerifiableConsumers (or VerifiableShareConsumers) on the topic's -java sibling, and check every record (0: none)")
+	fl.StringVar(&f.java.Protocol, "java-protocol", steadystate.GroupProtocolClassic, "the Java group's protocol: classic, consumer (KIP-848) or share (a share group, KIP-932, Kafka 4.2 and later)")
+	fl.IntVar(&f.java.Rate, "java-rate", steadystate.DefaultJavaRate, "the Java producer's records/s")
+	fl.StringVar(&f.java.Libs, "kafka-libs", javaLibsDefault(), "with --java-members: a Kafka distribution's libs directory, with its tools jar (default: $KAFKA_HOME/libs)")
 	fl.StringVar(&f.report, "report", "", "write the JSON run report to this file")
 	fl.StringVar(&f.runID, "run-id", "", "the run ID in hex, as reports print it (default: random; required with --agent)")
 	fl.DurationVar(&f.maxP99Ack, "max-p99-ack", 0, "bound: p99 send->ack latency in every phase (0: off)")
@@ -264,6 +279,15 @@ func (f *steadyFlags) config(durationGiven bool) (steadystate.Config, error) {
 		return steadystate.Config{}, err
 	}
 	return cfg, nil
+}
+
+// javaLibsDefault is $KAFKA_HOME/libs, where a Kafka distribution keeps
+// its jars, or empty.
+func javaLibsDefault() string {
+	if home := os.Getenv("KAFKA_HOME"); home != "" {
+		return filepath.Join(home, "libs")
+	}
+	return ""
 }
 
 // runSteadyState runs r with a live progress view and prints the outcome.

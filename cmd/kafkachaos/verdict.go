@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/kafkachaos/kafkachaos/steadystate"
+	"github.com/kafkachaos/kafkachaos/steadystate/javaclients"
 )
 
 // printReport prints the summary line, the record verdict and every bound.
@@ -36,8 +37,11 @@ func printReport(w io.Writer, rep *steadystate.Report) {
 }
 
 // printWorkloads prints the verdicts of the workloads beside the load: the
-// application's consumer group and the transactions.
+// application's consumer group, the transactions and the Java clients.
 func printWorkloads(w io.Writer, rep *steadystate.Report) {
+	if j := rep.Java; j != nil {
+		printJava(w, *j)
+	}
 	if g := rep.Group; g != nil {
 		fmt.Fprintf(w, "consumer group: acked %d, consumed %d, redelivered %d (allowed), resets %d, %d assignments, %d revocations\n",
 			g.Acked, g.Consumed, g.Redelivered, g.Resets, g.Assignments, g.Revocations)
@@ -88,5 +92,20 @@ func printVerdicts(w io.Writer, rep *steadystate.Report) {
 		fmt.Fprintln(w, "PASS: every bound held")
 	} else {
 		fmt.Fprintf(w, "FAIL: %d bound(s) violated\n", len(rep.Violations))
+	}
+}
+
+// printJava prints the Java clients' figures and what their checks found.
+func printJava(w io.Writer, j javaclients.Result) {
+	if s := j.Share; s != nil {
+		fmt.Fprintf(w, "Java share group: acked %d, delivered %d (%d deliveries, %d redelivered), accepted %d, %d acknowledgements failed, %d unseen\n",
+			s.Acked, s.Delivered, s.Deliveries, s.Redelivered, s.Accepted, s.FailedAcks, s.Unseen)
+	} else {
+		g := j.Group
+		fmt.Fprintf(w, "Java group: acked %d, consumed %d, redelivered %d (allowed), %d assignments, %d revocations\n",
+			g.Acked, g.Consumed, g.Redelivered, g.Assignments, g.Revocations)
+	}
+	for _, p := range j.Problems() {
+		fmt.Fprintf(w, "  %s\n", p)
 	}
 }

@@ -24,6 +24,12 @@ const (
 	CopierClass = "org.apache.kafka.tools.TransactionalMessageCopier"
 )
 
+// ProducerSettings are the producer's settings, as applications run it:
+// idempotent, acks=all, retrying until delivery.timeout.ms. The tool
+// itself sets retries=0, which turns idempotence off; its
+// --producer.config wins. Everything else is the Java client's default.
+const ProducerSettings = "enable.idempotence=true\nacks=all\nretries=2147483647\nmax.in.flight.requests.per.connection=5\n"
+
 // Command is a tool's command line: java with Kafka's jars in libsDir on
 // its class path, the tool's main class, and its arguments.
 func Command(ctx context.Context, java, libsDir, class string, args ...string) *exec.Cmd {

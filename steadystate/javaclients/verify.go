@@ -208,6 +208,10 @@ type Result struct {
 	// AckGaps is each partition's longest wait between two of the
 	// producers' acknowledgements.
 	AckGaps []AckGap `json:"ackGaps,omitempty"`
+	// Incomplete says what kept the run from being judged whole (a tool
+	// that ended unasked, a drain that did not end), when its runner
+	// knows (Local.Finish).
+	Incomplete []string `json:"incomplete,omitempty"`
 }
 
 // LongestAckGap is the longest of r's AckGaps (zero without any).
@@ -233,7 +237,7 @@ func (r Result) Problems() []string {
 	if r.InconsistentOffsets > 0 {
 		p = append(p, fmt.Sprintf("inconsistent-offsets: %d; %v", r.InconsistentOffsets, r.InconsistentOffsetExamples))
 	}
-	return p
+	return append(p, r.Incomplete...)
 }
 
 // Result gives the verdict, once, when every tool has stopped and the
