@@ -180,6 +180,9 @@ func newSpecView(n int, s Spec) specView {
 	v.Row.Records = fmt.Sprintf("%d / %d / %d", rec.Lost, rec.Duplicates, rec.Reordered)
 	v.Row.RecordsBad = !rec.Clean()
 	v.Charts = timelineCharts(r)
+	if c, ok := lagChart(r, s.Java); ok {
+		v.Charts = append(v.Charts, c)
+	}
 	v.Lanes = eventLanes(s.Events, r)
 	for _, ps := range r.Phases {
 		v.Phases = append(v.Phases, phaseRow{

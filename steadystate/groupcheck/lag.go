@@ -29,7 +29,36 @@ type Lag struct {
 	Back      time.Duration `json:"back"`
 	NeverBack bool          `json:"neverBack,omitempty"`
 	Samples   int           `json:"samples"`
+	// PerSecond is the lag over the run, for a chart: each second's
+	// highest sample, from SecondsFrom (the first sample) to the load's
+	// end; -1 for a second with no sample.
+	SecondsFrom time.Time `json:"secondsFrom,omitzero"`
+	PerSecond   []int64   `json:"perSecond,omitempty"`
 }
+
+// perSecond is samples' highest value in each second from the first, -1
+// where a second has none.
+func perSecond(samples []LagSample) (time.Time, []int64) {
+	if len(samples) == 0 {
+		return time.Time{}, nil
+	}
+	from := samples[0].At
+	var out []int64
+	for _, s := range samples {
+		i := int(s.At.Sub(from) / time.Second)
+		if i < 0 || i > maxLagSeconds {
+			continue
+		}
+		for len(out) <= i {
+			out = append(out, -1)
+		}
+		out[i] = max(out[i], s.Records)
+	}
+	return from, out
+}
+
+// maxLagSeconds bounds PerSecond: MaxLagSamples at LagEvery.
+const maxLagSeconds = int(MaxLagSamples * LagEvery / time.Second)
 
 // LagOf reads samples (in time order): the baseline is [baselineFrom,
 // faultAt), the fault and what follows it [faultAt, loadEnd). Samples
@@ -40,6 +69,7 @@ func LagOf(samples []LagSample, baselineFrom, faultAt, loadEnd time.Time) Lag {
 		samples = samples[:i]
 	}
 	l := Lag{Samples: len(samples)}
+	l.SecondsFrom, l.PerSecond = perSecond(samples)
 	var base []int64
 	peak := -1
 	for i, s := range samples {

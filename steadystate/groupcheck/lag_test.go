@@ -1,6 +1,7 @@
 package groupcheck
 
 import (
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -42,7 +43,7 @@ func TestLag(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if got := LagOf(tt.samples, at(1), at(3), at(100)); got != tt.want {
+			if got := figures(LagOf(tt.samples, at(1), at(3), at(100))); !reflect.DeepEqual(got, tt.want) {
 				t.Errorf("LagOf = %+v, want %+v", got, tt.want)
 			}
 		})
@@ -91,4 +92,32 @@ func TestLagProblems(t *testing.T) {
 			}
 		})
 	}
+}
+
+// The lag per second keeps each second's highest sample, a second with
+// none as -1, from the first sample on.
+func TestLagPerSecond(t *testing.T) {
+	t0 := time.Date(2026, 12, 7, 18, 0, 0, 0, time.UTC)
+	at := func(ms int, n int64) LagSample {
+		return LagSample{At: t0.Add(time.Duration(ms) * time.Millisecond), Records: n}
+	}
+	l := LagOf([]LagSample{at(0, 4), at(250, 9), at(750, 2), at(2100, 7), at(2600, 1)}, t0, t0.Add(time.Second), t0.Add(time.Minute))
+	want := []int64{9, -1, 7}
+	if !l.SecondsFrom.Equal(t0) || len(l.PerSecond) != len(want) {
+		t.Fatalf("from %s, per second %v; want %s and %v", l.SecondsFrom, l.PerSecond, t0, want)
+	}
+	for i, w := range want {
+		if l.PerSecond[i] != w {
+			t.Errorf("second %d: %d, want %d", i, l.PerSecond[i], w)
+		}
+	}
+	if l := LagOf(nil, t0, t0, t0); l.PerSecond != nil {
+		t.Errorf("no samples: per second %v", l.PerSecond)
+	}
+}
+
+// figures is l without its series, which other tests check.
+func figures(l Lag) Lag {
+	l.SecondsFrom, l.PerSecond = time.Time{}, nil
+	return l
 }

@@ -1,6 +1,7 @@
 package groupcheck
 
 import (
+	"reflect"
 	"testing"
 	"time"
 )
@@ -25,7 +26,7 @@ func TestSampler(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			got := s.Lag(tt.baseline, tt.fault, tt.loadEnd)
-			if (got == nil) != (tt.want == nil) || got != nil && *got != *tt.want {
+			if (got == nil) != (tt.want == nil) || got != nil && !reflect.DeepEqual(figures(*got), *tt.want) {
 				t.Errorf("Lag = %+v, want %+v", got, tt.want)
 			}
 		})
