@@ -183,7 +183,7 @@ func newSpecView(n int, s Spec) specView {
 	if c, ok := lagChart(r, s.Java); ok {
 		v.Charts = append(v.Charts, c)
 	}
-	v.Lanes = eventLanes(s.Events, r)
+	v.Lanes = eventLanes(append(slices.Clone(s.Events), groupEvents(r, s.Java)...), r)
 	for _, ps := range r.Phases {
 		v.Phases = append(v.Phases, phaseRow{
 			Phase: string(ps.Phase), From: offset(r.Start, ps.From), To: offset(r.Start, ps.To), Seconds: ps.Seconds,

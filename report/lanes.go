@@ -2,6 +2,7 @@ package report
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -63,6 +64,10 @@ func eventClass(k timeline.Kind) string {
 		return "ev-controller"
 	case timeline.NodeCordoned, timeline.NodeUncordoned:
 		return "ev-node"
+	case timeline.PartitionsAssigned:
+		return "ev-assigned"
+	case timeline.PartitionsRevoked:
+		return "ev-revoked"
 	}
 	return "ev-pod"
 }
@@ -78,7 +83,11 @@ func eventLanes(events []timeline.Event, r *steadystate.Report) *laneChart {
 	c := &laneChart{Width: chartWidth, Left: plotLeft, Right: plotLeft + plotWidth, Top: laneTop}
 	x := scale{lo: 0, hi: end, from: c.Left, to: c.Right}
 	y := c.Top
-	for _, lane := range []timeline.Lane{timeline.LaneKafka, timeline.LaneKubernetes} {
+	lanes := []timeline.Lane{timeline.LaneKafka, timeline.LaneKubernetes}
+	if slices.ContainsFunc(events, func(e timeline.Event) bool { return e.Lane == timeline.LaneGroups }) {
+		lanes = append(lanes, timeline.LaneGroups)
+	}
+	for _, lane := range lanes {
 		var evs []timeline.Event
 		for _, e := range events {
 			if e.Lane == lane {
@@ -116,8 +125,11 @@ func eventLanes(events []timeline.Event, r *steadystate.Report) *laneChart {
 }
 
 func laneName(l timeline.Lane) string {
-	if l == timeline.LaneKafka {
+	switch l {
+	case timeline.LaneKafka:
 		return "Kafka"
+	case timeline.LaneGroups:
+		return "Groups"
 	}
 	return "K8s"
 }

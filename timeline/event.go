@@ -18,6 +18,10 @@ type Lane string
 const (
 	LaneKafka      Lane = "kafka"
 	LaneKubernetes Lane = "kubernetes"
+	// LaneGroups: the consumer groups' assignments and revocations, as
+	// their members said them (report.json keeps them with each group's
+	// verdict, not in events).
+	LaneGroups Lane = "groups"
 )
 
 // Kind is what happened.
@@ -46,6 +50,12 @@ const (
 	PodNotReady    Kind = "pod-not-ready"   // Ready turned false
 	NodeCordoned   Kind = "node-cordoned"   // spec.unschedulable set
 	NodeUncordoned Kind = "node-uncordoned" // spec.unschedulable cleared
+)
+
+// Kinds of a consumer group's events.
+const (
+	PartitionsAssigned Kind = "partitions-assigned" // a member was given a partition
+	PartitionsRevoked  Kind = "partitions-revoked"  // a member gave one up (or died holding it)
 )
 
 // Event is one change, seen at At (the look that saw it; a poll's

@@ -116,6 +116,9 @@ func (c *Checker) Observe(e Event) {
 		return
 	}
 	mp := c.member(e.Member, e.Partition)
+	if (e.Kind == Assigned || e.Kind == Revoked) && len(c.res.Rebalances) < MaxRebalances {
+		c.res.Rebalances = append(c.res.Rebalances, e)
+	}
 	switch e.Kind {
 	case Assigned:
 		c.res.Assignments++
@@ -217,6 +220,7 @@ func (c *Checker) Result(end time.Time) Result {
 	res.Counts = maps.Clone(c.res.Counts)
 	res.Witnesses = slices.Clone(c.res.Witnesses)
 	res.Unowned = slices.Clone(c.res.Unowned)
+	res.Rebalances = slices.Clone(c.res.Rebalances)
 	for p := range c.parts {
 		pt := &c.parts[p]
 		acked, lost := pt.acked.Len(), uint64(0)

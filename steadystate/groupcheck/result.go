@@ -91,7 +91,14 @@ type Result struct {
 	// workload sampled it (Checker.Lag, or the Java clients' Verifier.Lag);
 	// nil without phases marked (a run with no fault).
 	Lag *Lag `json:"lag,omitempty"`
+	// Rebalances are the assignments and revocations, in the order
+	// observed, at most MaxRebalances of them: the group's lane in the
+	// HTML report.
+	Rebalances []Event `json:"rebalances,omitempty"`
 }
+
+// MaxRebalances bounds Result.Rebalances.
+const MaxRebalances = 2000
 
 // Total is what every check found, added up.
 func (r Result) Total() uint64 {

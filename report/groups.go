@@ -1,9 +1,13 @@
 package report
 
 import (
+	"fmt"
+	"slices"
+
 	"github.com/kafkachaos/kafkachaos/steadystate"
 	"github.com/kafkachaos/kafkachaos/steadystate/groupcheck"
 	"github.com/kafkachaos/kafkachaos/steadystate/javaclients"
+	"github.com/kafkachaos/kafkachaos/timeline"
 )
 
 // The lag lines' classes: the application's consumer group (franz-go)
@@ -45,4 +49,30 @@ func lagChart(r *steadystate.Report, java *javaclients.Result) (c chart, ok bool
 	c = newChart("Consumer lag: acknowledged records not yet read (highest per second)", end, phaseSpans(r, end), ss, nil, false)
 	c.Caption = "The lag is sampled every 250 ms; the bound on the member faults is on its time back within twice the baseline's (consumer-groups.md)."
 	return c, true
+}
+
+// groupEvents are the consumer groups' assignments and revocations as
+// events of the groups' lane, in time order: the steady state's group's
+// ("group") and the Java clients' group's ("Java"; java is nil without
+// them). A killed member's partitions count as revoked when it died.
+func groupEvents(r *steadystate.Report, java *javaclients.Result) []timeline.Event {
+	var out []timeline.Event
+	add := func(group string, evs []groupcheck.Event) {
+		for _, e := range evs {
+			k := timeline.PartitionsAssigned
+			if e.Kind == groupcheck.Revoked {
+				k = timeline.PartitionsRevoked
+			}
+			out = append(out, timeline.Event{At: e.At, Lane: timeline.LaneGroups, Kind: k,
+				Subject: fmt.Sprintf("%s %s p%d", group, e.Member, e.Partition)})
+		}
+	}
+	if r != nil && r.Group != nil {
+		add("group", r.Group.Rebalances)
+	}
+	if java != nil {
+		add("Java", java.Group.Rebalances)
+	}
+	slices.SortStableFunc(out, func(a, b timeline.Event) int { return a.At.Compare(b.At) })
+	return out
 }
