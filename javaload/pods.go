@@ -32,7 +32,7 @@ const (
 
 // Share, as a Spec's Protocol, makes its group a share group (KIP-932,
 // Kafka 4.2 and later) of VerifiableShareConsumers.
-const Share = "share"
+const Share = javaclients.ShareProtocol
 
 // Spec is one run of the Java clients: a producer at Rate records/s into
 // Topic, and a group of Members consumers on Protocol (classic, consumer,
@@ -103,22 +103,17 @@ func (s Spec) ConsumerName(i, incarnation int) string {
 	return fmt.Sprintf("%s-consumer-%d-%d", s.Name, i, incarnation)
 }
 
-// producerKeys is how many keys the producer's records cycle through.
-const producerKeys = 1000
-
 // ProducerPod is the producer of an incarnation: its values are
 // "<incarnation>.<n>" (--value-prefix), since the tool counts from 0 again
 // in each process, and it sends until it is stopped. Its records have
-// keys (0 to producerKeys-1, over and over), as applications key theirs,
+// keys (0 to javaclients.ProducerKeys-1, over and over), as applications key theirs,
 // so that every partition is written all the time and a partition's wait
 // between acknowledgements is its stall: without keys the Java client's
 // sticky partitioner fills one partition's batch at a time.
 func (s Spec) ProducerPod(incarnation int) *corev1.Pod {
+	args := javaclients.ProducerArgs(s.Bootstrap, s.Topic, s.Rate, fmt.Sprint(incarnation), producerConfig)
 	p := s.pod(s.ProducerName(incarnation), "producer", producerScript,
-		"--bootstrap-server", strings.Join(s.Bootstrap, ","), "--topic", s.Topic,
-		"--throughput", fmt.Sprint(s.Rate), "--max-messages", fmt.Sprint(int64(s.Rate)*int64(s.Deadline.Seconds())),
-		"--value-prefix", fmt.Sprint(incarnation), "--repeating-keys", fmt.Sprint(producerKeys),
-		"--producer.config", producerConfig)
+		append(args, "--max-messages", fmt.Sprint(int64(s.Rate)*int64(s.Deadline.Seconds())))...)
 	p.Spec.Volumes = []corev1.Volume{{Name: "config", VolumeSource: corev1.VolumeSource{
 		ConfigMap: &corev1.ConfigMapVolumeSource{LocalObjectReference: corev1.LocalObjectReference{Name: s.ConfigMap().Name}},
 	}}}
@@ -134,14 +129,11 @@ func (s Spec) ProducerPod(incarnation int) *corev1.Pod {
 // group's share.auto.offset.reset to earliest before it subscribes, so
 // that records written before its first fetch are the group's too.
 func (s Spec) ConsumerPod(i, incarnation int) *corev1.Pod {
+	script := consumerScript
 	if s.Protocol == Share {
-		return s.pod(s.ConsumerName(i, incarnation), "consumer", shareScript,
-			"--bootstrap-server", strings.Join(s.Bootstrap, ","), "--topic", s.Topic,
-			"--group-id", s.Group, "--offset-reset-strategy", "earliest", "--verbose")
+		script = shareScript
 	}
-	return s.pod(s.ConsumerName(i, incarnation), "consumer", consumerScript,
-		"--bootstrap-server", strings.Join(s.Bootstrap, ","), "--topic", s.Topic,
-		"--group-id", s.Group, "--group-protocol", s.Protocol, "--verbose")
+	return s.pod(s.ConsumerName(i, incarnation), "consumer", script, javaclients.ConsumerArgs(s.Bootstrap, s.Topic, s.Group, s.Protocol)...)
 }
 
 func (s Spec) labels(role string) map[string]string {

@@ -152,9 +152,9 @@ func startJava(ctx context.Context, env *Env, topic string, js JavaSettings) (*j
 	}
 	err = Poll(ctx, javaPoll, javaGroupTimeout, fmt.Sprintf("the Java group owns all %d partitions", len(start)), func(ctx context.Context) error {
 		if share {
-			return j.shareGroupReady(ctx, kadm.NewClient(cl))
+			return javaclients.ShareGroupReady(ctx, kadm.NewClient(cl), spec.Group, topic, spec.Members, len(start))
 		}
-		return j.groupOwns(len(start))
+		return javaclients.GroupOwns(j.owned, len(start))
 	})
 	if err != nil {
 		cl.Close()
@@ -240,25 +240,6 @@ func (j *javaClients) consumerEvent(i int, member string) func(javaclients.Event
 	}
 }
 
-// groupOwns says whether every member owns a partition and the group all
-// partitions of the topic (with members <= partitions).
-func (j *javaClients) groupOwns(partitions int) error {
-	var total, idle int64
-	each := make([]string, len(j.owned))
-	for i := range j.owned {
-		n := j.owned[i].Load()
-		total += n
-		if n == 0 {
-			idle++
-		}
-		each[i] = fmt.Sprint(n)
-	}
-	if int(total) != partitions || idle > 0 && len(j.owned) <= partitions {
-		return fmt.Errorf("the members own %s partitions", strings.Join(each, ", "))
-	}
-	return nil
-}
-
 // WarmUp returns once the producer's sends are acknowledged, and min
 // has passed.
 func (j *javaClients) WarmUp(ctx context.Context, min time.Duration) error {
@@ -293,11 +274,16 @@ func (j *javaClients) Finish(ctx context.Context, _ steadystate.Hypothesis) erro
 	if err != nil {
 		return err
 	}
+	done, closeDone, err := j.brokersDone()
+	if err != nil {
+		return err
+	}
+	defer closeDone()
 	err = Poll(ctx, javaPoll, javaDrainTimeout, fmt.Sprintf("the Java group read up to %v", end), func(ctx context.Context) error {
 		if !j.v.ProcessedThrough(end) {
 			return fmt.Errorf("not yet; %s", j.ends())
 		}
-		return j.shareDrained(ctx, end)
+		return done(ctx, end)
 	})
 	if err != nil {
 		j.fail(err.Error()) // judged anyway: what the group did not read is lost

@@ -46,8 +46,8 @@ func TestJavaClientsJudged(t *testing.T) {
 			if tt.backwards {
 				j.committed.observe(time.Unix(2, 0), map[int32]kadm.OffsetResponse{0: {Offset: kadm.Offset{At: 5}}})
 			}
-			if err := j.groupOwns(6); (err == nil) != tt.wantOwns {
-				t.Errorf("groupOwns = %v, want settled %v", err, tt.wantOwns)
+			if err := javaclients.GroupOwns(j.owned, 6); (err == nil) != tt.wantOwns {
+				t.Errorf("GroupOwns = %v, want settled %v", err, tt.wantOwns)
 			}
 			if j.Checks() != nil {
 				t.Error("checks before Finish")

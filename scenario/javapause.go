@@ -6,7 +6,6 @@ import (
 	"time"
 
 	"github.com/kafkachaos/kafkachaos/chaos"
-	"github.com/kafkachaos/kafkachaos/javaload"
 	"github.com/kafkachaos/kafkachaos/steadystate/javaclients"
 )
 
@@ -48,13 +47,10 @@ func (f *JavaPause) Plan() string {
 // mainClass is the client's main class: the producer's, or a member's of
 // protocol (a share group's members run their own tool).
 func (f *JavaPause) mainClass(protocol string) string {
-	switch {
-	case f.Client == JavaProducer:
+	if f.Client == JavaProducer {
 		return javaclients.ProducerClass
-	case protocol == javaload.Share:
-		return javaclients.ShareConsumerClass
 	}
-	return javaclients.ConsumerClass
+	return javaclients.ConsumerClassOf(protocol)
 }
 
 // Inject freezes the client's JVM (a dry run prints the plan).

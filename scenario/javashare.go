@@ -3,7 +3,6 @@ package scenario
 import (
 	"context"
 	"fmt"
-	"strconv"
 
 	"github.com/twmb/franz-go/pkg/kadm"
 
@@ -11,10 +10,6 @@ import (
 	"github.com/kafkachaos/kafkachaos/kafkaadmin"
 	"github.com/kafkachaos/kafkachaos/steadystate/javaclients"
 )
-
-// deliveryLimitConfig is the brokers' limit on a share group record's
-// deliveries, past which they archive it.
-const deliveryLimitConfig = "group.share.delivery.count.limit"
 
 // shareSupport says whether the brokers serve share groups (share.version
 // finalized at 1 or more: Kafka 4.2 and later turn it on for a new
@@ -36,37 +31,35 @@ func shareSupport(ctx context.Context, env *Env) (limit int, err error) {
 		if node < 0 {
 			return fmt.Errorf("scenario: no broker said which features it has")
 		}
-		v, err := cl.BrokerConfig(ctx, node, deliveryLimitConfig)
-		if err != nil {
-			return fmt.Errorf("scenario: the share groups' delivery limit: %w", err)
-		}
-		if limit, err = strconv.Atoi(v); err != nil {
-			return fmt.Errorf("scenario: broker %d's %s is %q: %w", node, deliveryLimitConfig, v, err)
-		}
 		return nil
 	})
-	return limit, err
+	if err != nil {
+		return 0, err
+	}
+	cl, err := env.KafkaClient()
+	if err != nil {
+		return 0, err
+	}
+	defer cl.Close()
+	return javaclients.DeliveryLimit(ctx, kadm.NewClient(cl))
 }
 
-// shareGroupReady says whether the share group has all its members, and
-// every partition is assigned (javaclients.ShareGroupReady).
-func (j *javaClients) shareGroupReady(ctx context.Context, adm *kadm.Client) error {
-	return javaclients.ShareGroupReady(ctx, adm, j.spec.Group, j.spec.Topic, j.spec.Members, j.partitions)
-}
-
-// shareDrained says, for a share group, whether the brokers' start
-// offsets have passed end (javaclients.ShareDone); a consumer group's drain is
-// the records read.
-func (j *javaClients) shareDrained(ctx context.Context, end []int64) error {
+// brokersDone is the drain's word from the brokers, with one client for
+// the whole drain: for a share group, whether they count every record
+// below end done (javaclients.ShareDone); a consumer group's drain is
+// the records read alone. closeDone releases the client.
+func (j *javaClients) brokersDone() (done func(context.Context, []int64) error, closeDone func(), err error) {
 	if j.spec.Protocol != javaload.Share {
-		return nil
+		return func(context.Context, []int64) error { return nil }, func() {}, nil
 	}
 	cl, err := j.env.KafkaClient()
 	if err != nil {
-		return err
+		return nil, nil, err
 	}
-	defer cl.Close()
-	return javaclients.ShareDone(ctx, kadm.NewClient(cl), j.spec.Group, j.spec.Topic, end)
+	adm := kadm.NewClient(cl)
+	return func(ctx context.Context, end []int64) error {
+		return javaclients.ShareDone(ctx, adm, j.spec.Group, j.spec.Topic, end)
+	}, cl.Close, nil
 }
 
 // shareObservation says what the share group did.

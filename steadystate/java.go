@@ -6,7 +6,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"strconv"
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kadm"
@@ -90,7 +89,7 @@ func (r *Runner) startJava(ctx context.Context, adm *kadm.Client) (*javaRun, err
 	group := fmtGroup(c.RunID, c.ProducerBase) + JavaTopicSuffix
 	v := javaclients.NewVerifier(topic, r.start, start)
 	if c.Java.Protocol == javaclients.ShareProtocol {
-		limit, err := deliveryLimit(ctx, adm)
+		limit, err := javaclients.DeliveryLimit(ctx, adm)
 		if err != nil {
 			return nil, err
 		}
@@ -125,36 +124,4 @@ func (j *javaRun) finish(ctx context.Context, adm *kadm.Client, timeout time.Dur
 func (j *javaRun) close() {
 	j.local.Close()
 	_ = os.RemoveAll(j.dir)
-}
-
-// deliveryLimitConfig is the brokers' limit on a share group record's
-// deliveries.
-const deliveryLimitConfig = "group.share.delivery.count.limit"
-
-// deliveryLimit reads a broker's share group delivery limit (the
-// cluster-wide describe lists only dynamic configs).
-func deliveryLimit(ctx context.Context, adm *kadm.Client) (int, error) {
-	brokers, err := adm.ListBrokers(ctx)
-	switch {
-	case err != nil:
-		return 0, fmt.Errorf("steadystate: the share groups' delivery limit: %w", err)
-	case len(brokers) == 0:
-		return 0, fmt.Errorf("steadystate: the share groups' delivery limit: no broker listed")
-	}
-	rcs, err := adm.DescribeBrokerConfigs(ctx, brokers[0].NodeID)
-	if err != nil {
-		return 0, fmt.Errorf("steadystate: the share groups' delivery limit: %w", err)
-	}
-	for _, rc := range rcs {
-		for _, cfg := range rc.Configs {
-			if cfg.Key == deliveryLimitConfig && cfg.Value != nil {
-				n, err := strconv.Atoi(*cfg.Value)
-				if err != nil {
-					return 0, fmt.Errorf("steadystate: %s is %q: %w", deliveryLimitConfig, *cfg.Value, err)
-				}
-				return n, nil
-			}
-		}
-	}
-	return 0, fmt.Errorf("steadystate: the brokers did not describe %s: do they serve share groups (Kafka 4.2 and later)?", deliveryLimitConfig)
 }

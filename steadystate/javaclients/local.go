@@ -94,7 +94,7 @@ func StartLocal(ctx context.Context, cfg LocalConfig, v *Verifier, adm *kadm.Cli
 		if cfg.Protocol == ShareProtocol {
 			last = ShareGroupReady(ctx, adm, cfg.Group, cfg.Topic, cfg.Members, partitions)
 		} else {
-			last = l.groupOwns(partitions)
+			last = GroupOwns(l.owned, partitions)
 		}
 		return last == nil, nil
 	})
@@ -107,9 +107,7 @@ func StartLocal(ctx context.Context, cfg LocalConfig, v *Verifier, adm *kadm.Cli
 		l.Close()
 		return nil, fmt.Errorf("javaclients: the producer's settings: %w", err)
 	}
-	l.prod, err = l.start(ctx, "producer", ProducerClass, l.producerEvent,
-		"--bootstrap-server", strings.Join(cfg.Bootstrap, ","), "--topic", cfg.Topic, "--throughput", fmt.Sprint(cfg.Rate),
-		"--value-prefix", "1", "--repeating-keys", "1000", "--producer.config", props)
+	l.prod, err = l.start(ctx, "producer", ProducerClass, l.producerEvent, ProducerArgs(cfg.Bootstrap, cfg.Topic, cfg.Rate, "1", props)...)
 	if err != nil {
 		l.Close()
 		return nil, err
@@ -120,14 +118,8 @@ func StartLocal(ctx context.Context, cfg LocalConfig, v *Verifier, adm *kadm.Cli
 // startMember starts member i of the group.
 func (l *Local) startMember(ctx context.Context, i int) (*localTool, error) {
 	name := fmt.Sprintf("member-%d", i)
-	args := []string{"--bootstrap-server", strings.Join(l.cfg.Bootstrap, ","), "--topic", l.cfg.Topic, "--group-id", l.cfg.Group, "--verbose"}
-	class := ConsumerClass
-	if l.cfg.Protocol == ShareProtocol {
-		class, args = ShareConsumerClass, append(args, "--offset-reset-strategy", "earliest")
-	} else {
-		args = append(args, "--group-protocol", l.cfg.Protocol)
-	}
-	return l.start(ctx, name, class, func(e Event) {
+	args := ConsumerArgs(l.cfg.Bootstrap, l.cfg.Topic, l.cfg.Group, l.cfg.Protocol)
+	return l.start(ctx, name, ConsumerClassOf(l.cfg.Protocol), func(e Event) {
 		switch e.Name {
 		case PartitionsAssigned:
 			l.owned[i].Add(int64(len(e.Partitions)))
@@ -166,19 +158,20 @@ func (l *Local) start(ctx context.Context, name, class string, fn func(Event), a
 	return t, nil
 }
 
-// groupOwns says whether the group owns all partitions, each member some
-// (with members <= partitions).
-func (l *Local) groupOwns(partitions int) error {
+// GroupOwns says whether a group whose members own owned partitions (by
+// slot, as their events said) owns all partitions of the topic, each
+// member some (with members <= partitions).
+func GroupOwns(owned []atomic.Int64, partitions int) error {
 	var total int64
-	each := make([]string, len(l.owned))
+	each := make([]string, len(owned))
 	idle := false
-	for i := range l.owned {
-		n := l.owned[i].Load()
+	for i := range owned {
+		n := owned[i].Load()
 		total += n
 		idle = idle || n == 0
 		each[i] = fmt.Sprint(n)
 	}
-	if int(total) != partitions || idle && len(l.owned) <= partitions {
+	if int(total) != partitions || idle && len(owned) <= partitions {
 		return fmt.Errorf("the members own %s of %d partitions", strings.Join(each, ", "), partitions)
 	}
 	return nil

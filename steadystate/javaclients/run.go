@@ -8,6 +8,7 @@ import (
 	"io"
 	"os/exec"
 	"path/filepath"
+	"strings"
 
 	"github.com/kafkachaos/kafkachaos/internal/kafkadist"
 )
@@ -29,6 +30,42 @@ const (
 // itself sets retries=0, which turns idempotence off; its
 // --producer.config wins. Everything else is the Java client's default.
 const ProducerSettings = "enable.idempotence=true\nacks=all\nretries=2147483647\nmax.in.flight.requests.per.connection=5\n"
+
+// ProducerKeys is how many keys the producer's records cycle through
+// (--repeating-keys), as applications key theirs, so that every
+// partition is written all the time.
+const ProducerKeys = 1000
+
+// ProducerArgs are the VerifiableProducer's arguments: rate records/s
+// into topic, its values prefixed with prefix (each incarnation its own:
+// the tool counts from 0 in each process), keyed over ProducerKeys, with
+// the settings file config (ProducerSettings).
+func ProducerArgs(bootstrap []string, topic string, rate int, prefix, config string) []string {
+	return []string{"--bootstrap-server", strings.Join(bootstrap, ","), "--topic", topic, "--throughput", fmt.Sprint(rate),
+		"--value-prefix", prefix, "--repeating-keys", fmt.Sprint(ProducerKeys), "--producer.config", config}
+}
+
+// ConsumerArgs are a member's arguments, with --verbose so that it reports
+// each record: a VerifiableConsumer's on protocol (classic or consumer),
+// committing after each poll (the tool's default), or, with ShareProtocol,
+// a VerifiableShareConsumer's, acknowledging implicitly (the tool's and
+// the client's default), with the group's share.auto.offset.reset set to
+// earliest before it subscribes.
+func ConsumerArgs(bootstrap []string, topic, group, protocol string) []string {
+	args := []string{"--bootstrap-server", strings.Join(bootstrap, ","), "--topic", topic, "--group-id", group, "--verbose"}
+	if protocol == ShareProtocol {
+		return append(args, "--offset-reset-strategy", "earliest")
+	}
+	return append(args, "--group-protocol", protocol)
+}
+
+// ConsumerClassOf is the main class of a member on protocol.
+func ConsumerClassOf(protocol string) string {
+	if protocol == ShareProtocol {
+		return ShareConsumerClass
+	}
+	return ConsumerClass
+}
 
 // Command is a tool's command line: java with Kafka's jars in libsDir on
 // its class path, the tool's main class, and its arguments.

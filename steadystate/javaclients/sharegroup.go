@@ -3,6 +3,7 @@ package javaclients
 import (
 	"context"
 	"fmt"
+	"strconv"
 
 	"github.com/twmb/franz-go/pkg/kadm"
 )
@@ -60,4 +61,36 @@ func ShareDone(ctx context.Context, adm *kadm.Client, group, topic string, end [
 		}
 	}
 	return nil
+}
+
+// DeliveryLimitConfig is the brokers' limit on a share group record's
+// deliveries, past which they archive it.
+const DeliveryLimitConfig = "group.share.delivery.count.limit"
+
+// DeliveryLimit reads a broker's share group delivery limit (the
+// cluster-wide describe lists only dynamic configs).
+func DeliveryLimit(ctx context.Context, adm *kadm.Client) (int, error) {
+	brokers, err := adm.ListBrokers(ctx)
+	switch {
+	case err != nil:
+		return 0, fmt.Errorf("javaclients: the share groups' delivery limit: %w", err)
+	case len(brokers) == 0:
+		return 0, fmt.Errorf("javaclients: the share groups' delivery limit: no broker listed")
+	}
+	rcs, err := adm.DescribeBrokerConfigs(ctx, brokers[0].NodeID)
+	if err != nil {
+		return 0, fmt.Errorf("javaclients: the share groups' delivery limit: %w", err)
+	}
+	for _, rc := range rcs {
+		for _, cfg := range rc.Configs {
+			if cfg.Key == DeliveryLimitConfig && cfg.Value != nil {
+				n, err := strconv.Atoi(*cfg.Value)
+				if err != nil {
+					return 0, fmt.Errorf("javaclients: %s is %q: %w", DeliveryLimitConfig, *cfg.Value, err)
+				}
+				return n, nil
+			}
+		}
+	}
+	return 0, fmt.Errorf("javaclients: the brokers did not describe %s: do they serve share groups (Kafka 4.2 and later)?", DeliveryLimitConfig)
 }
