@@ -27,7 +27,7 @@ import (
 // A finding (docs/findings/share-late-ack-accepted.md): the resumed
 // member's late acknowledgement of records another member has since
 // accepted is reported successful once the share-partition start offset
-// has passed them (accepted-twice); 3 runs of 5 on Kafka 4.4.0.
+// has passed them (accepted-twice); 3 runs of 6 on Kafka 4.4.0.
 var _ = Describe("A member of a Java share group is paused past its acquisition lock", Label("java", "share-group"), Serial, func() {
 	storySpec("java-share-member-pause: every acknowledged record is delivered to the share group and accepted once, within the delivery limit; the frozen member's records go to the others",
 		Label("java-share-member-pause"), func(_ SpecContext, e *env) story {
