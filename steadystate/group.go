@@ -69,13 +69,14 @@ func (g GroupConfig) validate() error {
 
 // appGroup is the running group: its members and the checker they report to.
 type appGroup struct {
-	name    string
-	topic   string
-	chk     *groupcheck.Checker
-	opts    func(m *member) []kgo.Opt // a member's client options
-	ctx     context.Context           // the run's
-	members []*member                 // by slot: the member now in it
-	all     []*member                 // every member started, crashed ones too
+	name     string
+	topic    string
+	protocol string // GroupProtocolClassic or GroupProtocolConsumer
+	chk      *groupcheck.Checker
+	opts     func(m *member) []kgo.Opt // a member's client options
+	ctx      context.Context           // the run's
+	members  []*member                 // by slot: the member now in it
+	all      []*member                 // every member started, crashed ones too
 	// restarts counts, by slot, the members started after a crash.
 	restarts []int
 	control  *GroupControl
@@ -112,7 +113,7 @@ type member struct {
 // group before any member joins.
 func (r *Runner) startAppGroup(ctx context.Context, adm *kadm.Client, begin time.Time, startOffsets []int64) (*appGroup, error) {
 	c := r.cfg
-	g := &appGroup{name: c.Group.name(c.RunID, c.ProducerBase), topic: c.Topic, chk: groupcheck.New(begin, startOffsets), stop: make(chan struct{}),
+	g := &appGroup{name: c.Group.name(c.RunID, c.ProducerBase), topic: c.Topic, protocol: c.Group.Protocol, chk: groupcheck.New(begin, startOffsets), stop: make(chan struct{}),
 		ctx: ctx, restarts: make([]int, c.Group.Members), control: c.Group.Control}
 	g.opts = func(m *member) []kgo.Opt {
 		opts := append(r.baseOpts(),

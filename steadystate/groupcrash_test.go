@@ -60,6 +60,7 @@ func TestGroupMemberCrashAndRestart(t *testing.T) {
 	type crashed struct {
 		at    time.Time
 		parts []int32
+		view  GroupView
 		err   error
 	}
 	done := make(chan crashed, 1)
@@ -80,12 +81,27 @@ func TestGroupMemberCrashAndRestart(t *testing.T) {
 		if cr.err = waitUntil(ctx, func() bool { return everyPartitionOwned(control) }); cr.err != nil {
 			return
 		}
+		// The coordinator agrees: the two others hold every partition.
+		if cr.view, cr.err = control.Describe(ctx); cr.err != nil {
+			return
+		}
 		_, _, cr.err = control.Restart(1)
 	}()
 	rep := runFake(t, cfg)
 	cr := <-done
 	if cr.err != nil || len(cr.parts) == 0 {
 		t.Fatalf("crash: %+v", cr)
+	}
+	t.Logf("the coordinator's view after the takeover: %s", cr.view)
+	var held []int32
+	for _, m := range cr.view.Members {
+		if m.Name != "member-0" && m.Name != "member-2" {
+			t.Errorf("after the takeover the coordinator has member %s (%q), want only member-0 and member-2", m.ID, m.Name)
+		}
+		held = append(held, m.Assigned...)
+	}
+	if slices.Sort(held); !slices.Equal(held, []int32{0, 1, 2}) {
+		t.Errorf("after the takeover the coordinator assigned %v, want every partition once", held)
 	}
 	g := rep.Group
 	t.Logf("group: acked %d consumed %d redelivered %d assignments %d revocations %d unowned %+v problems %q",

@@ -125,7 +125,7 @@ func memberCrashStory(e *env, protocol string) story {
 			return err
 		})
 		if err != nil {
-			return err
+			return withGroupView(ctx, control, err)
 		}
 		reassigned = time.Since(start)
 		if reassigned < earliest {
@@ -148,6 +148,17 @@ func memberCrashStory(e *env, protocol string) story {
 		}
 	}
 	return st
+}
+
+// withGroupView adds to a member fault's failure how the coordinator sees
+// the group now: whether it still holds the faulty member, or gave the
+// others an assignment they never took.
+func withGroupView(ctx context.Context, control *steadystate.GroupControl, err error) error {
+	v, derr := control.Describe(ctx)
+	if derr != nil {
+		return fmt.Errorf("%w (the coordinator's view: %v)", err, derr)
+	}
+	return fmt.Errorf("%w; the coordinator's view: %s", err, v)
 }
 
 // A group's lag through a member fault is back within twice its baseline
@@ -228,10 +239,11 @@ func memberCutStory(e *env, protocol string) story {
 			}
 			return err
 		})
-		if err == nil {
-			rejoined = time.Since(start)
+		if err != nil {
+			return withGroupView(ctx, control, err)
 		}
-		return err
+		rejoined = time.Since(start)
+		return nil
 	}
 	st.Finally = func(_ context.Context, _ *env, _ []brokers.Server, o *scenario.Outcome) {
 		if rejoined > 0 {
