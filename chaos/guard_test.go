@@ -74,6 +74,8 @@ func k8sFaults(t Scope, exec Exec) map[string]Fault {
 		"scale":            &Scale{Scope: t, StatefulSet: "kafka", Replicas: 4},
 		"strimzi roll":     &ManualRollingUpdate{Scope: t, Pods: []string{"kafka-0", "kafka-1"}},
 		"pause":            &Pause{Scope: t, Exec: exec, Pod: "kafka-0"},
+		"stop":             &Stop{Scope: t, Pods: []string{"kafka-0"}},
+		"hard stop":        &Stop{Scope: t, Exec: exec, Pods: []string{"kafka-0", "kafka-1"}, Hard: true},
 		"partition":        &Partition{Scope: t, Mode: PartitionIsolate, Pod: "kafka-0", KafkaPods: []string{"kafka-0", "kafka-1"}},
 		"upgrade":          &Upgrade{Scope: t, StatefulSet: "kafka", Image: "apache/kafka:4.4.0"},
 		"disk loss":        &DiskLoss{Scope: t, Exec: exec, Pod: "kafka-1", Mode: DiskLossClaim, AllowDataLoss: true},
@@ -139,8 +141,14 @@ func cluster(ns *corev1.Namespace) []runtime.Object {
 	s.Spec.VolumeClaimTemplates = diskSTS().Spec.VolumeClaimTemplates
 	return []runtime.Object{
 		ns, testNode("node-1", false),
-		testPod("kafka", "kafka-0", "node-1"), diskPod(), diskClaim(), s,
+		withImage(testPod("kafka", "kafka-0", "node-1"), "apache/kafka:4.4.0"), withImage(diskPod(), "apache/kafka:4.4.0"), diskClaim(), s,
 	}
+}
+
+// withImage gives p's first container image.
+func withImage(p *corev1.Pod, image string) *corev1.Pod {
+	p.Spec.Containers[0].Image = image
+	return p
 }
 
 func TestInjectRefusesNamespaceWithoutOptIn(t *testing.T) {

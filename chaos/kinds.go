@@ -53,6 +53,7 @@ func ledgerKinds() []ledgerKind {
 	return []ledgerKind{
 		nodeDrainLedger(),
 		pauseLedger(),
+		stopLedger(),
 		partitionLedger(),
 		reassignLedger(),
 		rollingRestartLedger(),

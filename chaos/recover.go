@@ -260,7 +260,11 @@ func (u *undo) apply(ctx context.Context, kept []Entry) error {
 	if err := deleteClaims(ctx, u.cs, u.obj.GetNamespace(), u.claims); err != nil {
 		return err
 	}
-	if len(u.containers) > 0 {
+	switch {
+	case len(u.containers) == 0:
+	case u.kind == onPod:
+		maps.Copy(u.spec, podContainersPatch(u.containers))
+	default:
 		maps.Copy(u.spec, containersPatch(u.containers))
 	}
 	p := map[string]any{"metadata": md}

@@ -201,6 +201,12 @@ func undoUpgrade(_ context.Context, u *undo, e Entry) (string, bool, error) {
 // containersPatch is the spec part of a strategic merge patch that merges
 // each field map into the container of its name (containers merge by name).
 func containersPatch(fields map[string]map[string]any) map[string]any {
+	return map[string]any{"template": map[string]any{"spec": map[string]any{"containers": containerList(fields)}}}
+}
+
+// containerList is the containers part of a strategic merge patch: each
+// container by name, with its fields.
+func containerList(fields map[string]map[string]any) []any {
 	var cs []any
 	for name, f := range fields {
 		el := map[string]any{"name": name}
@@ -209,5 +215,5 @@ func containersPatch(fields map[string]map[string]any) map[string]any {
 		}
 		cs = append(cs, el)
 	}
-	return map[string]any{"template": map[string]any{"spec": map[string]any{"containers": cs}}}
+	return cs
 }

@@ -302,6 +302,9 @@ func TestNodeAgentRunsStatefulSet(t *testing.T) {
 			pvc2.Name, pvc2.UID, pv2.Name, pv2.UID, pv2.Status.Phase, pvc.UID, pv.Name, pv.UID)
 	}
 
+	// A container's image changed in place, to a pause image and back.
+	checkImageSwap(t, ctx, cs, ns)
+
 	// Cordon the node of sleeper-0, delete the pod: it must land elsewhere.
 	p0, err := cs.CoreV1().Pods(ns).Get(ctx, "sleeper-0", metav1.GetOptions{})
 	if err != nil {

@@ -56,7 +56,8 @@ func (p *podRun) stopping() bool {
 }
 
 // backOff waits before container c is restarted, in CrashLoopBackOff, and
-// doubles the next wait. It returns false if the pod is deleted meanwhile.
+// doubles the next wait; a new image ends the wait. It returns false if the
+// pod is deleted meanwhile.
 func (p *podRun) backOff(c *ctrRun, backoff *time.Duration) bool {
 	p.mu.Lock()
 	c.last = c.state
@@ -69,6 +70,11 @@ func (p *podRun) backOff(c *ctrRun, backoff *time.Duration) bool {
 	case <-p.stop:
 		t.Stop()
 		return false
+	case <-c.wake: // a new image: restart now
+		t.Stop()
+		p.mu.Lock()
+		c.replaced = false
+		p.mu.Unlock()
 	case <-t.C:
 	}
 	*backoff = min(*backoff*2, restartBackoffMax)

@@ -108,6 +108,9 @@ func TestRuntimeLookup(t *testing.T) {
 		{"host program", byTag, "example/sleep:1", "/bin/sleep", "", ""},
 		{"own image without kafkachaos", pinned, "ghcr.io/kafkachaos/kafkachaos:v1", "", "", "run `make build`"},
 		{"unknown image", byTag, "busybox:1.36", "", "", "no local runtime"},
+		{"pause image", none, "registry.k8s.io/pause:3.10", "sleep", "infinity", ""},
+		{"mirrored pause image", none, "mirror.example:5000/google_containers/pause:3.9", "sleep", "infinity", ""},
+		{"not a pause image", none, "example/pause-tool:1", "", "", "no local runtime"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -129,5 +132,15 @@ func TestRuntimeLookup(t *testing.T) {
 				t.Errorf("args %q; want %q in them", args, tt.wantArgs)
 			}
 		})
+	}
+}
+
+// A pause image runs its sleeper for a container that names no command;
+// one that names a program of its own cannot start in it, and exits as a
+// runtime's failed start does.
+func TestPauseRuntime(t *testing.T) {
+	path, args, err := pauseRuntime{}.command(corev1.Container{Command: []string{"/opt/bitnami/scripts/kafka/run.sh"}})
+	if err != nil || path != "sh" || len(args) != 2 || !strings.Contains(args[1], "exit 128") || !strings.Contains(args[1], "run.sh") {
+		t.Errorf("command = %q %q, %v; want a shell that names run.sh and exits 128", path, args, err)
 	}
 }

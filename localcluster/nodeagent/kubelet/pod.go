@@ -109,6 +109,15 @@ type ctrRun struct {
 	last     corev1.ContainerState
 	restarts int32
 	ready    bool
+	// replaced is set when the container's image changed (UpdatePod) and
+	// its supervisor has not yet restarted it; wake tells the supervisor.
+	replaced bool
+	wake     chan struct{}
+}
+
+// newCtrRun is container spec, in state.
+func newCtrRun(spec corev1.Container, state corev1.ContainerState) *ctrRun {
+	return &ctrRun{spec: spec, state: state, wake: make(chan struct{}, 1)}
 }
 
 func (p *podRun) logPath(c string) string { return filepath.Join(p.logDir, c+".log") }
@@ -241,16 +250,27 @@ func (p *podRun) finish(final *corev1.Pod, notify func(*corev1.Pod)) {
 }
 
 // supervise runs app container i until the pod is deleted, restarting it
-// as the restart policy says.
+// as the restart policy says, and at once when its image changes. A
+// container that cannot start (its image has no runtime here) or ended for
+// good waits for a new image.
 func (p *podRun) supervise(i int, rt runtimes, env []string) {
 	c := p.ctrs[i]
+	p.takeReplaced(c) // an image set before it started is the one it runs
 	backoff := restartBackoffStart
 	for {
 		exitCode, err := p.runOnce(c, rt, env)
-		if err != nil || p.stopping() {
-			return // a waiting reason was set, or the pod is going
+		if p.stopping() {
+			return
 		}
-		if !willRestart(p.pod.Spec.RestartPolicy, exitCode) || !p.backOff(c, &backoff) {
+		switch {
+		case p.takeReplaced(c):
+			backoff = restartBackoffStart
+		case err != nil || !willRestart(p.pod.Spec.RestartPolicy, exitCode):
+			if !p.waitImage(c) {
+				return
+			}
+			p.takeReplaced(c)
+		case !p.backOff(c, &backoff):
 			return
 		}
 	}

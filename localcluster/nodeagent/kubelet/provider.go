@@ -119,10 +119,10 @@ func (p *provider) CreatePod(ctx context.Context, pod *corev1.Pod) error {
 		waiting = "PodInitializing"
 	}
 	for _, c := range pod.Spec.InitContainers {
-		run.inits = append(run.inits, &ctrRun{spec: c, state: corev1.ContainerState{Waiting: &corev1.ContainerStateWaiting{Reason: "PodInitializing"}}})
+		run.inits = append(run.inits, newCtrRun(c, corev1.ContainerState{Waiting: &corev1.ContainerStateWaiting{Reason: "PodInitializing"}}))
 	}
 	for _, c := range pod.Spec.Containers {
-		run.ctrs = append(run.ctrs, &ctrRun{spec: c, state: corev1.ContainerState{Waiting: &corev1.ContainerStateWaiting{Reason: waiting}}})
+		run.ctrs = append(run.ctrs, newCtrRun(c, corev1.ContainerState{Waiting: &corev1.ContainerStateWaiting{Reason: waiting}}))
 	}
 	p.pods[k] = run
 	p.mu.Unlock()
@@ -178,10 +178,6 @@ func withExpandedArgs(c corev1.Container) corev1.Container {
 	c.Command, c.Args = expand(c.Command), expand(c.Args)
 	return c
 }
-
-// UpdatePod implements node.PodLifecycleHandler. Pods are immutable here
-// except for what the API server changes itself.
-func (p *provider) UpdatePod(context.Context, *corev1.Pod) error { return nil }
 
 // DeletePod implements node.PodLifecycleHandler: SIGTERM, then SIGKILL after
 // the grace period; a force delete (grace 0) kills at once.

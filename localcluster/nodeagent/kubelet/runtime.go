@@ -46,10 +46,13 @@ func (r runtimes) lookup(image string) (runtime, string) {
 	if tag, ok := zooKeeperTag(image); ok {
 		return r.zooKeeperLookup(image, tag)
 	}
+	if IsPauseImage(image) {
+		return pauseRuntime{}, ""
+	}
 	if path, ok := r.extra[repo]; ok {
 		return hostRuntime{path: path}, ""
 	}
-	return nil, fmt.Sprintf("image %q has no local runtime on this cluster; known images: %s (runs kafkachaos), apache/kafka (runs the fetched Kafka jars), %s (runs the ZooKeeper jars fetched with Kafka 3.9.x)", image, nodeagent.AgentImage, ZooKeeperImage)
+	return nil, fmt.Sprintf("image %q has no local runtime on this cluster; known images: %s (runs kafkachaos), apache/kafka (runs the fetched Kafka jars), %s (runs the ZooKeeper jars fetched with Kafka 3.9.x), a pause image (registry.k8s.io/pause: sleeps)", image, nodeagent.AgentImage, ZooKeeperImage)
 }
 
 // selfRuntime runs the kafkachaos binary with the container's args. Its
