@@ -62,6 +62,10 @@ type TargetConfig struct {
 	// Default: apache/kafka:<target.kafkaVersion> when that is known (on
 	// the local cluster, always); without either, those specs are skipped.
 	JavaImage string `json:"javaImage,omitempty"`
+	// PauseImage is what the broker-stop specs run in a stopped broker's
+	// container (chaos.Stop): any image whose nodes can pull it. Default
+	// registry.k8s.io/pause:3.10; an air-gapped cluster gives its mirror's.
+	PauseImage string `json:"pauseImage,omitempty"`
 	// Namespace of Kafka. Default: the layout's namespace.
 	Namespace string `json:"namespace,omitempty"`
 	// Flavor of the deployment: statefulset, strimzi, koperator, or empty
@@ -183,6 +187,7 @@ func (f *flagValues) load() (Config, error) {
 	set(&c.Target.Layout, f.layout)
 	set(&c.Target.KafkaVersion, f.kafkaVersion)
 	set(&c.Target.JavaImage, f.javaImage)
+	set(&c.Target.PauseImage, f.pauseImage)
 	set(&c.Upgrade.From, f.upgradeFrom)
 	set(&c.Target.Namespace, f.namespace)
 	set(&c.Target.Flavor, f.flavor)

@@ -3,6 +3,8 @@ package suites
 import (
 	"flag"
 	"time"
+
+	"github.com/kafkachaos/kafkachaos/chaos"
 )
 
 // flagValues are the flags after `--`; empty ones leave the file's values.
@@ -11,6 +13,7 @@ type flagValues struct {
 	kubeconfig, context, stateDir, binary string
 	layout, namespace, flavor, selector   string
 	kafkaVersion, upgradeFrom, javaImage  string
+	pauseImage                            string
 	statefulSet, bootstrap, runID         string
 	commandConfig, versionsFile           string
 	rate                                  int
@@ -28,6 +31,7 @@ func registerFlags(fs *flag.FlagSet) *flagValues {
 	fs.StringVar(&f.layout, "kafkachaos.layout", "", "manifests/kafka layout on the local cluster: combined, separate-controllers, dynamic-quorum (KIP-853), zookeeper (Kafka 3.9 in ZooKeeper mode), or none (your own Kafka in -kafkachaos.namespace on the cluster of -kafkachaos.state-dir; the default there for a namespace no layout uses)")
 	fs.StringVar(&f.kafkaVersion, "kafkachaos.kafka-version", "", "Kafka version the local cluster's layout runs (its apache/kafka tag; make kafka-dist KAFKA_VERSION=... first)")
 	fs.StringVar(&f.javaImage, "kafkachaos.java-image", "", "apache/kafka image whose verifiable Java clients the java specs run as pods (default apache/kafka:<the Kafka version>)")
+	fs.StringVar(&f.pauseImage, "kafkachaos.pause-image", "", "image a stopped broker's container runs in the broker-stop specs (default "+chaos.DefaultPauseImage+"; an air-gapped cluster gives its mirror's)")
 	fs.StringVar(&f.upgradeFrom, "kafkachaos.upgrade-from", "", "Kafka version the upgrade spec starts from (default "+DefaultUpgradeFrom+")")
 	fs.StringVar(&f.namespace, "kafkachaos.namespace", "", "Kafka's namespace (must carry kafkachaos.io/allow-disruption=true)")
 	fs.StringVar(&f.flavor, "kafkachaos.flavor", "", "statefulset, strimzi or koperator; empty detects it")
