@@ -153,10 +153,6 @@ func testKafkaLayout(t *testing.T, l manifests.Layout) {
 	healthy("the paused broker back in every ISR")
 	checkPartition(t, ctx, cs, cfg, l, state)
 	healthy("the partitioned broker back in every ISR")
-	if l.Name == "separate-controllers" { // brokers only, as in Kafka's own tests
-		checkStop(t, ctx, cs, l)
-		healthy("the stopped broker back in every ISR")
-	}
 
 	victim := l.StatefulSet + "-1"
 	old, err := cs.CoreV1().Pods(l.Namespace).Get(ctx, victim, metav1.GetOptions{})

@@ -32,6 +32,12 @@ func checkImageSwap(t *testing.T, ctx context.Context, cs kubernetes.Interface, 
 		t.Fatal(err)
 	}
 	oldPID, image := containerPID(before), before.Spec.Containers[0].Image
+	// An annotation written after the pod's creation, as a fault's ledger
+	// is: the node agent's status updates must keep it.
+	keep := `{"metadata":{"annotations":{"kafkachaos.test/kept":"yes"}}}`
+	if _, err := cs.CoreV1().Pods(ns).Patch(ctx, "sleeper-2", types.MergePatchType, []byte(keep), metav1.PatchOptions{}); err != nil {
+		t.Fatal(err)
+	}
 	setImage(t, ctx, cs, ns, "sleeper-2", pauseImage)
 	waitFor(t, ctx, "sleeper-2 running the pause image, not Ready", func() (string, bool) {
 		p, st := containerStatus(ctx, cs, ns, "sleeper-2")
@@ -47,6 +53,9 @@ func checkImageSwap(t *testing.T, ctx context.Context, cs kubernetes.Interface, 
 		return st, p != nil && p.UID == before.UID && kube.PodReady(p) && p.Status.ContainerStatuses[0].Image == image &&
 			p.Status.ContainerStatuses[0].RestartCount == 2
 	})
+	if p, err := cs.CoreV1().Pods(ns).Get(ctx, "sleeper-2", metav1.GetOptions{}); err != nil || p.Annotations["kafkachaos.test/kept"] != "yes" {
+		t.Errorf("sleeper-2's annotations after its status changed: %v, %v; want kafkachaos.test/kept kept", p.Annotations, err)
+	}
 	pvc, err := cs.CoreV1().PersistentVolumeClaims(ns).Get(ctx, "data-sleeper-2", metav1.GetOptions{})
 	if err != nil {
 		t.Fatal(err)

@@ -52,7 +52,7 @@ var interruptible = []struct{ name, filter string }{
 	{"config change", "config-change"},
 	{"5 s pause of a follower", "pause-short"},
 	{"10 s peers-only partition", "peers-only"},
-	{"a follower stopped and kept down", "broker-stop-clean"},
+	{"the leader stopped and kept down", "broker-stop-clean"},
 }
 
 // signals are what a point sends: SIGINT, after which the suite must

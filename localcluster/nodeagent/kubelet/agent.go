@@ -140,7 +140,7 @@ func Run(ctx context.Context, cfg Config) error {
 		mux := http.NewServeMux()
 		n, err := nodeutil.NewNode(name,
 			func(nodeutil.ProviderConfig) (nodeutil.Provider, node.NodeProvider, error) { return prov, nil, nil },
-			nodeutil.WithClient(cfg.Client),
+			nodeutil.WithClient(statusOnly{cfg.Client}),
 			nodeutil.AttachProviderRoutes(mux),
 			func(c *nodeutil.NodeConfig) error {
 				c.HTTPListenAddr = net.JoinHostPort(hostIP, strconv.Itoa(cfg.Ports[i]))

@@ -1,0 +1,47 @@
+package kubelet
+
+import (
+	"encoding/json"
+	"testing"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes/fake"
+)
+
+// A status written from a copy of the pod made at its creation keeps what
+// was written on the pod since: its annotations (a fault's ledger) and
+// labels.
+func TestStatusUpdateKeepsMetadata(t *testing.T) {
+	created := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: "kafka", Name: "kafka-0", UID: "u1", Labels: map[string]string{"app": "kafka"}}}
+	now := created.DeepCopy()
+	now.Annotations = map[string]string{"kafkachaos.io/ledger": `[{"fault":"stop"}]`}
+	now.Labels["added"] = "later"
+	cs := fake.NewClientset(now)
+	stale := created.DeepCopy()
+	stale.Status = corev1.PodStatus{Phase: corev1.PodRunning, ContainerStatuses: []corev1.ContainerStatus{{Name: "kafka", RestartCount: 1}}}
+	got, err := statusOnly{cs}.CoreV1().Pods("kafka").UpdateStatus(t.Context(), stale, metav1.UpdateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.Annotations["kafkachaos.io/ledger"] == "" || got.Labels["added"] != "later" {
+		t.Errorf("after the status update: annotations %v, labels %v; want the ledger and the later label kept", got.Annotations, got.Labels)
+	}
+	if got.Status.Phase != corev1.PodRunning || len(got.Status.ContainerStatuses) != 1 || got.Status.ContainerStatuses[0].RestartCount != 1 {
+		t.Errorf("status not written: %+v", got.Status)
+	}
+}
+
+// The patch is guarded by the pod's UID and the resourceVersion read.
+func TestStatusPatchPreconditions(t *testing.T) {
+	b, err := statusPatch(&corev1.Pod{ObjectMeta: metav1.ObjectMeta{UID: "u1", ResourceVersion: "42"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var p struct {
+		Metadata map[string]string `json:"metadata"`
+	}
+	if err := json.Unmarshal(b, &p); err != nil || p.Metadata["uid"] != "u1" || p.Metadata["resourceVersion"] != "42" {
+		t.Errorf("patch %s, %v; want metadata.uid u1 and resourceVersion 42", b, err)
+	}
+}
