@@ -30,7 +30,7 @@ const (
 var _ = Describe("Kafka is upgraded under load", Label("upgrade"), Serial, func() {
 	It("rolls every node to the new version one by one, then raises metadata.version, with no acknowledged record lost", func(ctx SpecContext) {
 		expectPassed(tell(ctx, upgradeKafka(ctx), upgradeStory(true)))
-	}, SpecTimeout(storyTimeout))
+	}, Label("kafkatest"), SpecTimeout(storyTimeout)) // kraft_upgrade_test.py's roll
 
 	It("rolls every node to the new version and back again before metadata.version is raised, with no acknowledged record lost", Label("upgrade-rollback"), func(ctx SpecContext) {
 		expectPassed(tell(ctx, upgradeKafka(ctx), upgradeStory(false)))
