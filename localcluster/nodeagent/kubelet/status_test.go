@@ -45,3 +45,35 @@ func TestStatusPatchPreconditions(t *testing.T) {
 		t.Errorf("patch %s, %v; want metadata.uid u1 and resourceVersion 42", b, err)
 	}
 }
+
+// The agent's copy of a pod follows its image and metadata changes: the
+// node library compares the API's pod with it (GetPod) to decide whether
+// to call UpdatePod at all, so a copy that kept the old image hid the
+// image given back after a stop.
+func TestUpdatePodKeepsTheCopyCurrent(t *testing.T) {
+	pod := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: "kafka", Name: "kafka-0", UID: "u1"},
+		Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "kafka", Image: "apache/kafka:4.4.0"}}}}
+	run := &podRun{pod: pod.DeepCopy(), stop: make(chan struct{}),
+		ctrs: []*ctrRun{newCtrRun(pod.Spec.Containers[0], corev1.ContainerState{Waiting: &corev1.ContainerStateWaiting{Reason: "ContainerCreating"}})}}
+	p := &provider{pods: map[string]*podRun{key("kafka", "kafka-0"): run}}
+	for _, tt := range []struct{ image, ledger string }{
+		{"registry.k8s.io/pause:3.10", `[{"fault":"stop"}]`},
+		{"apache/kafka:4.4.0", ""},
+	} {
+		next := pod.DeepCopy()
+		next.Spec.Containers[0].Image = tt.image
+		if tt.ledger != "" {
+			next.Annotations = map[string]string{"kafkachaos.io/ledger": tt.ledger}
+		}
+		if err := p.UpdatePod(t.Context(), next); err != nil {
+			t.Fatal(err)
+		}
+		got, err := p.GetPod(t.Context(), "kafka", "kafka-0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got.Spec.Containers[0].Image != tt.image || got.Annotations["kafkachaos.io/ledger"] != tt.ledger || got.Status.ContainerStatuses[0].Image != tt.image {
+			t.Errorf("after UpdatePod to %s: the copy has image %s (status %s), ledger %q", tt.image, got.Spec.Containers[0].Image, got.Status.ContainerStatuses[0].Image, got.Annotations["kafkachaos.io/ledger"])
+		}
+	}
+}

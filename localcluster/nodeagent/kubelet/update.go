@@ -3,6 +3,7 @@ package kubelet
 import (
 	"context"
 	"fmt"
+	"maps"
 	"path"
 	"strings"
 	"syscall"
@@ -29,6 +30,7 @@ func (p *provider) UpdatePod(_ context.Context, pod *corev1.Pod) error {
 	if !ok || run.pod.UID != pod.UID {
 		return nil
 	}
+	run.syncMeta(pod)
 	grace := defaultGrace
 	if g := pod.Spec.TerminationGracePeriodSeconds; g != nil {
 		grace = time.Duration(*g) * time.Second
@@ -37,6 +39,19 @@ func (p *provider) UpdatePod(_ context.Context, pod *corev1.Pod) error {
 		run.setImage(c.Name, c.Image, grace)
 	}
 	return nil
+}
+
+// syncMeta takes pod's labels and annotations into the agent's copy. The
+// node library calls UpdatePod only when the pod it reads from the API
+// differs from the provider's copy (GetPod) in its images, labels or
+// annotations: a copy that kept its old metadata, or its old image, would
+// hide the next change from it (an image given back after a stop, with
+// the ledger entry removed, looked equal to the copy made at creation).
+func (p *podRun) syncMeta(pod *corev1.Pod) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.pod.Labels = maps.Clone(pod.Labels)
+	p.pod.Annotations = maps.Clone(pod.Annotations)
 }
 
 // setImage gives app container name a new image: its process, if one
@@ -55,6 +70,11 @@ func (p *podRun) setImage(name, image string, grace time.Duration) {
 		return
 	}
 	c.spec.Image, c.replaced = image, true
+	for i := range p.pod.Spec.Containers {
+		if p.pod.Spec.Containers[i].Name == name {
+			p.pod.Spec.Containers[i].Image = image
+		}
+	}
 	pid, done := 0, c.done
 	if c.state.Running != nil {
 		pid = c.pid()
