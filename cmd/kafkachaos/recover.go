@@ -35,7 +35,8 @@ change set, rolls an upgrade that was not committed back to its previous image
 (a binary downgrade: safe only while metadata.version is the old one, which is
 why the upgrade specs commit before they raise it), moves partitions a scale-out spread onto its brokers back (with --bootstrap;
 without it such a scale-out is kept and reported), scales a scaled StatefulSet back, resumes a paused broker or Java client (SIGCONT
-to its JVM through pods/exec), deletes a partition's NetworkPolicy, and drops the
+to its JVM through pods/exec), gives a stopped broker's container its image back
+(a stop runs the pause image in its place), deletes a partition's NetworkPolicy, and drops the
 records. Run it after a suite was killed before it could recover.`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
