@@ -91,7 +91,7 @@ test: prereqs-test lint setup
 	$(GO) test -count=1 -p 1 -timeout 60m $(GOTESTFLAGS) $(REAL_PKGS)
 	@rm -f $(REPORTS)/test/report.json
 	KAFKACHAOS_REPORT_DIR=$(REPORTS)/test $(GO) test -count=1 -timeout 60m $(GOTESTFLAGS) ./suites/ \
-	  -ginkgo.label-filter='gate || negative || rbac || agents || pause-short || peers-only || disk-loss-broker || (upgrade && !upgrade-rollback) || zookeeper-mode || (group-member-crash && group-protocol-consumer) || (java-pod-kill && group-protocol-classic) || java-share-member-kill || txn-coordinator-kill || broker-stop-clean' -ginkgo.v -ginkgo.timeout=50m \
+	  -ginkgo.label-filter='gate || negative || rbac || agents || pause-short || peers-only || disk-loss-broker || (upgrade && !upgrade-rollback) || zookeeper-mode || (group-member-crash && group-protocol-classic) || (java-pod-kill && group-protocol-classic) || java-share-member-kill || txn-coordinator-kill || broker-stop-clean' -ginkgo.v -ginkgo.timeout=50m \
 	  || $(call why_failed,$(REPORTS)/test)
 
 # The fuzz tests of what the suite reads from users and agents, each for
