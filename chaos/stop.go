@@ -12,8 +12,6 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/util/retry"
-
-	"github.com/kafkachaos/kafkachaos/internal/kube"
 )
 
 // KindStop is the ledger kind of a stop, on the Pod whose container was
@@ -31,8 +29,8 @@ const DefaultPauseImage = "registry.k8s.io/pause:3.10"
 // one field of a running pod's containers the API lets change) to a pause
 // image. The kubelet then stops the broker with the pod's grace period, a
 // clean shutdown, and runs the pause image instead: with no command of its
-// own the container sleeps, Running and never Ready; with a command the
-// image lacks it crash-loops. Either way the broker stays down, in the
+// own the container sleeps, Running (and not Ready, where its readiness
+// probe needs the broker); with a command the image lacks it crash-loops. Either way the broker stays down, in the
 // same pod with the same volume, until Recover gives the image back and
 // the kubelet starts the broker again. Its StatefulSet does not interfere:
 // the pod keeps its revision label, so the controller neither replaces nor
@@ -65,8 +63,16 @@ type Stop struct {
 	// Restarted, when set, runs in Recover after each pod's image is given
 	// back and before the next pod's: a story waits there until the broker
 	// is back (Ready, in every ISR), as Kafka's tests restart brokers one
-	// by one. An error stops Recover, which can be called again.
+	// by one. An error stops Recover, which can be called again: it then
+	// waits for that pod first, before it gives the next its image back.
 	Restarted func(ctx context.Context, pod string) error
+
+	// stopped is, by pod, what the stop replaced: the container's image
+	// and ID, to tell when the pause image runs in its place (Down).
+	stopped map[string]stopTarget
+	// unawaited are the pods given their image back whose Restarted has
+	// not yet returned nil.
+	unawaited map[string]bool
 }
 
 var _ Fault = (*Stop)(nil)
@@ -120,8 +126,9 @@ func (f *Stop) invalid() error {
 // a dry run too.
 func (f *Stop) Inject(ctx context.Context) error { return f.inject(ctx, f.invalid(), f.look) }
 
-// stopTarget is one pod to stop: its container and the image to restore.
-type stopTarget struct{ pod, container, image string }
+// stopTarget is one pod to stop: its container, the image to restore, and
+// the ID of the container it ran when the stop was written.
+type stopTarget struct{ pod, container, image, containerID string }
 
 func (f *Stop) look(ctx context.Context) (string, func(context.Context) error, error) {
 	var targets []stopTarget
@@ -187,6 +194,13 @@ func (f *Stop) stop(ctx context.Context, t stopTarget) error {
 		if err != nil {
 			return err
 		}
+		// The pod as it was read before: the entry must name what the
+		// patch replaces.
+		c, err := stopContainer(pod, t.container)
+		if _, stopped := entryOf(es, KindStop); err != nil || stopped || c.Image != t.image {
+			return fmt.Errorf("pod %s changed since it was read (its container %s runs %s, stopped already: %t): %w", t.pod, t.container, c.Image, stopped, err)
+		}
+		t.containerID = containerID(pod, t.container)
 		meta, err := metaPatch(pod, withEntry(es, e))
 		if err != nil {
 			return err
@@ -197,13 +211,18 @@ func (f *Stop) stop(ctx context.Context, t stopTarget) error {
 	if err != nil {
 		return fmt.Errorf("chaos: %s: pod %s: %w", f.Name(), t.pod, err)
 	}
+	if f.stopped == nil {
+		f.stopped = map[string]stopTarget{}
+	}
+	f.stopped[t.pod] = t
 	f.say("%s: pod %s's container %s now runs %s", f.Name(), t.pod, t.container, f.pauseImage())
 	return nil
 }
 
 // Recover implements Fault: each pod's image given back, in the restart
 // order, each followed by Restarted. A pod with no stop entry (recovered
-// already, or never stopped) is passed over.
+// already, or never stopped) is passed over, unless its Restarted failed
+// in an earlier call: that one is awaited again before the next pod.
 func (f *Stop) Recover(ctx context.Context) error {
 	if f.Client == nil {
 		return errors.New("chaos: stop: scope has no client")
@@ -217,35 +236,62 @@ func (f *Stop) Recover(ctx context.Context) error {
 		if err != nil {
 			return err
 		}
-		if restored && !f.DryRun && f.Restarted != nil {
+		if f.DryRun || f.Restarted == nil {
+			continue
+		}
+		if f.unawaited == nil {
+			f.unawaited = map[string]bool{}
+		}
+		if restored {
+			f.unawaited[pod] = true
+		}
+		if f.unawaited[pod] {
 			if err := f.Restarted(ctx, pod); err != nil {
 				return fmt.Errorf("chaos: %s: after restarting pod %s: %w", f.Name(), pod, err)
 			}
+			delete(f.unawaited, pod)
 		}
 	}
 	return nil
 }
 
-// Down reports, for each pod, whether it is held down: its container runs
-// the pause image and the pod is not Ready. It changes nothing.
+// Down reports, for each pod, whether it is held down: its container's
+// image is the pause image, and the container that runs is no longer the
+// one the stop replaced (another container ID, not on the old image). It
+// changes nothing. Readiness is not asked: a container without a
+// readiness probe is Ready on the pause image too.
 func (f *Stop) Down(ctx context.Context) (map[string]bool, error) {
+	if f.Client == nil {
+		return nil, errors.New("chaos: stop: scope has no client")
+	}
 	down := map[string]bool{}
 	for _, name := range f.Pods {
 		pod, err := f.Client.CoreV1().Pods(f.Namespace).Get(ctx, name, metav1.GetOptions{})
 		if err != nil {
 			return nil, fmt.Errorf("chaos: %s: %w", f.Name(), err)
 		}
-		c, err := stopContainer(pod, f.Container)
+		t, stopped := f.stopped[name]
+		c, err := stopContainer(pod, t.container)
 		if err != nil {
-			return nil, err
+			return nil, fmt.Errorf("chaos: %s: %w", f.Name(), err)
 		}
-		running := false
+		replaced := false
 		for _, s := range pod.Status.ContainerStatuses {
-			running = running || (s.Name == c.Name && s.Image == f.pauseImage())
+			replaced = replaced || (s.Name == c.Name && s.ContainerID != t.containerID && s.Image != t.image)
 		}
-		down[name] = running && c.Image == f.pauseImage() && !kube.PodReady(pod)
+		down[name] = stopped && c.Image == f.pauseImage() && replaced
 	}
 	return down, nil
+}
+
+// containerID is the ID of container name's status in pod, or "".
+func containerID(pod *corev1.Pod, name string) string {
+	for _, s := range pod.Status.ContainerStatuses {
+		if s.Name == name {
+			return s.ContainerID
+		}
+	}
+	return ""
 }
 
 // stopLedger is KindStop's row of the registry: on a Pod, with the other
@@ -264,8 +310,11 @@ func undoStop(_ context.Context, u *undo, e Entry) (string, bool, error) {
 	}
 	name, image := e.Data["container"], e.Data["image"]
 	c, err := stopContainer(pod, name)
-	if err != nil || image == "" {
-		return "", true, fmt.Errorf("a %s entry names container %q and image %q: %v", KindStop, name, image, err)
+	if err != nil {
+		return "", true, fmt.Errorf("a %s entry names container %q: %w", KindStop, name, err)
+	}
+	if image == "" {
+		return "", true, fmt.Errorf("a %s entry names container %q and no image to give back", KindStop, name)
 	}
 	switch c.Image {
 	case image:

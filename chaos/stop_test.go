@@ -2,6 +2,7 @@ package chaos
 
 import (
 	"context"
+	"errors"
 	"slices"
 	"strings"
 	"testing"
@@ -158,5 +159,69 @@ func TestRecoverAllRestartsStoppedPods(t *testing.T) {
 	}
 	if len(lines) != 2 || !strings.Contains(lines[0], "give container kafka its image apache/kafka:4.4.0 back") || !strings.Contains(lines[1], "someone changed it since") {
 		t.Errorf("recover said %q", lines)
+	}
+}
+
+// A Restarted that fails stops Recover; called again, Recover waits for
+// that pod first, then restarts the next: the order holds.
+func TestStopRecoverAwaitsAgainAfterAFailedWait(t *testing.T) {
+	cs := newClient(allowedNS("kafka"), stopPod("kafka-0", "apache/kafka:4.4.0"), stopPod("kafka-1", "apache/kafka:4.4.0"))
+	var waited []string
+	fail := true
+	f := &Stop{Scope: Scope{Client: cs, Namespace: "kafka"}, Pods: []string{"kafka-0", "kafka-1"}, RestartOrder: []string{"kafka-1", "kafka-0"},
+		Restarted: func(_ context.Context, pod string) error {
+			waited = append(waited, pod)
+			if pod == "kafka-1" && fail {
+				fail = false
+				return errors.New("not back yet")
+			}
+			return nil
+		}}
+	if err := f.Inject(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Recover(t.Context()); err == nil {
+		t.Fatal("Recover passed over a failed wait")
+	}
+	if got := images(t, cs, "kafka-0"); got[0] != "kafka-0="+DefaultPauseImage+",busybox" {
+		t.Errorf("kafka-0 was given its image back before kafka-1 was awaited: %v", got)
+	}
+	for range 2 {
+		if err := f.Recover(t.Context()); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if want := []string{"kafka-1", "kafka-1", "kafka-0"}; !slices.Equal(waited, want) {
+		t.Errorf("awaited %v, want %v", waited, want)
+	}
+}
+
+// Down holds once the pause image runs in place of the container the stop
+// replaced: the spec's image alone, or a Ready condition, says nothing.
+func TestStopDownWhenThePauseImageRuns(t *testing.T) {
+	pod := stopPod("kafka-0", "apache/kafka:4.4.0")
+	pod.Status.ContainerStatuses = []corev1.ContainerStatus{{Name: "kafka", Image: "apache/kafka:4.4.0", ContainerID: "containerd://a"}}
+	cs := newClient(allowedNS("kafka"), pod)
+	f := &Stop{Scope: Scope{Client: cs, Namespace: "kafka"}, Pods: []string{"kafka-0"}}
+	if err := f.Inject(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct {
+		status corev1.ContainerStatus
+		down   bool
+	}{
+		{corev1.ContainerStatus{Name: "kafka", Image: "apache/kafka:4.4.0", ContainerID: "containerd://a"}, false}, // not stopped yet
+		{corev1.ContainerStatus{Name: "kafka", Image: "apache/kafka:4.4.0", ContainerID: "containerd://b"}, false}, // Kafka restarted, not the pause image
+		{corev1.ContainerStatus{Name: "kafka", Image: "mirror.example/pause:3.10", ContainerID: "containerd://c", Ready: true}, true},
+	} {
+		p, _ := cs.CoreV1().Pods("kafka").Get(t.Context(), "kafka-0", metav1.GetOptions{})
+		p.Status.ContainerStatuses = []corev1.ContainerStatus{tt.status}
+		if _, err := cs.CoreV1().Pods("kafka").UpdateStatus(t.Context(), p, metav1.UpdateOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		down, err := f.Down(t.Context())
+		if err != nil || down["kafka-0"] != tt.down {
+			t.Errorf("status %+v: down %v, %v; want %t", tt.status, down, err, tt.down)
+		}
 	}
 }

@@ -66,16 +66,19 @@ func (p *podRun) backOff(c *ctrRun, backoff *time.Duration) bool {
 	p.mu.Unlock()
 	p.changed()
 	t := time.NewTimer(*backoff)
-	select {
-	case <-p.stop:
-		t.Stop()
-		return false
-	case <-c.wake: // a new image: restart now
-		t.Stop()
-		p.mu.Lock()
-		c.replaced = false
-		p.mu.Unlock()
-	case <-t.C:
+	defer t.Stop()
+wait:
+	for {
+		select {
+		case <-p.stop:
+			return false
+		case <-c.wake: // a new image: restart now
+			if p.takeReplaced(c) {
+				break wait
+			}
+		case <-t.C:
+			break wait
+		}
 	}
 	*backoff = min(*backoff*2, restartBackoffMax)
 	p.mu.Lock()

@@ -113,6 +113,7 @@ type ctrRun struct {
 	// its supervisor has not yet restarted it; wake tells the supervisor.
 	replaced bool
 	wake     chan struct{}
+	grace    time.Duration // the pod's grace period, when the image last changed
 }
 
 // newCtrRun is container spec, in state.
@@ -269,7 +270,6 @@ func (p *podRun) supervise(i int, rt runtimes, env []string) {
 			if !p.waitImage(c) {
 				return
 			}
-			p.takeReplaced(c)
 		case !p.backOff(c, &backoff):
 			return
 		}
@@ -279,12 +279,15 @@ func (p *podRun) supervise(i int, rt runtimes, env []string) {
 // runOnce starts the container's process and waits for it to exit. An error
 // means it could not start; the container then waits with a reason.
 func (p *podRun) runOnce(c *ctrRun, rt runtimes, env []string) (int32, error) {
-	r, why := rt.lookup(c.spec.Image)
+	p.mu.Lock()
+	spec := c.spec // the image may change meanwhile (setImage): started is checked against it
+	p.mu.Unlock()
+	r, why := rt.lookup(spec.Image)
 	var path string
 	var args []string
 	var err error
 	if r != nil {
-		path, args, err = r.command(withExpandedArgs(c.spec))
+		path, args, err = r.command(withExpandedArgs(spec))
 		if err != nil {
 			why = err.Error()
 		}
@@ -338,7 +341,13 @@ func (p *podRun) runOnce(c *ctrRun, rt runtimes, env []string) (int32, error) {
 	c.cmd, c.done = cmd, done
 	c.ready = c.spec.ReadinessProbe == nil
 	c.state = corev1.ContainerState{Running: &corev1.ContainerStateRunning{StartedAt: metav1.Now()}}
+	// The image changed while this one started: setImage saw no process
+	// to stop, so stop it now, as it would have.
+	stale, grace := c.spec.Image != spec.Image, c.grace
 	p.mu.Unlock()
+	if stale {
+		go stopGroup(cmd.Process.Pid, done, grace)
+	}
 	p.starting.Done() // a delete's kill now sees it running
 	p.changed()
 	if c.spec.ReadinessProbe != nil {

@@ -47,13 +47,31 @@ func (p statusOnlyPods) UpdateStatus(ctx context.Context, pod *corev1.Pod, _ met
 }
 
 // statusPatch is the merge patch that sets pod's status, preconditioned on
-// its UID and, when set, its resourceVersion.
+// its UID and, when set, its resourceVersion. A merge patch keeps what it
+// does not name: the status's own fields that this one leaves empty are
+// named with null, so that they are cleared as an update would clear them.
 func statusPatch(pod *corev1.Pod) ([]byte, error) {
 	meta := map[string]any{"uid": pod.UID}
 	if pod.ResourceVersion != "" {
 		meta["resourceVersion"] = pod.ResourceVersion
 	}
-	b, err := json.Marshal(map[string]any{"metadata": meta, "status": pod.Status})
+	raw, err := json.Marshal(pod.Status)
+	if err != nil {
+		return nil, fmt.Errorf("agent: pod %s/%s's status patch: %w", pod.Namespace, pod.Name, err)
+	}
+	var status map[string]any
+	if err := json.Unmarshal(raw, &status); err != nil {
+		return nil, fmt.Errorf("agent: pod %s/%s's status patch: %w", pod.Namespace, pod.Name, err)
+	}
+	// The status's scalar fields that an empty value clears (the node
+	// library sets reason and message on a provider's error, and leaves
+	// them empty once it is gone); its lists are replaced whole anyway.
+	for _, k := range [...]string{"reason", "message", "nominatedNodeName"} {
+		if _, ok := status[k]; !ok {
+			status[k] = nil
+		}
+	}
+	b, err := json.Marshal(map[string]any{"metadata": meta, "status": status})
 	if err != nil {
 		return nil, fmt.Errorf("agent: pod %s/%s's status patch: %w", pod.Namespace, pod.Name, err)
 	}

@@ -3,6 +3,7 @@ package kubelet
 import (
 	"encoding/json"
 	"testing"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -32,17 +33,28 @@ func TestStatusUpdateKeepsMetadata(t *testing.T) {
 	}
 }
 
-// The patch is guarded by the pod's UID and the resourceVersion read.
+// The patch is guarded by the pod's UID and the resourceVersion read, and
+// clears the scalar fields the status leaves empty (a merge patch would
+// keep them).
 func TestStatusPatchPreconditions(t *testing.T) {
-	b, err := statusPatch(&corev1.Pod{ObjectMeta: metav1.ObjectMeta{UID: "u1", ResourceVersion: "42"}})
+	b, err := statusPatch(&corev1.Pod{ObjectMeta: metav1.ObjectMeta{UID: "u1", ResourceVersion: "42"}, Status: corev1.PodStatus{Phase: corev1.PodRunning}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	var p struct {
 		Metadata map[string]string `json:"metadata"`
+		Status   map[string]any    `json:"status"`
 	}
 	if err := json.Unmarshal(b, &p); err != nil || p.Metadata["uid"] != "u1" || p.Metadata["resourceVersion"] != "42" {
 		t.Errorf("patch %s, %v; want metadata.uid u1 and resourceVersion 42", b, err)
+	}
+	for _, k := range []string{"reason", "message", "nominatedNodeName"} {
+		if v, ok := p.Status[k]; !ok || v != nil {
+			t.Errorf("patch %s: status.%s is %v (present %t), want null", b, k, v, ok)
+		}
+	}
+	if p.Status["phase"] != "Running" {
+		t.Errorf("patch %s: want the phase", b)
 	}
 }
 
@@ -75,5 +87,32 @@ func TestUpdatePodKeepsTheCopyCurrent(t *testing.T) {
 		if got.Spec.Containers[0].Image != tt.image || got.Annotations["kafkachaos.io/ledger"] != tt.ledger || got.Status.ContainerStatuses[0].Image != tt.image {
 			t.Errorf("after UpdatePod to %s: the copy has image %s (status %s), ledger %q", tt.image, got.Spec.Containers[0].Image, got.Status.ContainerStatuses[0].Image, got.Annotations["kafkachaos.io/ledger"])
 		}
+	}
+}
+
+// A change of image is taken once: its wake-up does not end a later wait
+// (a back-off, or a container that ended for good waiting for an image).
+func TestImageChangeTakenOnce(t *testing.T) {
+	run := &podRun{pod: &corev1.Pod{}, stop: make(chan struct{})}
+	c := newCtrRun(corev1.Container{Name: "kafka", Image: "a"}, corev1.ContainerState{})
+	run.ctrs = []*ctrRun{c}
+	run.setImage("kafka", "b", 0)
+	if !run.takeReplaced(c) || len(c.wake) != 0 {
+		t.Fatalf("after the change was taken: %d wake-ups left", len(c.wake))
+	}
+	c.wakeUp() // a stray wake-up, with no change behind it
+	done := make(chan bool)
+	go func() { done <- run.waitImage(c) }()
+	for len(c.wake) > 0 { // until the waiter has seen the stray wake-up
+		time.Sleep(time.Millisecond)
+	}
+	select {
+	case <-done:
+		t.Fatal("waitImage ended on a wake-up with no new image")
+	case <-time.After(100 * time.Millisecond):
+	}
+	close(run.stop)
+	if <-done {
+		t.Error("waitImage reported a new image when the pod was deleted")
 	}
 }

@@ -69,7 +69,7 @@ func (p *podRun) setImage(name, image string, grace time.Duration) {
 		p.mu.Unlock()
 		return
 	}
-	c.spec.Image, c.replaced = image, true
+	c.spec.Image, c.replaced, c.grace = image, true, grace
 	for i := range p.pod.Spec.Containers {
 		if p.pod.Spec.Containers[i].Name == name {
 			p.pod.Spec.Containers[i].Image = image
@@ -119,6 +119,10 @@ func (p *podRun) takeReplaced(c *ctrRun) bool {
 		return false
 	}
 	c.replaced = false
+	select { // the change is taken: its wake-up must not end a later wait
+	case <-c.wake:
+	default:
+	}
 	if c.state.Terminated != nil {
 		c.last = c.state
 		c.restarts++
@@ -126,13 +130,18 @@ func (p *podRun) takeReplaced(c *ctrRun) bool {
 	return true
 }
 
-// waitImage waits until c's image changes (true) or the pod is deleted.
+// waitImage waits until c's image changes (true, the change taken) or the
+// pod is deleted.
 func (p *podRun) waitImage(c *ctrRun) bool {
-	select {
-	case <-p.stop:
-		return false
-	case <-c.wake:
-		return true
+	for {
+		select {
+		case <-p.stop:
+			return false
+		case <-c.wake:
+			if p.takeReplaced(c) {
+				return true
+			}
+		}
 	}
 }
 
