@@ -42,6 +42,10 @@ type Features struct {
 	TransactionVersion    int16
 	// ShareVersion is the finalized share.version level the broker knows.
 	ShareVersion int16
+	// MaxELRVersion and ELRVersion are the same for
+	// eligible.leader.replicas.version (0 from a broker older than 4.0).
+	MaxELRVersion int16
+	ELRVersion    int16
 }
 
 // Features asks every broker for its ApiVersions: its version, the
@@ -65,6 +69,8 @@ func (c *Client) Features(ctx context.Context) (map[int32]Features, error) {
 				f.MaxMetadataVersion = s.MaxVersion
 			case TransactionVersionFeature:
 				f.MaxTransactionVersion = s.MaxVersion
+			case ELRVersionFeature:
+				f.MaxELRVersion = s.MaxVersion
 			}
 		}
 		for _, s := range raw.FinalizedFeatures {
@@ -75,6 +81,8 @@ func (c *Client) Features(ctx context.Context) (map[int32]Features, error) {
 				f.TransactionVersion = s.MaxVersionLevel
 			case ShareVersionFeature:
 				f.ShareVersion = s.MaxVersionLevel
+			case ELRVersionFeature:
+				f.ELRVersion = s.MaxVersionLevel
 			}
 		}
 		out[id] = f

@@ -12,7 +12,6 @@ import (
 
 	"github.com/kafkachaos/kafkachaos/brokers"
 	"github.com/kafkachaos/kafkachaos/chaos"
-	"github.com/kafkachaos/kafkachaos/manifests"
 	"github.com/kafkachaos/kafkachaos/report"
 	"github.com/kafkachaos/kafkachaos/scenario"
 )
@@ -115,18 +114,9 @@ const (
 // cluster, manifests/kafka's layout in a namespace of the spec's own.
 func diskLossKafka(ctx SpecContext, layout string) *env {
 	GinkgoHelper()
-	if !suite.cfg.Local() {
-		Skip("disk loss runs on a Kafka of the spec's own on the local cluster; against an existing cluster it would destroy data that is not the suite's")
-	}
-	l, err := manifests.LayoutNamed(layout)
-	Expect(err).NotTo(HaveOccurred())
-	if err := l.CheckKafkaVersion(suite.cfg.Target.KafkaVersion); err != nil {
-		Skip(err.Error())
-	}
-	l = l.In("kafka-disk-loss").WithKafkaVersion(suite.cfg.Target.KafkaVersion)
-	objs, err := l.Objects()
-	Expect(err).NotTo(HaveOccurred())
-	return ownKafka(ctx, l, objs, "a disk loss cannot be undone: layout "+layout+", for this spec alone")
+	return layoutKafka(ctx, layout, "kafka-disk-loss",
+		"disk loss runs on a Kafka of the spec's own on the local cluster; against an existing cluster it would destroy data that is not the suite's",
+		"a disk loss cannot be undone: layout "+layout+", for this spec alone")
 }
 
 // diskLoss is the fault aimed at pod: allowed by the config's opt-in, or on

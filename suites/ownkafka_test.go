@@ -60,6 +60,26 @@ func ownKafka(ctx SpecContext, l manifests.Layout, objs []*unstructured.Unstruct
 	return own
 }
 
+// layoutKafka deploys manifests/kafka's layout in namespace ns, at the
+// suite's Kafka version, for the spec alone (ownKafka). It skips the spec,
+// saying notLocal, away from the local cluster, and when the layout cannot
+// run that version.
+func layoutKafka(ctx SpecContext, layout, ns, notLocal, why string) *env {
+	GinkgoHelper()
+	if !suite.cfg.Local() {
+		Skip(notLocal)
+	}
+	l, err := manifests.LayoutNamed(layout)
+	Expect(err).NotTo(HaveOccurred())
+	if err := l.CheckKafkaVersion(suite.cfg.Target.KafkaVersion); err != nil {
+		Skip(err.Error())
+	}
+	l = l.In(ns).WithKafkaVersion(suite.cfg.Target.KafkaVersion)
+	objs, err := l.Objects()
+	Expect(err).NotTo(HaveOccurred())
+	return ownKafka(ctx, l, objs, why)
+}
+
 // deleteNamespace deletes ns, stops its pods almost at once, and waits
 // until the namespace is gone, so its processes are stopped before the
 // next spec. The pods are deleted with a grace period of 1 s after the
