@@ -126,21 +126,28 @@ func partitionStory(label string, pick func(context.Context, *env, string, []bro
 					f.Clients = append(f.Clients, p.Name)
 				}
 			}
-			// The policy is enforced asynchronously (the CNI's, or the local
-			// cluster's, controller): probe until it holds, for a while.
-			var reach []chaos.Reach
-			var err error // the last probe's verdict
-			_ = wait.PollUntilContextTimeout(ctx, probeRetry, probeHoldTimeout, true, func(ctx context.Context) (bool, error) {
-				if reach, err = f.Probe(ctx); err == nil {
-					err = chaos.Held(reach)
-				}
-				return err == nil, nil
-			})
-			for _, r := range reach {
-				GinkgoWriter.Println("  probe:", r)
-			}
+			err := probeCut(ctx, f)
 			By(fmt.Sprintf("node %d, partitioned (%s): %s", v[0].ID, mode, <-watch))
 			return err
 		},
 	}
+}
+
+// probeCut probes from inside the pods, until it holds or for
+// probeHoldTimeout, that f cuts what it should and allows the rest: the
+// policy is enforced asynchronously (the CNI's, or the local cluster's,
+// controller). It returns the last probe's verdict.
+func probeCut(ctx context.Context, f *chaos.Partition) error {
+	var reach []chaos.Reach
+	var err error // the last probe's verdict
+	_ = wait.PollUntilContextTimeout(ctx, probeRetry, probeHoldTimeout, true, func(ctx context.Context) (bool, error) {
+		if reach, err = f.Probe(ctx); err == nil {
+			err = chaos.Held(reach)
+		}
+		return err == nil, nil
+	})
+	for _, r := range reach {
+		GinkgoWriter.Println("  probe:", r)
+	}
+	return err
 }
