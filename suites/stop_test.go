@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 	"time"
 
 	. "github.com/onsi/ginkgo/v2"
@@ -35,7 +36,107 @@ var _ = Describe("A broker is stopped and kept down", Label("broker-stop", "kafk
 	storySpec(fmt.Sprintf("the leader of partition 0, killed, for %s: its leaderships move, nothing acknowledged is lost, and restarted it rejoins every ISR", stopHold),
 		Label("broker-stop-hard"),
 		func(SpecContext, *env) story { return stopStory("stop-leader-hard", leaderOf(0), true) })
+	// replication_test.py's clean_bounce and hard_bounce: five rounds, each
+	// on the leader of partition 0 of then.
+	storySpec(fmt.Sprintf("the leader of partition 0 of the moment, cleanly, %d times: each time its leaderships move, it restarts and rejoins every ISR before the next, nothing acknowledged is lost", bounceRounds),
+		Label("broker-bounce-clean"),
+		func(SpecContext, *env) story { return bounceStory("bounce-leader-clean", false, bounceRounds) })
+	storySpec(fmt.Sprintf("the leader of partition 0 of the moment, killed, %d times: each time it is fenced, restarts and rejoins every ISR before the next, nothing acknowledged is lost", bounceRounds),
+		Label("broker-bounce-hard"),
+		func(SpecContext, *env) story { return bounceStory("bounce-leader-hard", true, bounceRounds) })
 })
+
+// bounceRounds is how many times the bounce specs stop a leader, as
+// replication_test.py does.
+const bounceRounds = 5
+
+// bounceStory stops the leader of partition 0 of the moment rounds times
+// (hard: SIGKILL first), as replication_test.py's bounces do: each round
+// waits until the broker is down and out of every ISR (fenced, for a hard
+// stop: Kafka's test sleeps past the session timeout), restarts it in its
+// own pod, and waits until it is back in every ISR before the next round
+// picks the leader again. Kafka's test does not wait for the ISR; the
+// suite does, so that each round's unavailability is one broker's.
+func bounceStory(label string, hard bool, rounds int) story {
+	kind := scenario.Graceful
+	if hard {
+		kind = scenario.Hard
+	}
+	topic := scenario.Topic(label)
+	var seen []string // per round: the broker and how long it took to leave
+	return story{
+		Label: label, Kind: kind, Pick: leaderOf(0),
+		Fault: func(e *env, v []brokers.Server) chaos.Fault {
+			var steps []chaos.Step
+			for r := 1; r <= rounds; r++ {
+				var f *chaos.Stop
+				var victim brokers.Server
+				var stopped time.Time
+				steps = append(steps,
+					chaos.Step{What: fmt.Sprintf("round %d of %d: stopping the leader of %s/0", r, rounds, topic), Fault: func(ctx context.Context) (chaos.Fault, error) {
+						snap, err := e.Snapshot(ctx)
+						if err != nil {
+							return nil, err
+						}
+						l, err := leaderOf(0)(ctx, e, topic, snap)
+						if err != nil {
+							return nil, err
+						}
+						victim, stopped = l[0], time.Now()
+						f = &chaos.Stop{Scope: e.FaultScope(), Exec: e.Exec, Pods: []string{victim.Pod}, Hard: hard, PauseImage: e.cfg.Target.PauseImage,
+							Restarted: func(ctx context.Context, _ string) error { return backInEveryISR(ctx, e, victim.ID, topic) }}
+						return f, nil
+					}},
+					chaos.Step{What: fmt.Sprintf("round %d: waiting until the stopped broker is down and out of every ISR (within %s)", r, stopLeftTimeout), Do: func(ctx context.Context) error {
+						err := scenario.Poll(ctx, time.Second, stopLeftTimeout, fmt.Sprintf("broker %d down and out of every ISR", victim.ID), func(ctx context.Context) error {
+							return stoppedOut(ctx, e, f, victim, topic)
+						})
+						if err == nil {
+							seen = append(seen, fmt.Sprintf("%d (out in %s)", victim.ID, time.Since(stopped).Round(100*time.Millisecond)))
+						}
+						return err
+					}},
+					chaos.Step{What: fmt.Sprintf("round %d: restarting it and waiting until it is back in every ISR (within %s)", r, podBackTimeout), Do: func(ctx context.Context) error {
+						return f.Recover(ctx)
+					}},
+				)
+			}
+			how := "stopped cleanly"
+			if hard {
+				how = "killed"
+			}
+			return &chaos.Sequence{Scope: e.FaultScope(), Say: func(m string) { By(m) }, Steps: steps,
+				What: fmt.Sprintf("the leader of partition 0 %s and restarted, %d times", how, rounds)}
+		},
+		During: func(context.Context, *env, []brokers.Server) error { return nil },
+		Finally: func(_ context.Context, _ *env, _ []brokers.Server, o *scenario.Outcome) {
+			if len(seen) > 0 {
+				o.Observations = append(o.Observations, "brokers stopped in turn, each down and out of every ISR after: "+strings.Join(seen, ", "))
+			}
+		},
+	}
+}
+
+// backInEveryISR waits until broker id is in every ISR of topic.
+func backInEveryISR(ctx context.Context, e *env, id int32, topic string) error {
+	return scenario.Poll(ctx, time.Second, podBackTimeout, fmt.Sprintf("broker %d back in every ISR of %s", id, topic), func(ctx context.Context) error {
+		return e.WithKafka(func(c *kafkaadmin.Client) error {
+			s, err := c.State(ctx, topic)
+			if err != nil {
+				return err
+			}
+			if s.Partitions == nil {
+				return errors.New("the topic's partitions are unknown")
+			}
+			for p, view := range s.Partitions {
+				if !slices.Contains(view.ISR, id) {
+					return fmt.Errorf("broker %d is not in the ISR of %s/%d (%v)", id, topic, p, view.ISR)
+				}
+			}
+			return nil
+		})
+	})
+}
 
 // stopHold is how long a stopped broker is kept down, from the stop:
 // more than three broker sessions (9 s here), so that a hard stop's
