@@ -16,8 +16,9 @@ import (
 // off; from 4.1 a new cluster has it on.
 const ELRVersionFeature = "eligible.leader.replicas.version"
 
-// Eligibility is one partition as the controllers see it for an
-// election (DescribeTopicPartitions, KIP-966).
+// Eligibility is one partition as the controllers' records give it for an
+// election (DescribeTopicPartitions, KIP-966, answered by a broker from
+// the metadata it replicates).
 type Eligibility struct {
 	Leader int32   // -1: none
 	ISR    []int32 // sorted

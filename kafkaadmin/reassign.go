@@ -170,13 +170,7 @@ func (c *Client) Reassign(ctx context.Context, to Assignments, throttle int64) (
 		return fmt.Errorf("kafkaadmin: reassign: %w", err)
 	}
 
-	set := kadm.TopicsSet{}
-	move.Each(func(t string, p int32, _ []int32) {
-		if set[t] == nil {
-			set[t] = map[int32]struct{}{}
-		}
-		set[t][p] = struct{}{}
-	})
+	set := move.topicsSet()
 	var moving string
 	var lookErr error // the last look that failed, if the last failed
 	err = wait.PollUntilContextCancel(ctx, reassignPoll, true, func(ctx context.Context) (bool, error) {
@@ -214,6 +208,29 @@ func (c *Client) stillMoving(ctx context.Context, set kadm.TopicsSet, to Assignm
 		return "metadata not yet at " + left.String(), nil
 	}
 	return "", nil
+}
+
+// ElectPreferred makes every partition of topics led by its first replica
+// (its preferred leader), moved or not. A partition already so led is
+// fine.
+func (c *Client) ElectPreferred(ctx context.Context, topics ...string) error {
+	now, err := c.Assignments(ctx, topics...)
+	if err != nil {
+		return fmt.Errorf("kafkaadmin: elect preferred leaders: %w", err)
+	}
+	return c.electPreferred(ctx, now.topicsSet())
+}
+
+// topicsSet is a's partitions, as kadm names them.
+func (a Assignments) topicsSet() kadm.TopicsSet {
+	set := kadm.TopicsSet{}
+	a.Each(func(t string, p int32, _ []int32) {
+		if set[t] == nil {
+			set[t] = map[int32]struct{}{}
+		}
+		set[t][p] = struct{}{}
+	})
+	return set
 }
 
 // electPreferred makes each partition of set led by its first replica. A

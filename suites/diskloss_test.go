@@ -116,7 +116,7 @@ func diskLossKafka(ctx SpecContext, layout string) *env {
 	GinkgoHelper()
 	return layoutKafka(ctx, layout, "kafka-disk-loss",
 		"disk loss runs on a Kafka of the spec's own on the local cluster; against an existing cluster it would destroy data that is not the suite's",
-		"a disk loss cannot be undone: layout "+layout+", for this spec alone")
+		"a disk loss cannot be undone: layout "+layout+", for this spec alone", nil)
 }
 
 // diskLoss is the fault aimed at pod: allowed by the config's opt-in, or on

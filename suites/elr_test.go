@@ -1,7 +1,9 @@
 package suites
 
 import (
+	"cmp"
 	"context"
+	"errors"
 	"fmt"
 	"maps"
 	"slices"
@@ -36,7 +38,7 @@ var _ = Describe("Eligible leader replicas (KIP-966)", Label("elr", "broker-stop
 	It("every replica down, the last in-sync one killed and kept down: the replica stopped last while min.insync.replicas held leads again, nothing acknowledged is lost", func(ctx SpecContext) {
 		e := layoutKafka(ctx, "separate-controllers", "kafka-elr",
 			"the ELR spec stops every broker at once: it runs on a Kafka of its own, with separate controllers, on the local cluster",
-			"every broker is stopped: layout separate-controllers, for this spec alone")
+			"every broker is stopped: layout separate-controllers, for this spec alone", nil)
 		Expect(elrOn(ctx, e)).To(Succeed())
 		expectPassed(tell(ctx, e, elrStory("elr-last-replica")))
 	}, SpecTimeout(storyTimeout))
@@ -62,7 +64,7 @@ func elrOn(ctx context.Context, e *env) error {
 	}
 	switch {
 	case len(feats) == 0:
-		return fmt.Errorf("no broker said which features it supports")
+		return errors.New("no broker said which features it supports")
 	case supported < 1:
 		Skip(fmt.Sprintf("a broker does not support %s (Kafka 4.0 and later do)", kafkaadmin.ELRVersionFeature))
 	case level >= 1:
@@ -87,142 +89,181 @@ func elrOn(ctx context.Context, e *env) error {
 // as planned when every partition is led by a broker that was eligible
 // when the last one died, while that one is still down.
 func elrStory(label string) story {
-	topic := scenario.Topic(label)
-	var x, y, z brokers.Server // stopped first, second (eligible), last (killed)
-	var atKill map[int32]kafkaadmin.Eligibility
-	var back time.Time
-	var led time.Duration
+	r := &elrRun{topic: scenario.Topic(label), stops: map[int32]*chaos.Stop{}}
 	return story{
 		Label: label, Kind: scenario.Hard,
 		Unbounded: "every replica of every partition is down on purpose until an eligible one is back: the producers cannot write for that long; the spec is about which replica leads, and what it holds",
-		Pick: func(ctx context.Context, e *env, topic string, snap []brokers.Server) ([]brokers.Server, error) {
-			l, err := leaderOf(0)(ctx, e, topic, snap)
-			if err != nil {
-				return nil, err
+		Pick:      elrPick, Fault: r.fault, During: r.during, Finally: r.finally,
+	}
+}
+
+// elrPick picks the two brokers that do not lead partition 0, by ID, then
+// the leader: stopped first, second (the eligible one), and killed.
+func elrPick(ctx context.Context, e *env, topic string, snap []brokers.Server) ([]brokers.Server, error) {
+	l, err := leaderOf(0)(ctx, e, topic, snap)
+	if err != nil {
+		return nil, err
+	}
+	var others []brokers.Server
+	for _, b := range snap {
+		if b.Broker && b.ID != l[0].ID {
+			others = append(others, b)
+		}
+	}
+	if len(others) != 2 {
+		return nil, fmt.Errorf("the ELR story needs 3 brokers, has %v", scenario.BrokerIDs(snap))
+	}
+	slices.SortFunc(others, func(a, b brokers.Server) int { return cmp.Compare(a.ID, b.ID) })
+	By(fmt.Sprintf("broker %d is stopped first, broker %d second (eligible), broker %d, partition 0's leader, is killed last", others[0].ID, others[1].ID, l[0].ID))
+	return append(others, l[0]), nil
+}
+
+// elrRun is one telling of the ELR story: its brokers, their stops, and
+// what it saw.
+type elrRun struct {
+	topic   string
+	x, y, z brokers.Server // stopped first, second (eligible), last (killed)
+	stops   map[int32]*chaos.Stop
+	atKill  map[int32]kafkaadmin.Eligibility // with z fenced and x back
+	back    time.Time                        // y registered again
+	led     time.Duration                    // from back to every partition led from the ELR
+}
+
+// fault is the story's sequence: the clean stops and the shrink, then the
+// kill and the restarts.
+func (r *elrRun) fault(e *env, v []brokers.Server) chaos.Fault {
+	r.x, r.y, r.z = v[0], v[1], v[2]
+	x, y, z := r.x, r.y, r.z
+	return &chaos.Sequence{Scope: e.FaultScope(), Say: func(m string) { By(m) },
+		What:  fmt.Sprintf("brokers %d and %d stopped cleanly, broker %d killed and kept down, %d and %d restarted", x.ID, y.ID, z.ID, x.ID, y.ID),
+		Steps: append(r.shrinkSteps(e), r.killSteps(e)...)}
+}
+
+// stop is the step's fault that stops b (hard: SIGKILL first), restarted
+// once it is registered again.
+func (r *elrRun) stop(e *env, b brokers.Server, hard bool) func(context.Context) (chaos.Fault, error) {
+	return func(context.Context) (chaos.Fault, error) {
+		f := &chaos.Stop{Scope: e.FaultScope(), Exec: e.Exec, Pods: []string{b.Pod}, Hard: hard, PauseImage: e.cfg.Target.PauseImage,
+			Restarted: func(ctx context.Context, _ string) error { return registeredAgain(ctx, e, b.ID) }}
+		r.stops[b.ID] = f
+		return f, nil
+	}
+}
+
+// waitOut waits until b is down and out of every ISR.
+func (r *elrRun) waitOut(e *env, b brokers.Server) func(context.Context) error {
+	return func(ctx context.Context) error {
+		return scenario.Poll(ctx, time.Second, stopLeftTimeout, fmt.Sprintf("broker %d down and out of every ISR", b.ID), func(ctx context.Context) error {
+			return stoppedOut(ctx, e, r.stops[b.ID], b, r.topic)
+		})
+	}
+}
+
+// shrinkSteps stop x and y cleanly in turn, until every ISR is z alone
+// and y is eligible.
+func (r *elrRun) shrinkSteps(e *env) []chaos.Step {
+	x, y, z := r.x, r.y, r.z
+	return []chaos.Step{
+		{What: fmt.Sprintf("stopping broker %d cleanly (pod %s)", x.ID, x.Pod), Fault: r.stop(e, x, false)},
+		{What: fmt.Sprintf("waiting until broker %d is down and out of every ISR (within %s)", x.ID, stopLeftTimeout), Do: r.waitOut(e, x)},
+		{What: fmt.Sprintf("stopping broker %d cleanly (pod %s)", y.ID, y.Pod), Fault: r.stop(e, y, false)},
+		{What: fmt.Sprintf("waiting until broker %d is down, every ISR of %s is {%d} alone and %d is eligible (within %s)", y.ID, r.topic, z.ID, y.ID, stopLeftTimeout), Do: func(ctx context.Context) error {
+			if err := r.waitOut(e, y)(ctx); err != nil {
+				return err
 			}
-			var others []brokers.Server
-			for _, b := range snap {
-				if b.Broker && b.ID != l[0].ID {
-					others = append(others, b)
-				}
-			}
-			if len(others) != 2 {
-				return nil, fmt.Errorf("the ELR story needs 3 brokers, has %v", scenario.BrokerIDs(snap))
-			}
-			slices.SortFunc(others, func(a, b brokers.Server) int { return int(a.ID - b.ID) })
-			By(fmt.Sprintf("broker %d is stopped first, broker %d second (eligible), broker %d, partition 0's leader, is killed last", others[0].ID, others[1].ID, l[0].ID))
-			return append(others, l[0]), nil
-		},
-		Fault: func(e *env, v []brokers.Server) chaos.Fault {
-			x, y, z = v[0], v[1], v[2]
-			stops := map[int32]*chaos.Stop{}
-			stop := func(b brokers.Server, hard bool) func(context.Context) (chaos.Fault, error) {
-				return func(context.Context) (chaos.Fault, error) {
-					f := &chaos.Stop{Scope: e.FaultScope(), Exec: e.Exec, Pods: []string{b.Pod}, Hard: hard, PauseImage: e.cfg.Target.PauseImage,
-						Restarted: func(ctx context.Context, _ string) error { return registeredAgain(ctx, e, b.ID) }}
-					stops[b.ID] = f
-					return f, nil
-				}
-			}
-			waitOut := func(b brokers.Server) func(context.Context) error {
-				return func(ctx context.Context) error {
-					return scenario.Poll(ctx, time.Second, stopLeftTimeout, fmt.Sprintf("broker %d down and out of every ISR", b.ID), func(ctx context.Context) error {
-						return stoppedOut(ctx, e, stops[b.ID], b, topic)
-					})
-				}
-			}
-			return &chaos.Sequence{Scope: e.FaultScope(), Say: func(m string) { By(m) },
-				What: fmt.Sprintf("brokers %d and %d stopped cleanly, broker %d killed and kept down, %d and %d restarted", x.ID, y.ID, z.ID, x.ID, y.ID),
-				Steps: []chaos.Step{
-					{What: fmt.Sprintf("stopping broker %d cleanly (pod %s)", x.ID, x.Pod), Fault: stop(x, false)},
-					{What: fmt.Sprintf("waiting until broker %d is down and out of every ISR (within %s)", x.ID, stopLeftTimeout), Do: waitOut(x)},
-					{What: fmt.Sprintf("stopping broker %d cleanly (pod %s)", y.ID, y.Pod), Fault: stop(y, false)},
-					{What: fmt.Sprintf("waiting until broker %d is down, every ISR of %s is {%d} alone and %d is eligible (within %s)", y.ID, topic, z.ID, y.ID, stopLeftTimeout), Do: func(ctx context.Context) error {
-						if err := waitOut(y)(ctx); err != nil {
-							return err
-						}
-						return scenario.Poll(ctx, time.Second, stopLeftTimeout, "the ISRs shrunk to one replica", func(ctx context.Context) error {
-							view, err := eligibilities(ctx, e, topic)
-							if err != nil {
-								return err
-							}
-							return elrShape(view, z.ID, y.ID)
-						})
-					}},
-					{What: fmt.Sprintf("killing broker %d (pod %s) and keeping it down", z.ID, z.Pod), Fault: stop(z, true)},
-					// No broker answers now, and the controllers do not
-					// describe partitions: what they did is asked of the
-					// broker restarted first, which is not eligible.
-					{What: fmt.Sprintf("waiting until pod %s is down on the pause image (within %s)", z.Pod, stopLeftTimeout), Do: func(ctx context.Context) error {
-						return scenario.Poll(ctx, time.Second, stopLeftTimeout, fmt.Sprintf("pod %s down", z.Pod), func(ctx context.Context) error {
-							down, err := stops[z.ID].Down(ctx)
-							if err == nil && !down[z.Pod] {
-								err = fmt.Errorf("pod %s is not down on the pause image yet", z.Pod)
-							}
-							return err
-						})
-					}},
-					{What: fmt.Sprintf("restarting broker %d, which is not eligible, and awaiting it registered", x.ID), Do: func(ctx context.Context) error { return stops[x.ID].Recover(ctx) }},
-					{What: fmt.Sprintf("asking broker %d until broker %d is fenced and no partition of %s has a leader (within %s): broker %d must not be elected", x.ID, z.ID, topic, stopLeftTimeout, x.ID), Do: func(ctx context.Context) error {
-						return scenario.Poll(ctx, time.Second, stopLeftTimeout, "every partition leaderless", func(ctx context.Context) error {
-							switch registered, err := registeredUnfenced(ctx, e, z.ID); {
-							case err != nil:
-								return err
-							case registered:
-								return fmt.Errorf("broker %d is not fenced yet", z.ID)
-							}
-							view, err := eligibilities(ctx, e, topic)
-							if err != nil {
-								return err
-							}
-							if err := leaderless(view); err != nil {
-								return err
-							}
-							atKill = view
-							return nil
-						})
-					}},
-					{What: fmt.Sprintf("restarting broker %d, the eligible one, and awaiting it registered, while %d stays down", y.ID, z.ID), Do: func(ctx context.Context) error {
-						err := stops[y.ID].Recover(ctx)
-						back = time.Now()
-						return err
-					}},
-				}}
-		},
-		During: func(ctx context.Context, e *env, _ []brokers.Server) error {
-			By(fmt.Sprintf("waiting until every partition of %s is led by a replica eligible when broker %d died, while it is still down (within %s)", topic, z.ID, elrTimeout))
-			return scenario.Poll(ctx, time.Second, elrTimeout, "every partition led by an eligible replica", func(ctx context.Context) error {
-				now, err := eligibilities(ctx, e, topic)
+			return scenario.Poll(ctx, time.Second, stopLeftTimeout, "the ISRs shrunk to one replica", func(ctx context.Context) error {
+				view, err := eligibilities(ctx, e, r.topic)
 				if err != nil {
 					return err
 				}
-				if err := ledFromELR(atKill, now, z.ID); err != nil {
-					return err
+				return elrShape(view, z.ID, y.ID)
+			})
+		}},
+	}
+}
+
+// killSteps kill z and keep it down, restart x, see every partition
+// leaderless through it, and restart y. No broker answers while all are
+// down, and the controllers do not describe partitions: what they did is
+// asked of x, which is not eligible.
+func (r *elrRun) killSteps(e *env) []chaos.Step {
+	x, y, z := r.x, r.y, r.z
+	return []chaos.Step{
+		{What: fmt.Sprintf("killing broker %d (pod %s) and keeping it down", z.ID, z.Pod), Fault: r.stop(e, z, true)},
+		{What: fmt.Sprintf("waiting until pod %s is down on the pause image (within %s)", z.Pod, stopLeftTimeout), Do: func(ctx context.Context) error {
+			return scenario.Poll(ctx, time.Second, stopLeftTimeout, fmt.Sprintf("pod %s down", z.Pod), func(ctx context.Context) error {
+				down, err := r.stops[z.ID].Down(ctx)
+				if err == nil && !down[z.Pod] {
+					err = fmt.Errorf("pod %s is not down on the pause image yet", z.Pod)
 				}
+				return err
+			})
+		}},
+		{What: fmt.Sprintf("restarting broker %d, which is not eligible, and awaiting it registered", x.ID), Do: func(ctx context.Context) error { return r.stops[x.ID].Recover(ctx) }},
+		{What: fmt.Sprintf("asking broker %d until broker %d is fenced and no partition of %s has a leader (within %s): broker %d must not be elected", x.ID, z.ID, r.topic, stopLeftTimeout, x.ID), Do: func(ctx context.Context) error {
+			return scenario.Poll(ctx, time.Second, stopLeftTimeout, "every partition leaderless", func(ctx context.Context) error {
 				switch registered, err := registeredUnfenced(ctx, e, z.ID); {
 				case err != nil:
 					return err
 				case registered:
-					return fmt.Errorf("broker %d is registered again: what leads now cannot be told from its return", z.ID)
+					return fmt.Errorf("broker %d is not fenced yet", z.ID)
 				}
-				led = time.Since(back)
-				return nil
+				view, err := eligibilities(ctx, e, r.topic)
+				if err == nil {
+					err = leaderless(view)
+				}
+				if err == nil {
+					r.atKill = view
+				}
+				return err
 			})
-		},
-		Finally: func(_ context.Context, _ *env, _ []brokers.Server, o *outcome) {
-			if atKill != nil {
-				o.Observations = append(o.Observations, fmt.Sprintf("with broker %d fenced and broker %d back, no partition had a leader; eligible then: %s",
-					z.ID, x.ID, elrSummary(atKill)))
-			}
-			if led > 0 {
-				o.Observations = append(o.Observations, fmt.Sprintf("every partition was led by an eligible replica %s after broker %d was registered again, with broker %d still down",
-					led.Round(100*time.Millisecond), y.ID, z.ID))
-			}
-		},
+		}},
+		{What: fmt.Sprintf("restarting broker %d, the eligible one, and awaiting it registered, while %d stays down", y.ID, z.ID), Do: func(ctx context.Context) error {
+			err := r.stops[y.ID].Recover(ctx)
+			r.back = time.Now()
+			return err
+		}},
 	}
 }
 
-// eligibilities is topic's partitions as the controllers see them.
+// during waits until every partition is led by a replica that was
+// eligible when z died, while z is still down.
+func (r *elrRun) during(ctx context.Context, e *env, _ []brokers.Server) error {
+	z := r.z
+	By(fmt.Sprintf("waiting until every partition of %s is led by a replica eligible when broker %d died, while it is still down (within %s)", r.topic, z.ID, elrTimeout))
+	return scenario.Poll(ctx, time.Second, elrTimeout, "every partition led by an eligible replica", func(ctx context.Context) error {
+		now, err := eligibilities(ctx, e, r.topic)
+		if err != nil {
+			return err
+		}
+		if err := ledFromELR(r.atKill, now, z.ID); err != nil {
+			return err
+		}
+		switch registered, err := registeredUnfenced(ctx, e, z.ID); {
+		case err != nil:
+			return err
+		case registered:
+			return fmt.Errorf("broker %d is registered again: what leads now cannot be told from its return", z.ID)
+		}
+		r.led = time.Since(r.back)
+		return nil
+	})
+}
+
+// finally adds what the story saw.
+func (r *elrRun) finally(_ context.Context, _ *env, _ []brokers.Server, o *outcome) {
+	if r.atKill != nil {
+		o.Observations = append(o.Observations, fmt.Sprintf("with broker %d fenced and broker %d back, no partition had a leader; eligible then: %s",
+			r.z.ID, r.x.ID, elrSummary(r.atKill)))
+	}
+	if r.led > 0 {
+		o.Observations = append(o.Observations, fmt.Sprintf("every partition was led by an eligible replica %s after broker %d was registered again, with broker %d still down",
+			r.led.Round(100*time.Millisecond), r.y.ID, r.z.ID))
+	}
+}
+
+// eligibilities is topic's partitions as a broker knows them from the
+// controllers' records.
 func eligibilities(ctx context.Context, e *env, topic string) (view map[int32]kafkaadmin.Eligibility, err error) {
 	err = e.WithKafka(func(cl *kafkaadmin.Client) error {
 		view, err = cl.Eligibilities(ctx, topic)
@@ -261,7 +302,7 @@ func registeredAgain(ctx context.Context, e *env, id int32) error {
 // reaches before it kills the last in-sync replica.
 func elrShape(view map[int32]kafkaadmin.Eligibility, last, eligible int32) error {
 	if len(view) == 0 {
-		return fmt.Errorf("no partitions")
+		return errors.New("no partitions")
 	}
 	for _, p := range slices.Sorted(maps.Keys(view)) {
 		v := view[p]
@@ -278,7 +319,7 @@ func elrShape(view map[int32]kafkaadmin.Eligibility, last, eligible int32) error
 // leaderless returns nil when no partition of view has a leader.
 func leaderless(view map[int32]kafkaadmin.Eligibility) error {
 	if len(view) == 0 {
-		return fmt.Errorf("no partitions")
+		return errors.New("no partitions")
 	}
 	for _, p := range slices.Sorted(maps.Keys(view)) {
 		if l := view[p].Leader; l >= 0 {

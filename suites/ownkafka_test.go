@@ -61,10 +61,11 @@ func ownKafka(ctx SpecContext, l manifests.Layout, objs []*unstructured.Unstruct
 }
 
 // layoutKafka deploys manifests/kafka's layout in namespace ns, at the
-// suite's Kafka version, for the spec alone (ownKafka). It skips the spec,
-// saying notLocal, away from the local cluster, and when the layout cannot
-// run that version.
-func layoutKafka(ctx SpecContext, layout, ns, notLocal, why string) *env {
+// suite's Kafka version, with settings added to its Kafka containers'
+// environment (manifests.SetKafkaEnv), for the spec alone (ownKafka). It
+// skips the spec, saying notLocal, away from the local cluster, and when
+// the layout cannot run that version.
+func layoutKafka(ctx SpecContext, layout, ns, notLocal, why string, settings map[string]string) *env {
 	GinkgoHelper()
 	if !suite.cfg.Local() {
 		Skip(notLocal)
@@ -77,6 +78,7 @@ func layoutKafka(ctx SpecContext, layout, ns, notLocal, why string) *env {
 	l = l.In(ns).WithKafkaVersion(suite.cfg.Target.KafkaVersion)
 	objs, err := l.Objects()
 	Expect(err).NotTo(HaveOccurred())
+	Expect(manifests.SetKafkaEnv(objs, settings)).To(Succeed())
 	return ownKafka(ctx, l, objs, why)
 }
 

@@ -2,6 +2,7 @@ package suites
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"maps"
 	"reflect"
@@ -48,6 +49,10 @@ var _ = Describe("A follower is cut off from the other brokers", Label("partitio
 // replica.lag.time.max.ms, 45 s at the default.
 const isrShrinkTimeout = 2 * time.Minute
 
+// leadersMovedTimeout bounds the preferred leaders' election before the
+// cut: a leadership moves in well under a second here.
+const leadersMovedTimeout = 30 * time.Second
+
 // replicaLagTime reads replica.lag.time.max.ms from a broker.
 func replicaLagTime(ctx context.Context, e *env) (time.Duration, error) {
 	snap, err := e.Snapshot(ctx)
@@ -56,7 +61,7 @@ func replicaLagTime(ctx context.Context, e *env) (time.Duration, error) {
 	}
 	ids := scenario.BrokerIDs(snap)
 	if len(ids) == 0 {
-		return 0, fmt.Errorf("no brokers")
+		return 0, errors.New("no brokers")
 	}
 	v, err := configOf(ctx, e, ids[0], "replica.lag.time.max.ms")
 	if err != nil {
@@ -101,7 +106,27 @@ func followerCutStory(label string, lag time.Duration) story {
 							if err != nil {
 								return err
 							}
-							return cl.Reassign(ctx, lastReplica(now, v[0].ID), 0)
+							if err := cl.Reassign(ctx, lastReplica(now, v[0].ID), 0); err != nil {
+								return err
+							}
+							// Reassign elects only where the replicas moved.
+							return cl.ElectPreferred(ctx, topic)
+						})
+					}},
+					{What: fmt.Sprintf("waiting until broker %d leads no partition of %s (within %s)", v[0].ID, topic, leadersMovedTimeout), Do: func(ctx context.Context) error {
+						return scenario.Poll(ctx, time.Second, leadersMovedTimeout, fmt.Sprintf("broker %d leading nothing", v[0].ID), func(ctx context.Context) error {
+							return e.WithKafka(func(cl *kafkaadmin.Client) error {
+								leaders, err := cl.Leaders(ctx, topic)
+								if err != nil {
+									return err
+								}
+								for p, l := range leaders {
+									if l == v[0].ID {
+										return fmt.Errorf("broker %d still leads %s/%d", v[0].ID, topic, p)
+									}
+								}
+								return nil
+							})
 						})
 					}},
 					{What: fmt.Sprintf("cutting broker %d off from the other Kafka pods but the controller listener", v[0].ID), Fault: func(context.Context) (chaos.Fault, error) { return cut, nil }},
@@ -160,7 +185,7 @@ func lastReplica(to kafkaadmin.Assignments, victim int32) kafkaadmin.Assignments
 // here): the shape Kafka's test waits for.
 func shrunkWithout(view map[int32]kafkaadmin.PartitionView, victim int32) error {
 	if len(view) == 0 {
-		return fmt.Errorf("no partitions")
+		return errors.New("no partitions")
 	}
 	for _, p := range slices.Sorted(maps.Keys(view)) {
 		v := view[p]
