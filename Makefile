@@ -78,9 +78,10 @@ zk-vs-kraft: prereqs
 # plane, Chromium rendering the HTML report) one package at a time, so a
 # 2-core machine is not oversubscribed, then the suite's gate, negative,
 # rbac, agents, 5 s pause, 10 s peers-only partition, broker disk-loss,
-# upgrade, ZooKeeper-mode, consumer group (a member of a group of 3 on
-# KIP-848's protocol crashed) and transaction coordinator kill specs end to
-# end on the local cluster (acting as manifests/rbac's ServiceAccount). It
+# upgrade, ZooKeeper-mode, consumer group (a member of a group of 3 on the
+# classic protocol crashed), Java clients' broker kill, share group member
+# kill, transaction coordinator kill and clean broker stop specs end to end
+# on the local cluster (acting as manifests/rbac's ServiceAccount). It
 # fetches every Kafka version its specs run (make setup).
 REAL_PKGS := ./internal/localkafka/ ./steadystate/javaclients/ ./steadystate/txn/ ./localcluster/... ./suites/interrupt/ ./suites/yourkafka/ ./report/
 test: prereqs-test lint setup
