@@ -58,7 +58,7 @@ func hardBound(ctx context.Context, env *Env, snap, victims []brokers.Server) (t
 	}
 	from := "Kafka's default " + key + " (the brokers' could not be read)"
 	if ids := BrokerIDs(snap); len(ids) > 0 {
-		if d, ok := brokerConfigDuration(ctx, env, ids[0], key); ok {
+		if d, ok := BrokerConfigDuration(ctx, env, ids[0], key); ok {
 			session, from = d, fmt.Sprintf("%s %d of broker %d", key, d.Milliseconds(), ids[0])
 		}
 	}
@@ -74,9 +74,9 @@ func hardBound(ctx context.Context, env *Env, snap, victims []brokers.Server) (t
 	return session + HardMargin, fmt.Sprintf("a hard fault: %s + %s", from, HardMargin)
 }
 
-// brokerConfigDuration reads a broker's config key, a count of
+// BrokerConfigDuration reads a broker's config key, a count of
 // milliseconds; false when it cannot be read or is not positive.
-func brokerConfigDuration(ctx context.Context, env *Env, id int32, key string) (d time.Duration, ok bool) {
+func BrokerConfigDuration(ctx context.Context, env *Env, id int32, key string) (d time.Duration, ok bool) {
 	_ = env.WithKafka(func(cl *kafkaadmin.Client) error {
 		v, err := cl.BrokerConfig(ctx, id, key)
 		if ms, perr := strconv.Atoi(v); err == nil && perr == nil && ms > 0 {
@@ -107,7 +107,7 @@ func controllerFailover(ctx context.Context, env *Env, victims []brokers.Server)
 		return 0, ""
 	}
 	read := func(key string, def time.Duration) (time.Duration, string) {
-		if d, ok := brokerConfigDuration(ctx, env, id, key); ok {
+		if d, ok := BrokerConfigDuration(ctx, env, id, key); ok {
 			return d, fmt.Sprintf("%s %d of node %d", key, d.Milliseconds(), id)
 		}
 		return def, "Kafka's default " + key

@@ -312,16 +312,7 @@ func (s sentinel) plant(ctx context.Context, e *env, via int32) error {
 	}
 	defer cl.Close()
 	req := kmsg.NewPtrCreateTopicsRequest()
-	t := kmsg.NewCreateTopicsRequestTopic()
-	t.Topic, t.NumPartitions, t.ReplicationFactor = s.topic, s.partitions, -1
-	if s.replicas != nil {
-		t.NumPartitions, t.ReplicationFactor = -1, -1
-		for p := range s.partitions {
-			a := kmsg.NewCreateTopicsRequestTopicReplicaAssignment()
-			a.Partition, a.Replicas = p, s.replicas
-			t.ReplicaAssignment = append(t.ReplicaAssignment, a)
-		}
-	}
+	t := newTopic(s.topic, s.partitions, s.replicas)
 	c := kmsg.NewCreateTopicsRequestTopicConfig()
 	c.Name, c.Value = sentinelConfig, kmsg.StringPtr(sentinelValue)
 	t.Configs = append(t.Configs, c)

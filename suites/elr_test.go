@@ -153,9 +153,7 @@ func (r *elrRun) stop(e *env, b brokers.Server, hard bool) func(context.Context)
 // waitOut waits until b is down and out of every ISR.
 func (r *elrRun) waitOut(e *env, b brokers.Server) func(context.Context) error {
 	return func(ctx context.Context) error {
-		return scenario.Poll(ctx, time.Second, stopLeftTimeout, fmt.Sprintf("broker %d down and out of every ISR", b.ID), func(ctx context.Context) error {
-			return stoppedOut(ctx, e, r.stops[b.ID], b, r.topic)
-		})
+		return waitStoppedOut(ctx, e, r.stops[b.ID], b, r.topic)
 	}
 }
 
@@ -270,18 +268,6 @@ func eligibilities(ctx context.Context, e *env, topic string) (view map[int32]ka
 		return err
 	})
 	return view, err
-}
-
-// registeredUnfenced reports whether broker id is registered and not
-// fenced.
-func registeredUnfenced(ctx context.Context, e *env, id int32) (ok bool, err error) {
-	err = e.WithKafka(func(cl *kafkaadmin.Client) error {
-		regs, err := cl.Registrations(ctx)
-		fenced, registered := regs[id]
-		ok = registered && !fenced
-		return err
-	})
-	return ok, err
 }
 
 // registeredAgain waits until broker id is registered and not fenced: a

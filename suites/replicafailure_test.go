@@ -7,7 +7,6 @@ import (
 	"maps"
 	"reflect"
 	"slices"
-	"strconv"
 	"testing"
 	"time"
 
@@ -63,15 +62,11 @@ func replicaLagTime(ctx context.Context, e *env) (time.Duration, error) {
 	if len(ids) == 0 {
 		return 0, errors.New("no brokers")
 	}
-	v, err := configOf(ctx, e, ids[0], "replica.lag.time.max.ms")
-	if err != nil {
-		return 0, err
+	lag, ok := scenario.BrokerConfigDuration(ctx, e.Env, ids[0], "replica.lag.time.max.ms")
+	if !ok {
+		return 0, fmt.Errorf("broker %d's replica.lag.time.max.ms could not be read", ids[0])
 	}
-	ms, err := strconv.ParseInt(v, 10, 64)
-	if err != nil {
-		return 0, fmt.Errorf("replica.lag.time.max.ms %q: %w", v, err)
-	}
-	return time.Duration(ms) * time.Millisecond, nil
+	return lag, nil
 }
 
 // followerCutStory moves every leadership of the workload topic off a

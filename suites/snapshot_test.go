@@ -78,8 +78,8 @@ const (
 // plantTopics creates snapshotTopics topics named prefix-N with 10
 // records each, on replicas (nil: where Kafka places them).
 func plantTopics(ctx context.Context, e *env, prefix string, replicas []int32) error {
-	for i := range snapshotTopics {
-		s := sentinel{topic: fmt.Sprintf("%s-%d", prefix, i), partitions: 1, replicas: replicas, records: 10}
+	for _, name := range topicNames(prefix) {
+		s := sentinel{topic: name, partitions: 1, replicas: replicas, records: 10}
 		if err := s.plant(ctx, e, -1); err != nil {
 			return err
 		}
@@ -100,12 +100,7 @@ func createTopics(ctx context.Context, e *env, topics []string, replicas []int32
 	req := kmsg.NewPtrCreateTopicsRequest()
 	req.TimeoutMillis = 10000
 	for _, name := range topics {
-		t := kmsg.NewCreateTopicsRequestTopic()
-		t.Topic, t.NumPartitions, t.ReplicationFactor = name, -1, -1
-		a := kmsg.NewCreateTopicsRequestTopicReplicaAssignment()
-		a.Partition, a.Replicas = 0, replicas
-		t.ReplicaAssignment = append(t.ReplicaAssignment, a)
-		req.Topics = append(req.Topics, t)
+		req.Topics = append(req.Topics, newTopic(name, 1, replicas))
 	}
 	// Retried, and a topic an earlier try created counts.
 	return scenario.Poll(ctx, time.Second, createTimeout, fmt.Sprintf("%d topics created", len(topics)), func(ctx context.Context) error {
@@ -123,6 +118,23 @@ func createTopics(ctx context.Context, e *env, topics []string, replicas []int32
 		}
 		return errors.Join(errs...)
 	})
+}
+
+// newTopic is a CreateTopics entry for topic: partitions partitions,
+// each on replicas, or where Kafka places them (with the cluster's default
+// replication factor) when replicas is nil.
+func newTopic(topic string, partitions int32, replicas []int32) kmsg.CreateTopicsRequestTopic {
+	t := kmsg.NewCreateTopicsRequestTopic()
+	t.Topic, t.NumPartitions, t.ReplicationFactor = topic, partitions, -1
+	if replicas != nil {
+		t.NumPartitions = -1
+		for p := range partitions {
+			a := kmsg.NewCreateTopicsRequestTopicReplicaAssignment()
+			a.Partition, a.Replicas = p, replicas
+			t.ReplicaAssignment = append(t.ReplicaAssignment, a)
+		}
+	}
+	return t
 }
 
 // topicNames are the names plantTopics gives.
@@ -199,9 +211,7 @@ func snapshotBrokerStory(label string) story {
 			Steps: []chaos.Step{
 				{What: fmt.Sprintf("stopping broker %d cleanly (pod %s)", v[0].ID, v[0].Pod), Fault: func(context.Context) (chaos.Fault, error) { return stop, nil }},
 				{What: fmt.Sprintf("waiting until broker %d is down and out of every ISR (within %s)", v[0].ID, stopLeftTimeout), Do: func(ctx context.Context) error {
-					return scenario.Poll(ctx, time.Second, stopLeftTimeout, fmt.Sprintf("broker %d down and out of every ISR", v[0].ID), func(ctx context.Context) error {
-						return stoppedOut(ctx, e, stop, v[0], scenario.Topic(label))
-					})
+					return waitStoppedOut(ctx, e, stop, v[0], scenario.Topic(label))
 				}},
 				{What: fmt.Sprintf("creating %d topics on the other brokers, in one request, while broker %d is down", snapshotTopics, v[0].ID), Do: func(ctx context.Context) error {
 					snap, err := e.Snapshot(ctx)

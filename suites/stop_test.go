@@ -91,10 +91,7 @@ func bounceStory(label string, hard bool, rounds int) story {
 						return f, nil
 					}},
 					chaos.Step{What: fmt.Sprintf("round %d: waiting until the stopped broker is down and out of every ISR (within %s)", r, stopLeftTimeout), Do: func(ctx context.Context) error {
-						err := scenario.Poll(ctx, time.Second, stopLeftTimeout, fmt.Sprintf("broker %d down and out of every ISR", victim.ID), func(ctx context.Context) error {
-							return stoppedOut(ctx, e, f, victim, topic)
-						})
-						if err != nil { // the fault check's; the round goes on
+						if err := waitStoppedOut(ctx, e, f, victim, topic); err != nil { // the fault check's; the round goes on
 							held = append(held, fmt.Errorf("round %d: %w", r, err))
 							return nil
 						}
@@ -126,14 +123,11 @@ func bounceStory(label string, hard bool, rounds int) story {
 func backInEveryISR(ctx context.Context, e *env, id int32, topic string) error {
 	return scenario.Poll(ctx, time.Second, podBackTimeout, fmt.Sprintf("broker %d back in every ISR of %s", id, topic), func(ctx context.Context) error {
 		return e.WithKafka(func(c *kafkaadmin.Client) error {
-			s, err := c.State(ctx, topic)
+			ps, err := partitionsOf(ctx, c, topic)
 			if err != nil {
 				return err
 			}
-			if s.Partitions == nil {
-				return errors.New("the topic's partitions are unknown")
-			}
-			for p, view := range s.Partitions {
+			for p, view := range ps {
 				if !slices.Contains(view.ISR, id) {
 					return fmt.Errorf("broker %d is not in the ISR of %s/%d (%v)", id, topic, p, view.ISR)
 				}
@@ -177,10 +171,7 @@ func stopStory(label string, pick func(context.Context, *env, string, []brokers.
 			start := time.Now()
 			id := v[0].ID
 			By(fmt.Sprintf("waiting until pod %s is down on the pause image and broker %d is out of every ISR of %s (within %s)", v[0].Pod, id, topic, stopLeftTimeout))
-			err := scenario.Poll(ctx, time.Second, stopLeftTimeout, fmt.Sprintf("broker %d down and out of every ISR", id), func(ctx context.Context) error {
-				return stoppedOut(ctx, e, f, v[0], topic)
-			})
-			if err != nil {
+			if err := waitStoppedOut(ctx, e, f, v[0], topic); err != nil {
 				return err
 			}
 			left = time.Since(start)
@@ -198,6 +189,13 @@ func stopStory(label string, pick func(context.Context, *env, string, []brokers.
 	}
 }
 
+// waitStoppedOut waits, within stopLeftTimeout, until stoppedOut holds.
+func waitStoppedOut(ctx context.Context, e *env, f *chaos.Stop, victim brokers.Server, topic string) error {
+	return scenario.Poll(ctx, time.Second, stopLeftTimeout, fmt.Sprintf("broker %d down and out of every ISR", victim.ID), func(ctx context.Context) error {
+		return stoppedOut(ctx, e, f, victim, topic)
+	})
+}
+
 // stoppedOut returns nil when the victim's pod is held down by f and
 // Kafka has the broker in no ISR and no leadership of topic, and does not
 // have it registered unfenced.
@@ -209,26 +207,47 @@ func stoppedOut(ctx context.Context, e *env, f *chaos.Stop, victim brokers.Serve
 	if !down[victim.Pod] {
 		return fmt.Errorf("pod %s is not down on the pause image yet", victim.Pod)
 	}
+	switch registered, err := registeredUnfenced(ctx, e, victim.ID); {
+	case err != nil:
+		return err
+	case registered:
+		return fmt.Errorf("broker %d is registered and not fenced", victim.ID)
+	}
 	return e.WithKafka(func(c *kafkaadmin.Client) error {
-		regs, err := c.Registrations(ctx)
+		ps, err := partitionsOf(ctx, c, topic)
 		if err != nil {
 			return err
 		}
-		if fenced, registered := regs[victim.ID]; registered && !fenced {
-			return fmt.Errorf("broker %d is registered and not fenced", victim.ID)
-		}
-		s, err := c.State(ctx, topic)
-		if err != nil {
-			return err
-		}
-		if s.Partitions == nil {
-			return errors.New("the topic's partitions are unknown")
-		}
-		for p, view := range s.Partitions {
+		for p, view := range ps {
 			if view.Leader == victim.ID || slices.Contains(view.ISR, victim.ID) {
 				return fmt.Errorf("broker %d still leads or is in the ISR of %s/%d (leader %d, ISR %v)", victim.ID, topic, p, view.Leader, view.ISR)
 			}
 		}
 		return nil
 	})
+}
+
+// partitionsOf is topic's partitions as Kafka's metadata has them now; an
+// error when they are unknown.
+func partitionsOf(ctx context.Context, c *kafkaadmin.Client, topic string) (map[int32]kafkaadmin.PartitionView, error) {
+	s, err := c.State(ctx, topic)
+	if err != nil {
+		return nil, err
+	}
+	if s.Partitions == nil {
+		return nil, errors.New("the topic's partitions are unknown")
+	}
+	return s.Partitions, nil
+}
+
+// registeredUnfenced reports whether broker id is registered and not
+// fenced.
+func registeredUnfenced(ctx context.Context, e *env, id int32) (ok bool, err error) {
+	err = e.WithKafka(func(cl *kafkaadmin.Client) error {
+		regs, err := cl.Registrations(ctx)
+		fenced, registered := regs[id]
+		ok = registered && !fenced
+		return err
+	})
+	return ok, err
 }
